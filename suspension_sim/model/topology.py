@@ -1,0 +1,273 @@
+"""Joint classification: what each body's joint to the chassis is.
+
+Rowe's table 1, made deterministic and extended (docs/model.md):
+
+=========  ==========================================================  ======
+class      rule                                                        params
+=========  ==========================================================  ======
+damper     named in Damping: universal at its chassis point, then a    2 + 1
+           prismatic stroke that moves only the moving side (input)
+rack       the Steering rack: prismatic along its end points (input)   1
+fixed      shares 3+ non-collinear points with the chassis, or only    0
+           points on one chassis axis (nothing can move)
+revolute   shares two points (or a collinear set) with the chassis     1
+universal  one chassis point, two points in all                        2
+spherical  one chassis point, three or more points                     3
+link5      two points, none on the chassis (pushrod, tie rod):         5
+           translation + universal, so no passive spin about its axis
+free6      everything else (uprights, axles): 3 translations,          6
+           3 rotations about its centroid
+=========  ==========================================================  ======
+
+Each body gets a local frame in which its screws are canonical; see
+`suspension_sim.model.screws.chain_template`. Units: mm, rad.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from suspension_sim.description import CHASSIS, Car
+from suspension_sim.errors import ModelError
+from suspension_sim.model.screws import JointSpec, frame_from_axis, transform
+
+SIGNATURES: dict[str, tuple[JointSpec, ...]] = {
+    "fixed": (),
+    "revolute": (("R", "z"),),
+    "universal": (("R", "x"), ("R", "y")),
+    "spherical": (("R", "x"), ("R", "y"), ("R", "z")),
+    "damper_cylinder": (("R", "x"), ("R", "y")),
+    "damper_rod": (("R", "x"), ("R", "y"), ("P", "-z")),
+    "rack": (("P", "z"),),
+    "link5": (("P", "x"), ("P", "y"), ("P", "z"), ("R", "x"), ("R", "y")),
+    "free6": (("P", "x"), ("P", "y"), ("P", "z"), ("R", "x"), ("R", "y"), ("R", "z")),
+}
+
+PARAM_NAMES: dict[str, tuple[str, ...]] = {
+    "fixed": (),
+    "revolute": ("angle",),
+    "universal": ("angle_x", "angle_y"),
+    "spherical": ("angle_x", "angle_y", "angle_z"),
+    "damper": ("angle_x", "angle_y", "stroke"),
+    "rack": ("travel",),
+    "link5": ("dx", "dy", "dz", "angle_x", "angle_y"),
+    "free6": ("dx", "dy", "dz", "angle_x", "angle_y", "angle_z"),
+}
+
+GRUEBLER_FREEDOM: dict[str, int] = {
+    # Freedoms of the body relative to the chassis before loop closure,
+    # counting passive spins (a ball-ball link has 6: its spin is passive).
+    "fixed": 0,
+    "revolute": 1,
+    "universal": 2,
+    "spherical": 3,
+    "damper": 3,
+    "rack": 1,
+    "link5": 6,
+    "free6": 6,
+}
+
+_COLLINEAR_TOL = 1e-6  # mm, distance from a line below which points are on it
+
+
+@dataclass(frozen=True)
+class Part:
+    """A rigid set of points moved by one PoE chain (a body, or half a damper)."""
+
+    body: str
+    chain: str  # key of SIGNATURES
+    frame: np.ndarray  # 4x4 local frame at design, chassis coordinates
+    params: tuple[int, ...]  # global parameter index of each joint in the chain
+    points: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BodyJoint:
+    """The classified joint of one body and why it was chosen."""
+
+    body: str
+    kind: str
+    params: tuple[int, ...]
+    reason: str
+    parts: tuple[Part, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Topology:
+    """All bodies' joints, the global parameter list and the inputs."""
+
+    joints: tuple[BodyJoint, ...]
+    param_names: tuple[str, ...]
+    param_body: tuple[str, ...]
+    damper_params: tuple[int, ...]  # stroke parameter of each damper, Damping order
+    rack_param: int | None
+    passive_spins: int
+
+    def joint(self, body: str) -> BodyJoint:
+        for j in self.joints:
+            if j.body == body:
+                return j
+        raise KeyError(body)
+
+
+def _distance_to_line(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    d = (b - a) / np.linalg.norm(b - a)
+    r = p - a
+    return float(np.linalg.norm(r - (r @ d) * d))
+
+
+def _require_distinct(car: Car, body: str, a: str, b: str, pts: dict[str, np.ndarray]) -> None:
+    if np.linalg.norm(pts[a] - pts[b]) < 1e-9:
+        where = str(car.body(body).source) if car.body(body).source else None
+        raise ModelError(
+            f"body {body!r}: points {a} and {b} are at the same place, so they define no axis",
+            where=where,
+            hint="move one of the points in Hard Points, or remove it from the body",
+        )
+
+
+def classify(car: Car) -> Topology:
+    """Classify every body's joint and lay out the parameter vector."""
+    pts = car.point_map()
+    chassis_pts = set(car.body(CHASSIS).points)
+    damper_of = {d.body: d for d in car.dampers}
+    rack_body = car.rack.body if car.rack else None
+
+    joints: list[BodyJoint] = []
+    names: list[str] = []
+    owner: list[str] = []
+    spins = 0
+
+    def new_params(body: str, kind: str) -> tuple[int, ...]:
+        start = len(names)
+        for p in PARAM_NAMES[kind]:
+            names.append(f"{body}.{p}")
+            owner.append(body)
+        return tuple(range(start, len(names)))
+
+    for b in car.bodies:
+        if b.name == CHASSIS:
+            continue
+        shared = [p for p in b.points if p in chassis_pts]
+        others = [p for p in b.points if p not in chassis_pts]
+        if b.name in damper_of:
+            d = damper_of[b.name]
+            _require_distinct(car, b.name, d.chassis_point, d.moving_point, pts)
+            frame = frame_from_axis(
+                pts[d.moving_point] - pts[d.chassis_point], pts[d.chassis_point]
+            )
+            ids = new_params(b.name, "damper")
+            rod = tuple(p for p in b.points if p != d.chassis_point)
+            parts = (
+                Part(b.name, "damper_cylinder", frame, ids[:2], (d.chassis_point,)),
+                Part(b.name, "damper_rod", frame, ids, rod),
+            )
+            reason = f"damper: universal at {d.chassis_point}, stroke along it to {d.moving_point}"
+            joints.append(BodyJoint(b.name, "damper", ids, reason, parts))
+            continue
+        if b.name == rack_body:
+            assert car.rack is not None
+            e0, e1 = car.rack.end_points
+            _require_distinct(car, b.name, e0, e1, pts)
+            axis = pts[e1] - pts[e0]
+            axis = axis / np.linalg.norm(axis)
+            if abs(axis[1]) < 1e-3:
+                raise ModelError(
+                    f"rack {b.name!r}: its axis {e0} -> {e1} is perpendicular to Y, "
+                    "so 'positive rack = toward +Y' has no meaning",
+                    where=str(car.rack.source) if car.rack.source else None,
+                    hint="check the rack end points in Steering and Hard Points",
+                )
+            if shared:
+                raise ModelError(
+                    f"rack {b.name!r} shares {', '.join(shared)} with the Chassis; its "
+                    "prismatic joint to the chassis is implicit",
+                    where=str(b.source) if b.source else None,
+                    hint="remove the chassis points from the rack body in Components",
+                )
+            frame = frame_from_axis(axis if axis[1] > 0 else -axis, pts[e0])
+            ids = new_params(b.name, "rack")
+            part = Part(b.name, "rack", frame, ids, b.points)
+            reason = f"steering rack: prismatic along {e0} -> {e1}"
+            joints.append(BodyJoint(b.name, "rack", ids, reason, (part,)))
+            continue
+
+        kind, frame, reason = _classify_plain(b.name, list(b.points), shared, others, pts)
+        ids = new_params(b.name, kind)
+        chain = "fixed" if kind == "fixed" else kind
+        spins += kind == "link5"
+        joints.append(
+            BodyJoint(b.name, kind, ids, reason, (Part(b.name, chain, frame, ids, b.points),))
+        )
+
+    damper_params = tuple(
+        next(j for j in joints if j.body == d.body).params[2] for d in car.dampers
+    )
+    rack_param = next(j.params[0] for j in joints if j.kind == "rack") if rack_body else None
+    return Topology(tuple(joints), tuple(names), tuple(owner), damper_params, rack_param, spins)
+
+
+def _classify_plain(
+    body: str,
+    points: list[str],
+    shared: list[str],
+    others: list[str],
+    pts: dict[str, np.ndarray],
+) -> tuple[str, np.ndarray, str]:
+    """Kind, local frame and reason for a body that is neither damper nor rack."""
+    identity = np.eye(4)
+    if len(shared) >= 2:
+        a, b = pts[shared[0]], pts[shared[1]]
+        if np.linalg.norm(b - a) < 1e-9:
+            raise ModelError(
+                f"body {body!r}: chassis points {shared[0]} and {shared[1]} coincide",
+                hint="give the two pivot points distinct coordinates in Hard Points",
+            )
+        off_axis = [p for p in shared[2:] if _distance_to_line(pts[p], a, b) > _COLLINEAR_TOL]
+        if off_axis:
+            return (
+                "fixed",
+                identity,
+                (f"shares {', '.join(shared)} (not on one line) with the Chassis: fixed to it"),
+            )
+        moving = [p for p in others if _distance_to_line(pts[p], a, b) > _COLLINEAR_TOL]
+        if not moving:
+            return (
+                "fixed",
+                identity,
+                (f"all its points lie on the chassis axis {shared[0]}-{shared[1]}: nothing moves"),
+            )
+        frame = frame_from_axis(b - a, a)
+        return "revolute", frame, f"revolute about {shared[0]}-{shared[1]}"
+    if len(shared) == 1:
+        c = pts[shared[0]]
+        if len(points) == 2:
+            other = others[0]
+            if np.linalg.norm(pts[other] - c) < 1e-9:
+                raise ModelError(
+                    f"body {body!r}: points {shared[0]} and {other} coincide",
+                    hint="a link needs two distinct points",
+                )
+            frame = frame_from_axis(pts[other] - c, c)
+            return "universal", frame, f"universal at {shared[0]} (two-point link)"
+        return "spherical", transform(np.eye(3), c), f"spherical at {shared[0]}"
+    if len(points) == 2:
+        a, b = pts[points[0]], pts[points[1]]
+        if np.linalg.norm(b - a) < 1e-9:
+            raise ModelError(
+                f"body {body!r}: points {points[0]} and {points[1]} coincide",
+                hint="a link needs two distinct points",
+            )
+        frame = frame_from_axis(b - a, a)
+        return (
+            "link5",
+            frame,
+            (
+                f"two-point link between moving bodies: 5 coordinates (spin about "
+                f"{points[0]}-{points[1]} removed)"
+            ),
+        )
+    centroid = np.mean([pts[p] for p in points], axis=0)
+    return "free6", transform(np.eye(3), centroid), "free body: 6 DOF about its centroid"
