@@ -363,10 +363,7 @@ def _singular_ratio(J: sps.csr_matrix, blocks: Sequence[tuple[np.ndarray, np.nda
         norms = np.linalg.norm(A, axis=0)
         norms[norms == 0] = 1.0
         s = np.linalg.svd(A / norms, compute_uv=False)
-        if s.size and s[0] > 0:
-            worst = min(worst, float(s[-1] / s[0]))
-        else:
-            worst = 0.0
+        worst = min(worst, float(s[-1] / s[0])) if s.size and s[0] > 0 else 0.0
     return worst
 
 

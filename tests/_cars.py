@@ -76,7 +76,7 @@ def four_corner_car() -> Car:
         for n, (x, y, z) in CORNER_POINTS.items():
             if n == "RACK_R":
                 continue
-            name = n if (n == "TIE_I" and False) else f"{corner}_{n}"
+            name = f"{corner}_{n}"
             pts[name] = (x + dx, sy * y, z)
         for b, members in CORNER_BODIES.items():
             if b == "Rack":
