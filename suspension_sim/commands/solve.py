@@ -1,0 +1,102 @@
+"""``suspension-sim solve``: one pose from strokes, rack and chassis state."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import pandas as pd
+
+from suspension_sim.errors import InputError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "solve",
+        help="solve one pose and write the point positions",
+        description="Solve the pose for given damper strokes (mm, + = compression), rack "
+        "travel (mm, + = toward +Y) and chassis state (x y z in mm, roll pitch yaw in deg).",
+    )
+    p.add_argument("workbook", help="the car's .xlsx workbook")
+    p.add_argument(
+        "--shocks",
+        nargs="+",
+        default=None,
+        metavar="V|NAME=V",
+        help="strokes in mm: one per damper in Damping order, or NAME=V pairs",
+    )
+    p.add_argument("--rack", type=float, default=0.0, metavar="MM", help="rack travel (mm)")
+    p.add_argument(
+        "--chassis",
+        nargs=6,
+        type=float,
+        default=(0.0,) * 6,
+        metavar=("X", "Y", "Z", "ROLL", "PITCH", "YAW"),
+        help="chassis state relative to design (mm, deg)",
+    )
+    p.add_argument("--out", default=None, help="write points to .csv, .xlsx or .parquet")
+    p.add_argument("--force", action="store_true", help="replace an existing .xlsx output")
+    p.add_argument("--tolerance", type=float, default=None, help="solver tolerance (mm)")
+    p.set_defaults(run=run)
+
+
+def parse_shocks(values: list[str] | None) -> list[float] | dict[str, float] | None:
+    """'--shocks 1 2 3 4' or '--shocks FL_Damper=1 ...' -> list or mapping (mm)."""
+    if not values:
+        return None
+    named = ["=" in v for v in values]
+    if any(named) and not all(named):
+        raise InputError(
+            "mixes plain values and NAME=V pairs",
+            where="--shocks",
+            hint="give either one value per damper or NAME=V for each",
+        )
+    try:
+        if all(named):
+            return {k.strip(): float(v) for k, v in (s.split("=", 1) for s in values)}
+        return [float(v) for v in values]
+    except ValueError as exc:
+        raise InputError(f"not a number: {exc}", where="--shocks") from None
+
+
+def points_table(pose: object) -> pd.DataFrame:
+    """Points with their joint residual (mm); blank residual = not a joint."""
+    df = pose.points.copy()  # type: ignore[attr-defined]
+    df["residual"] = pose.residuals.reindex(df.index)  # type: ignore[attr-defined]
+    df.columns = ["x_mm", "y_mm", "z_mm", "residual_mm"]
+    return df
+
+
+def run(args: argparse.Namespace) -> int:
+    from suspension_sim import load
+    from suspension_sim.outputs import write_table
+
+    model = load(args.workbook)
+    shocks = parse_shocks(args.shocks)
+    if args.tolerance is not None and not (args.tolerance > 0):
+        raise InputError("must be positive", where="--tolerance")
+    pose = model.solve(
+        shocks=shocks,
+        rack=args.rack,
+        chassis=tuple(args.chassis),
+        tolerance=args.tolerance,
+        on_failure="return",
+    )
+    print(f"{model.car.name}: {pose.info.summary()}")
+    strokes = ", ".join(f"{k} {v:g}" for k, v in pose.shocks.items()) or "(no dampers)"
+    print(f"inputs: strokes [mm] {strokes}; rack {pose.rack:g} mm; chassis {pose.chassis}")
+    if pose.info.near_singular:
+        print(
+            "warning: near-singular (toggle) configuration: a link is close to lining up "
+            "with its neighbour, so small input changes move it a lot"
+        )
+    for w in model.car.wheels:
+        c = pose.points.loc[w.centre].to_numpy(dtype=float)
+        print(f"wheel {w.name}: centre ({c[0]:.3f}, {c[1]:.3f}, {c[2]:.3f}) mm")
+    if args.out:
+        path = write_table(points_table(pose), args.out, protect=args.workbook, force=args.force)
+        print(f"wrote {path}")
+    if not pose.converged:
+        print(f"error: {pose.failure}")
+        return 3
+    return 0 if np.isfinite(pose.info.max_residual_mm) else 3

@@ -1,0 +1,78 @@
+"""Writing result tables: csv, xlsx or parquet, chosen by the file ending.
+
+Files are written atomically (temp file in the same folder, then rename), a
+result is never written over the workbook it came from, and an existing
+.xlsx is only replaced with ``force=True`` (it may be someone's workbook).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from suspension_sim.errors import InputError
+
+FORMATS = (".csv", ".xlsx", ".parquet")
+
+
+def write_table(
+    table: pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    option: str = "--out",
+    protect: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    sheet_name: str = "Results",
+) -> Path:
+    """Write `table` to csv/xlsx/parquet by extension; returns the path written.
+
+    `protect` is a file that must never be written (the source workbook);
+    `option` names the CLI option in error messages.
+    """
+    out = Path(path)
+    suffix = out.suffix.lower()
+    if suffix not in FORMATS:
+        raise InputError(
+            f"cannot write {out.name!r}: unknown file type {suffix or '(none)'}",
+            where=option,
+            hint="end the file name with .csv, .xlsx or .parquet",
+        )
+    if protect is not None and out.resolve() == Path(protect).resolve():
+        raise InputError(
+            f"{out} is the source workbook; results never overwrite it",
+            where=option,
+            hint="choose another file name",
+        )
+    if suffix == ".xlsx" and out.exists() and not force:
+        raise InputError(
+            f"{out} exists; an Excel file is only replaced with --force",
+            where=option,
+            hint="choose a new name or add --force",
+        )
+    if not out.parent.exists():
+        raise InputError(f"folder {out.parent} does not exist", where=option)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=suffix, dir=out.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        if suffix == ".csv":
+            table.to_csv(tmp)
+        elif suffix == ".xlsx":
+            table.to_excel(tmp, sheet_name=sheet_name, engine="openpyxl")
+        else:
+            try:
+                table.to_parquet(tmp)
+            except ImportError:
+                raise InputError(
+                    "writing parquet needs the pyarrow package",
+                    where=option,
+                    hint="pip install pyarrow, or write .csv/.xlsx",
+                ) from None
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return out
