@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -29,12 +29,14 @@ import pandas as pd
 import scipy.sparse as sps
 from scipy.optimize import least_squares
 from scipy.sparse.csgraph import connected_components
+from threadpoolctl import ThreadpoolController
 
 from suspension_sim.errors import InputError, SolveError
 from suspension_sim.model.screws import rotation_xyz, transform
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model.model import JacobianLayout, Model
+    from suspension_sim.targets import CompiledTargets, Target
 
 ChassisState = tuple[float, float, float, float, float, float]
 DENSE_LIMIT = 400
@@ -88,6 +90,7 @@ class Pose:
     chassis: ChassisState
     info: SolveInfo
     failure: str | None = None
+    targets: dict[str, Target] = field(default_factory=dict)
 
     @property
     def converged(self) -> bool:
@@ -252,17 +255,38 @@ def _problem(model: Model, locked: np.ndarray) -> _Problem:
     return prob
 
 
+@lru_cache(maxsize=1)
+def _blas() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
 def solve_params(
     model: Model,
     q_start: np.ndarray,
     locked: np.ndarray,
     tolerance: float,
+    targets: CompiledTargets | None = None,
 ) -> tuple[np.ndarray, SolveInfo]:
     """Move the unlocked parameters of q_start until every joint closes.
 
-    Returns the full parameter vector and the solve record. Never raises for a
-    non-converged result: the caller decides (see `solve`).
+    `targets` add residual rows (one per input left unlocked). Returns the full
+    parameter vector and the solve record. Never raises for a non-converged
+    result: the caller decides (see `solve`).
+
+    BLAS runs single-threaded here: for ~100x100 systems threads only add
+    overhead, and on a busy 2-core machine they made a warm solve 10x slower.
     """
+    with _blas().limit(limits=1, user_api="blas"):
+        return _solve_params(model, q_start, locked, tolerance, targets)
+
+
+def _solve_params(
+    model: Model,
+    q_start: np.ndarray,
+    locked: np.ndarray,
+    tolerance: float,
+    targets: CompiledTargets | None,
+) -> tuple[np.ndarray, SolveInfo]:
     t0 = time.perf_counter()
     prob = _problem(model, locked)
     lay = prob.layout
@@ -277,19 +301,25 @@ def solve_params(
 
     last: dict[str, object] = {}
 
-    def evaluate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(x: np.ndarray) -> tuple[np.ndarray, sps.csr_matrix]:
         if last.get("x") is not None and np.array_equal(last["x"], x):  # type: ignore[arg-type]
-            return last["r"], last["data"]  # type: ignore[return-value]
+            return last["r"], last["J"]  # type: ignore[return-value]
         q[prob.unknowns] = x
-        r, data = model.residuals_and_jacobian_data(q[:, None], lay)
-        last.update(x=x.copy(), r=r[:, 0], data=data[:, 0])
-        return r[:, 0], data[:, 0]
+        r, data, P, dP = model.evaluate_state(q[:, None], lay)
+        J = sps.csr_matrix((data[:, 0], lay.indices, lay.indptr), shape=lay.shape)
+        r = r[:, 0]
+        if targets is not None:
+            rt, Jt = targets.evaluate(P[:, :, 0], dP[:, :, :, 0], prob.unknowns)
+            r = np.concatenate([r, rt])
+            J = sps.vstack([J, sps.csr_matrix(Jt)], format="csr")
+        last.update(x=x.copy(), r=r, J=J)
+        return r, J
 
     def fun(x: np.ndarray) -> np.ndarray:
         return evaluate(x)[0]
 
     def jac(x: np.ndarray) -> sps.csr_matrix:
-        return sps.csr_matrix((evaluate(x)[1], lay.indices, lay.indptr), shape=lay.shape)
+        return evaluate(x)[1]
 
     x0 = q[prob.unknowns].copy()
     # The Jacobian is assembled in CSR from the body-graph pattern. Small
@@ -338,7 +368,7 @@ def solve_params(
         if err2 < err:
             x, err = res2.x, err2
     q[prob.unknowns] = x
-    ratio = _singular_ratio(jac(x), prob.blocks)
+    ratio = _singular_ratio(jac(x))
     info = SolveInfo(
         converged=err <= tolerance,
         method=method,
@@ -354,16 +384,22 @@ def solve_params(
     return q, info
 
 
-def _singular_ratio(J: sps.csr_matrix, blocks: Sequence[tuple[np.ndarray, np.ndarray]]) -> float:
-    """Smallest min/max singular value over the blocks, columns scaled to unit norm."""
-    worst = 1.0
+def _singular_ratio(J: sps.csr_matrix) -> float:
+    """Smallest min/max singular value over J's independent blocks (columns unit norm)."""
+    pattern = (abs(J) > 0).astype(float)
+    ncomp, labels = connected_components((pattern.T @ pattern).tocsr(), directed=False)
     dense = J.toarray()
-    for rows, cols in blocks:
+    worst = 1.0
+    for c in range(ncomp):
+        cols = np.flatnonzero(labels == c)
+        rows = np.flatnonzero(np.abs(dense[:, cols]).sum(axis=1) > 0)
         A = dense[np.ix_(rows, cols)]
         norms = np.linalg.norm(A, axis=0)
         norms[norms == 0] = 1.0
-        s = np.linalg.svd(A / norms, compute_uv=False)
-        worst = min(worst, float(s[-1] / s[0])) if s.size and s[0] > 0 else 0.0
+        s = np.linalg.svd(A / norms, compute_uv=False) if A.size else np.zeros(0)
+        if len(s) < len(cols) or not s.size or s[0] <= 0:
+            return 0.0
+        worst = min(worst, float(s[-1] / s[0]))
     return worst
 
 
@@ -375,13 +411,17 @@ def solve(
     guess: Pose | np.ndarray | None = None,
     tolerance: float | None = None,
     on_failure: Literal["raise", "return"] = "raise",
+    targets: Mapping[str, Target] | None = None,
 ) -> Pose:
     """Solve the pose for the given inputs (mm; chassis roll/pitch/yaw in degrees).
 
     shocks: one stroke per damper in Damping order, or {damper body: stroke};
     positive in compression. rack: mm, positive toward +Y. chassis: x, y, z,
     roll, pitch, yaw relative to design. guess: a previous pose (or parameter
-    vector) to warm-start from; the design condition otherwise.
+    vector) to warm-start from; the design condition otherwise. targets:
+    {input name: Target} replaces those inputs (damper bodies or "rack") by
+    targets (see `suspension_sim.targets`); their given values are then only
+    the starting guess.
     """
     strokes = _parse_shocks(model, shocks)
     rack_mm = _finite(rack, "rack")
@@ -415,8 +455,23 @@ def solve(
     q0[list(model.topology.damper_params)] = [strokes[n] for n in model.damper_names]
     if model.topology.rack_param is not None:
         q0[model.topology.rack_param] = rack_mm
-    q, info = solve_params(model, q0, locked, tol)
+    compiled = None
+    if targets:
+        from suspension_sim.targets import CompiledTargets
+
+        freed = [_input_param(model, name) for name in targets]
+        locked = np.setdiff1d(locked, freed)
+        compiled = CompiledTargets(model, targets, chassis_transform(model, ch))
+    q, info = solve_params(model, q0, locked, tol, compiled)
+    if targets:
+        for name, value in zip(
+            model.damper_names, q[list(model.topology.damper_params)], strict=True
+        ):
+            strokes[name] = float(value)
+        if model.topology.rack_param is not None:
+            rack_mm = float(q[model.topology.rack_param])
     pose = Pose(model, q, strokes, rack_mm, ch, info)  # type: ignore[arg-type]
+    pose.targets = dict(targets or {})
     if not info.converged:
         pose.failure = explain_failure(pose)
         if on_failure == "raise":
@@ -430,6 +485,21 @@ def solve(
     elif info.near_singular:
         pose.failure = None
     return pose
+
+
+def _input_param(model: Model, name: str) -> int:
+    """Parameter index of an input named by damper body or 'rack'."""
+    if name.lower() == "rack" and model.topology.rack_param is not None:
+        return model.topology.rack_param
+    for d, p in zip(model.damper_names, model.topology.damper_params, strict=True):
+        if d.lower() == name.lower():
+            return p
+    valid = [*model.damper_names, *(["rack"] if model.topology.rack_param is not None else [])]
+    raise InputError(
+        f"{name!r} is not an input that a target can replace",
+        where="targets",
+        hint=f"inputs: {', '.join(valid)}",
+    )
 
 
 def explain_failure(pose: Pose) -> str:

@@ -253,12 +253,19 @@ class Model:
         self, q: np.ndarray, layout: JacobianLayout
     ) -> tuple[np.ndarray, np.ndarray]:
         """Residuals of the active pairs (m, B) and Jacobian values (nnz, B) in CSR order."""
+        r, data, _, _ = self.evaluate_state(q, layout)
+        return r, data
+
+    def evaluate_state(
+        self, q: np.ndarray, layout: JacobianLayout
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """As `residuals_and_jacobian_data`, plus the point copies P and dP used."""
         P, dP = self.instance_positions(q, derivatives=True)
         assert dP is not None
         act = self.active_pairs
         r = (P[self.pair_b[act]] - P[self.pair_a[act]]).reshape(3 * len(act), -1)
         data = layout.sign[:, None] * dP[layout.inst, layout.slot, layout.axis]
-        return r, data
+        return r, data, P, dP
 
     def jacobian(self, q: np.ndarray, unknowns: np.ndarray) -> sps.csr_matrix:
         """Sparse Jacobian d residual / d q[unknowns] at one state q (n_params,)."""

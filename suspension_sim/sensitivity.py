@@ -1,0 +1,97 @@
+"""Rates from the solved constraint Jacobian (implicit function theorem).
+
+At a closed pose the joint residuals r(x, u) = 0, with x the unknown joint
+parameters and u the inputs (strokes, rack). Differentiating,
+``J_x dx/du = -J_u``, so one least-squares solve with the Jacobian the solver
+already has gives every parameter's rate with respect to every input: no
+sweep steps and no finite differences. Point velocities and body twists
+follow from the PoE derivatives.
+
+Rates are per unit input: mm/mm for points, rad/mm for rotations. Points and
+twists are reported in the chassis frame unless stated (the chassis state is
+held while an input moves, so the world rate is the chassis rate rotated).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.solver import Pose
+
+
+@dataclass(frozen=True)
+class Tangents:
+    """dq/du for every input at a pose: `dq[:, k]` is the rate for `inputs[k]`."""
+
+    inputs: tuple[str, ...]  # damper body names, then "rack"
+    params: np.ndarray  # global parameter index of each input
+    dq: np.ndarray  # (n_params, n_inputs)
+
+
+def input_tangents(pose: Pose) -> Tangents:
+    """Parameter rates with respect to each input (others and the chassis held)."""
+    model = pose.model
+    inputs = list(model.damper_names)
+    if model.topology.rack_param is not None:
+        inputs.append("rack")
+    u = model.input_params()
+    x = np.setdiff1d(np.arange(model.n_params), u)
+    everything = np.arange(model.n_params)
+    J = model.jacobian(pose.params, everything).toarray()
+    Jx, Ju = J[:, x], J[:, u]
+    dx, *_ = np.linalg.lstsq(Jx, -Ju, rcond=None)
+    dq = np.zeros((model.n_params, len(u)))
+    dq[x] = dx
+    dq[u, np.arange(len(u))] = 1.0
+    return Tangents(tuple(inputs), u, dq)
+
+
+def point_rates(pose: Pose, tangents: Tangents) -> np.ndarray:
+    """d(point copy)/d(input), chassis frame: (n_inst, 3, n_inputs), mm per mm."""
+    model = pose.model
+    _, dP = model.instance_positions(pose.params[:, None], derivatives=True)
+    assert dP is not None
+    slots = model.inst_slots  # (n_inst, kmax)
+    rates = np.where(slots[:, :, None] >= 0, tangents.dq[np.maximum(slots, 0)], 0.0)
+    return np.einsum("nki,nku->niu", dP[:, : slots.shape[1], :, 0], rates)
+
+
+def part_twists(pose: Pose, tangents: Tangents) -> np.ndarray:
+    """Spatial twist (w, v) of every part per input, chassis frame: (n_parts, 6, n_inputs).
+
+    ``w`` in rad/mm and ``v`` the velocity of the body point at the chassis
+    origin, mm/mm; the instantaneous screw axis follows from them.
+    """
+    model = pose.model
+    G, dG = model.part_transforms(pose.params[:, None], derivatives=True)
+    assert dG is not None
+    kmax = model.kmax
+    slots = np.full((len(model.parts), max(kmax, 1)), -1, dtype=int)
+    for i, part in enumerate(model.parts):
+        slots[i, : len(part.params)] = part.params
+    rates = np.where(slots[:, :, None] >= 0, tangents.dq[np.maximum(slots, 0)], 0.0)
+    Gdot = np.einsum("nkijb,nku->nijub", dG[:, :kmax], rates[:, :kmax])[..., 0]  # (n,3,4,u)
+    R = G[:, :, :3, 0]
+    t = G[:, :, 3, 0]
+    W = np.einsum("niju,nkj->niku", Gdot[:, :, :3], R)  # Rdot R^T (skew)
+    w = np.stack([W[:, 2, 1], W[:, 0, 2], W[:, 1, 0]], axis=1)
+    v = Gdot[:, :, 3] - np.einsum("niku,nk->niu", W, t)
+    return np.concatenate([w, v], axis=1)
+
+
+def screw_axis(twist: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Instantaneous screw axis of a twist (w, v): (point on axis, unit direction, pitch).
+
+    Pure translation (w = 0) gives direction v and infinite pitch.
+    """
+    w, v = twist[:3], twist[3:]
+    ww = float(w @ w)
+    if ww < 1e-24:
+        n = np.linalg.norm(v)
+        return np.zeros(3), v / n if n else v, float("inf")
+    point = np.cross(w, v) / ww
+    return point, w / np.sqrt(ww), float(w @ v) / ww

@@ -1,0 +1,162 @@
+"""Targets: hold a quantity at a value in place of an input (solver blog).
+
+An input (a damper stroke or the rack) is unlocked and a target residual is
+added in its place, so the system stays square. Built in:
+
+* ``contact_z(wheel, z)``: world z of the tyre contact point (CONVENTIONS.md:
+  ``CP = C - r d/|d|``, ``d = n - (n.s)s``); OptimumK-style ground motions
+  hold all four at 0 while the chassis pose is prescribed;
+* ``wheel_travel(wheel, mm)``: displacement of the wheel centre along the
+  chassis z axis from design (positive in bump);
+* ``coordinate(point, axis, value, frame)``: one coordinate of a point.
+
+Residuals and their analytic Jacobian rows are evaluated for all targets at
+once from the model's point positions and derivatives. Units: mm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from suspension_sim.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model.model import Model
+
+AXES = {"x": 0, "y": 1, "z": 2}
+
+
+@dataclass(frozen=True)
+class Target:
+    """A quantity to hold (mm). See the module docstring for the kinds."""
+
+    kind: Literal["contact_z", "travel", "coordinate"]
+    name: str  # wheel name, or point name for "coordinate"
+    value: float
+    axis: str = "z"
+    frame: Literal["world", "chassis"] = "world"
+
+    def describe(self) -> str:
+        if self.kind == "contact_z":
+            return f"contact point {self.name} z = {self.value:g} mm"
+        if self.kind == "travel":
+            return f"wheel travel {self.name} = {self.value:g} mm"
+        return f"{self.name}.{self.axis} ({self.frame}) = {self.value:g} mm"
+
+
+def contact_z(wheel: str, z: float = 0.0) -> Target:
+    """Hold the wheel's tyre contact point at world height z (mm)."""
+    return Target("contact_z", wheel, float(z))
+
+
+def wheel_travel(wheel: str, travel: float) -> Target:
+    """Hold the wheel centre `travel` mm above its design place, chassis z axis."""
+    return Target("travel", wheel, float(travel), frame="chassis")
+
+
+def coordinate(
+    point: str, axis: str, value: float, frame: Literal["world", "chassis"] = "world"
+) -> Target:
+    """Hold one coordinate (x, y or z, mm) of a point, in the world or chassis frame."""
+    if axis not in AXES:
+        raise InputError(f"unknown axis {axis!r}", where="target", hint="use x, y or z")
+    return Target("coordinate", point, float(value), axis=axis, frame=frame)
+
+
+class CompiledTargets:
+    """Targets bound to a model and a chassis pose, evaluated in one vectorised pass.
+
+    Each target row is ``f(P) - value`` where f depends on one or two point
+    copies: f = g . P[i] (+ h . P[j]) for linear targets, and the contact
+    height for contact targets.
+    """
+
+    def __init__(self, model: Model, targets: Mapping[str, Target], chassis_T: np.ndarray):
+        self.model = model
+        self.keys = tuple(targets)
+        self.targets = tuple(targets.values())
+        self.R = chassis_T[:3, :3]
+        self.t = chassis_T[:3, 3]
+        inst_of = {
+            (p, b): i
+            for i, (p, b) in enumerate(zip(model.inst_point, model.inst_body, strict=True))
+        }
+        wheels = {w.name: w for w in model.car.wheels}
+        n = len(self.targets)
+        self.i = np.zeros(n, dtype=int)  # first point copy (wheel centre / the point)
+        self.j = np.zeros(n, dtype=int)  # second copy (wheel axis point) for contact
+        self.g = np.zeros((n, 3))  # linear gradient on P[i] (linear kinds)
+        self.offset = np.zeros(n)  # constant term of linear kinds
+        self.radius = np.zeros(n)
+        self.is_contact = np.zeros(n, dtype=bool)
+        self.value = np.array([t.value for t in self.targets], dtype=float)
+        for k, tg in enumerate(self.targets):
+            if tg.kind in ("contact_z", "travel"):
+                w = wheels.get(tg.name)
+                if w is None:
+                    raise InputError(
+                        f"unknown wheel {tg.name!r}",
+                        where="target",
+                        hint=f"wheels: {', '.join(wheels) or '(none)'}",
+                    )
+                self.i[k] = inst_of[(w.centre, w.body)]
+                self.j[k] = inst_of[(w.axis_point, w.body)]
+                if tg.kind == "contact_z":
+                    self.is_contact[k] = True
+                    self.radius[k] = w.tyre_radius
+                else:
+                    self.g[k] = (0.0, 0.0, 1.0)
+                    self.offset[k] = -model.car.point(w.centre)[2]
+            else:
+                copies = [i for i, p in enumerate(model.inst_point) if p == tg.name]
+                if not copies:
+                    raise InputError(f"unknown point {tg.name!r}", where="target")
+                self.i[k] = self.j[k] = copies[0]
+                a = AXES[tg.axis]
+                if tg.frame == "world":
+                    self.g[k] = self.R[a]
+                    self.offset[k] = self.t[a]
+                else:
+                    self.g[k, a] = 1.0
+
+    def evaluate(
+        self, P: np.ndarray, dP: np.ndarray, unknowns: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Residuals (n,) and dense Jacobian rows (n, len(unknowns)) at one state.
+
+        P: (n_inst, 3) chassis-frame positions, dP: (n_inst, kmax, 3) derivatives.
+        """
+        m = self.model
+        Pi, Pj = P[self.i], P[self.j]
+        gi = self.g.copy()
+        gj = np.zeros_like(gi)
+        f = np.einsum("nk,nk->n", self.g, Pi) + self.offset
+        c = self.is_contact
+        if c.any():
+            w = (Pj[c] - Pi[c]) @ self.R.T  # spin-axis vector in the world frame
+            L = np.linalg.norm(w, axis=1)
+            s = w / L[:, None]
+            sz = s[:, 2]
+            root = np.sqrt(np.clip(1.0 - sz * sz, 1e-300, None))
+            cz = Pi[c] @ self.R[2] + self.t[2]
+            f[c] = cz - self.radius[c] * root
+            dsz = (np.array([0.0, 0.0, 1.0]) - sz[:, None] * s) / L[:, None]  # d sz / d w
+            ga = (self.radius[c] * sz / root)[:, None] * (dsz @ self.R)
+            gj[c] = ga
+            gi[c] = self.R[2] - ga
+        r = f - self.value
+        col_of = np.full(m.n_params, -1, dtype=int)
+        col_of[unknowns] = np.arange(len(unknowns))
+        J = np.zeros((len(r), len(unknowns)))
+        rows = np.arange(len(r))
+        for inst, grad in ((self.i, gi), (self.j, gj)):
+            slots = m.inst_slots[inst]  # (n, kmax) parameter per slot
+            cols = np.where(slots >= 0, col_of[np.maximum(slots, 0)], -1)
+            vals = np.einsum("nk,nsk->ns", grad, dP[inst])
+            ok = cols >= 0
+            np.add.at(J, (np.broadcast_to(rows[:, None], cols.shape)[ok], cols[ok]), vals[ok])
+        return r, J
