@@ -95,3 +95,43 @@ def screw_axis(twist: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
         return np.zeros(3), v / n if n else v, float("inf")
     point = np.cross(w, v) / ww
     return point, w / np.sqrt(ww), float(w @ v) / ww
+
+
+def wheel_tangents(pose: Pose) -> Tangents:
+    """Parameter rates per mm of each wheel's travel, and per mm of rack.
+
+    Column k < n_wheels moves wheel k by 1 mm of travel (wheel centre along the
+    chassis z axis) with every other wheel's travel and the rack held, the
+    strokes free: single-wheel bump for any layout, including a solid axle.
+    The last column (if the car has a rack) moves the rack 1 mm with every
+    wheel's travel held: pure steering. Solved from the constraint Jacobian
+    bordered by the travel and rack rows (implicit function theorem).
+    """
+    model = pose.model
+    wheels = model.car.wheels
+    everything = np.arange(model.n_params)
+    J = model.jacobian(pose.params, everything).toarray()
+    _, dP = model.instance_positions(pose.params[:, None], derivatives=True)
+    assert dP is not None
+    inst_of = {
+        (p, b): i for i, (p, b) in enumerate(zip(model.inst_point, model.inst_body, strict=True))
+    }
+    rows = []
+    for w in wheels:
+        i = inst_of[(w.centre, w.body)]
+        row = np.zeros(model.n_params)
+        for slot, p in enumerate(model.inst_slots[i]):
+            if p >= 0:
+                row[p] += dP[i, slot, 2, 0]
+        rows.append(row)
+    names = [w.name for w in wheels]
+    if model.topology.rack_param is not None:
+        row = np.zeros(model.n_params)
+        row[model.topology.rack_param] = 1.0
+        rows.append(row)
+        names.append("rack")
+    B = np.array(rows).reshape(len(rows), model.n_params)
+    A = np.vstack([J, B])
+    rhs = np.vstack([np.zeros((J.shape[0], len(rows))), np.eye(len(rows))])
+    dq, *_ = np.linalg.lstsq(A, rhs, rcond=None)
+    return Tangents(tuple(names), np.full(len(rows), -1), dq)

@@ -1,0 +1,144 @@
+"""``suspension-sim check WORKBOOK``: read a workbook and print what it describes.
+
+Exit 0 when the workbook reads cleanly (warnings are printed but allowed);
+a malformed workbook is reported with its cell and a fix, exit non-zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Mapping
+
+from suspension_sim import units
+from suspension_sim.description import Car
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "check",
+        help="read a workbook and print its bodies, joints, dampers, wheels and rack",
+        description=__doc__.splitlines()[0],
+    )
+    p.add_argument("workbook", metavar="WORKBOOK", help="the car's .xlsx workbook")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from suspension_sim.workbook import read_car
+
+    car = read_car(args.workbook)
+    print("\n".join(describe_car(car)))
+    return 0
+
+
+def describe_car(car: Car, *, body_notes: Mapping[str, str] | None = None) -> list[str]:
+    """What was read, as printable lines (lengths in mm, model frame).
+
+    `body_notes` adds text after a body's line (e.g. its joint class).
+    """
+    where = f" from {car.source_path}" if car.source_path else ""
+    return [
+        f"Car {car.name!r}{where}",
+        *describe_options(car),
+        *describe_bodies(car, body_notes),
+        *describe_points(car),
+        *describe_joints(car),
+        *describe_dampers(car),
+        *describe_wheels(car),
+        *describe_rack(car),
+        *describe_warnings(car),
+    ]
+
+
+def _mm(value: float | None) -> str:
+    return "not given" if value is None else f"{value:g} mm"
+
+
+def describe_options(car: Car) -> list[str]:
+    o = car.options
+    mount = {True: "inboard", False: "outboard"}
+    return [
+        "Options:",
+        f"  units: length {o.length_unit}, angle {o.angle_unit}, force {o.force_unit};"
+        f" axis map {units.format_axis_map(o.axis_map)} (model X, Y, Z in workbook axes)",
+        f"  solver tolerance {o.solver_tolerance_mm:g} mm,"
+        f" constraint display tolerance {o.constraint_display_tolerance_mm:g} mm",
+        f"  chassis reference point: {o.chassis_reference_point or 'origin'}",
+        f"  CG height {_mm(o.cg_height_mm)}, wheelbase {_mm(o.wheelbase_mm)}",
+        f"  front brakes {mount[o.front_brakes_inboard]} (share {o.front_brake_share:g}),"
+        f" rear brakes {mount[o.rear_brakes_inboard]};"
+        f" drive {mount[o.drive_inboard]} (rear share {o.rear_drive_share:g})",
+        f"  sign convention: {o.sign_convention}",
+    ]
+
+
+def describe_bodies(car: Car, body_notes: Mapping[str, str] | None = None) -> list[str]:
+    lines = [f"Bodies ({len(car.bodies)}):"]
+    for b in car.bodies:
+        note = (body_notes or {}).get(b.name)
+        tail = f"  [{note}]" if note else ""
+        lines.append(f"  {b.name} ({len(b.points)} points): {', '.join(b.points)}{tail}")
+    return lines
+
+
+def describe_points(car: Car) -> list[str]:
+    width = max((len(p.name) for p in car.points), default=4)
+    lines = [f"Hard points ({len(car.points)}; mm, model frame +X forward, +Y left, +Z up):"]
+    for p in car.points:
+        x, y, z = p.xyz
+        lines.append(f"  {p.name:<{width}}  {x:10.3f} {y:10.3f} {z:10.3f}")
+    return lines
+
+
+def describe_joints(car: Car) -> list[str]:
+    joined = list(car.joined_points())
+    lines = [f"Joined points ({len(joined)}; point -> bodies):"]
+    lines += [f"  {p} -> {', '.join(bodies)}" for p, bodies in joined]
+    return lines
+
+
+def describe_dampers(car: Car) -> list[str]:
+    lines = [f"Dampers ({len(car.dampers)}):"]
+    for d in car.dampers:
+        length = math.dist(car.point(d.chassis_point), car.point(d.moving_point))
+        lines.append(
+            f"  {d.body}: chassis point {d.chassis_point}, moving point {d.moving_point},"
+            f" design length {length:.3f} mm, min {_mm(d.min_length)}, max {_mm(d.max_length)}"
+        )
+    return lines
+
+
+def describe_wheels(car: Car) -> list[str]:
+    lines = [f"Wheels ({len(car.wheels)}):"]
+    for w in car.wheels:
+        kingpin = (
+            f"kingpin {w.kingpin_lower} -> {w.kingpin_upper}"
+            if w.kingpin_lower
+            else "kingpin from rack motion"
+        )
+        lines.append(
+            f"  {w.name} on {w.body}: centre {w.centre}, axis point {w.axis_point},"
+            f" tyre radius {w.tyre_radius:g} mm, width {w.tyre_width:g} mm, {kingpin}"
+        )
+    return lines
+
+
+def describe_rack(car: Car) -> list[str]:
+    rack = car.rack
+    if rack is None:
+        return ["Steering rack: none"]
+    ratio = (
+        "ratio not given"
+        if rack.ratio_mm_per_deg is None
+        else f"ratio {rack.ratio_mm_per_deg:g} mm per steering-wheel deg"
+    )
+    return [
+        f"Steering rack: {rack.body}, slides {rack.end_points[0]} -> {rack.end_points[1]}, {ratio}"
+    ]
+
+
+def describe_warnings(car: Car) -> list[str]:
+    if not car.warnings:
+        return ["No warnings."]
+    return [f"Warnings ({len(car.warnings)}):", *(f"  {w}" for w in car.warnings)]
