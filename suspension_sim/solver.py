@@ -31,7 +31,7 @@ from scipy.optimize import least_squares
 from scipy.sparse.csgraph import connected_components
 from threadpoolctl import ThreadpoolController
 
-from suspension_sim.errors import InputError, SolveError
+from suspension_sim.errors import InputError, ModelError, SolveError
 from suspension_sim.model.screws import rotation_xyz, transform
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -423,6 +423,14 @@ def solve(
     targets (see `suspension_sim.targets`); their given values are then only
     the starting guess.
     """
+    mob = model.mobility()
+    if not mob.ok:
+        raise ModelError(
+            "the mechanism is under-constrained, so a pose would not be unique:\n  "
+            + "\n  ".join(mob.lines()),
+            where=model.car.source_path or model.car.name,
+            hint="run 'suspension-sim check' on the workbook and fix the bodies it names",
+        )
     strokes = _parse_shocks(model, shocks)
     rack_mm = _finite(rack, "rack")
     if model.topology.rack_param is None and rack_mm != 0.0:

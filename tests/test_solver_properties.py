@@ -136,6 +136,8 @@ def test_toggle_configuration_is_flagged() -> None:
     up = np.array([0.0, 0.0, 1.0]) - tangent[2] * tangent
     pr_i = pr_o + 300.0 * up / np.linalg.norm(up)
     model = Model(double_wishbone_corner(points={"PR_I": tuple(pr_i)}))
+    assert model.mobility().singular and "SINGULAR AT DESIGN" in "\n".join(model.mobility().lines())
+    assert "Pushrod" in model.mobility().free_bodies
     pose = model.solve()
     assert pose.info.near_singular
     assert pose.info.singular_ratio < 1e-7
@@ -165,3 +167,30 @@ def test_analytic_jacobian_matches_central_differences(car_model: Model) -> None
         dq[p] = h
         fd = (car_model.residuals((q + dq)[:, None]) - car_model.residuals((q - dq)[:, None]))[:, 0]
         assert np.allclose(J[:, col], fd[act] / (2 * h), atol=1e-5, rtol=1e-6)
+
+
+def test_under_constrained_workbook_is_refused_with_the_free_body() -> None:
+    from suspension_sim.description import Body
+    from suspension_sim.errors import ModelError
+
+    car = double_wishbone_corner()
+    bodies = tuple(
+        Body(b.name, tuple(p for p in b.points if p != "TIE_O"))
+        for b in car.bodies
+        if b.name != "TieRod"
+    )
+    model = Model(dataclasses.replace(car, bodies=bodies))
+    assert model.mobility().free_after_inputs == 1
+    with pytest.raises(ModelError) as info:
+        model.solve()
+    assert "UNDER-CONSTRAINED" in info.value.render() and "Upright" in info.value.render()
+
+
+def test_mobility_counts_of_the_four_corner_car(car_model: Model) -> None:
+    mob = car_model.mobility()
+    # Hand count: per front corner 1+1+6+6+1+3+6 = 24 freedoms (spins counted),
+    # per rear corner 1+1+6+2+6+1+3 = 20, rack 1 -> 89; 26 loop-closing joints x 3 = 78.
+    assert mob.gruebler == 89 - 78 == 11
+    assert mob.passive_spins == 6 and mob.inputs == 5
+    assert mob.gruebler - mob.passive_spins - mob.inputs == 0
+    assert mob.rank == mob.unknowns == mob.equations == 78 and mob.ok and not mob.redundant

@@ -25,11 +25,23 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def run(args: argparse.Namespace) -> int:
+    from suspension_sim.model.mobility import mobility
+    from suspension_sim.model.model import Model
+    from suspension_sim.model.topology import PARAM_NAMES
     from suspension_sim.workbook import read_car
 
     car = read_car(args.workbook)
-    print("\n".join(describe_car(car)))
-    return 0
+    model = Model(car)
+    notes = {
+        j.body: f"{j.kind} ({len(PARAM_NAMES[j.kind])} parameter(s)): {j.reason}"
+        for j in model.topology.joints
+    }
+    notes[car.body("Chassis").name] = "chassis: the 6-DOF input state, applied to everything"
+    print("\n".join(describe_car(car, body_notes=notes)))
+    mob = mobility(model)
+    print("Mobility:")
+    print("\n".join(f"  {line}" for line in mob.lines()))
+    return 0 if mob.ok else 1
 
 
 def describe_car(car: Car, *, body_notes: Mapping[str, str] | None = None) -> list[str]:

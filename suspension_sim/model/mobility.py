@@ -44,9 +44,21 @@ class Mobility:
     redundant_points: tuple[str, ...]
 
     @property
+    def structural_free(self) -> int:
+        """Unknowns minus equations: > 0 means too few joints whatever the geometry."""
+        return self.unknowns - self.equations
+
+    @property
+    def singular(self) -> bool:
+        """Free motions at design although the joint count says there should be none:
+        a toggle (links in line) at the design condition."""
+        return self.free_after_inputs > 0 and self.structural_free <= 0
+
+    @property
     def ok(self) -> bool:
-        """True when the inputs fix every body (redundancies are allowed)."""
-        return self.free_after_inputs == 0
+        """True unless the mechanism has too few joints (redundancies and toggles are
+        reported but allowed: a pose can still be solved and is flagged)."""
+        return self.free_after_inputs == 0 or self.singular
 
     def lines(self) -> list[str]:
         """Human-readable report for `suspension-sim check`."""
@@ -58,14 +70,21 @@ class Mobility:
             f"Jacobian at design: {self.unknowns} unknowns, {self.equations} equations, "
             f"rank {self.rank} -> {self.free_after_inputs} free motion(s) with the inputs held",
         ]
-        if self.free_after_inputs:
+        if self.singular:
+            out.append(
+                f"SINGULAR AT DESIGN: {self.free_after_inputs} motion(s) are free to first order "
+                f"although the joints should fix every body; they involve "
+                f"{', '.join(self.free_bodies)}. Usually two links in line (a toggle): move a "
+                "point of those bodies a little."
+            )
+        elif self.free_after_inputs:
             out.append(
                 f"UNDER-CONSTRAINED: {self.free_after_inputs} motion(s) stay free with every "
                 f"stroke and the rack held; they move {', '.join(self.free_bodies)}. Give "
                 "these bodies another point shared with a located body (Components), or "
                 "check for a misspelt point name."
             )
-        if self.redundant:
+        if self.redundant and not self.singular:
             out.append(
                 f"{self.redundant} redundant constraint(s) (consistent at design), at joint(s) "
                 f"{', '.join(self.redundant_points)}: a cylindrical joint made of two shared "

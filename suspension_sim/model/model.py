@@ -34,6 +34,7 @@ from suspension_sim.model.screws import chain_template
 from suspension_sim.model.topology import SIGNATURES, Part, Topology, classify
 
 if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model.mobility import Mobility
     from suspension_sim.solver import Pose
 
 CACHE_VERSION = 1
@@ -284,6 +285,14 @@ class Model:
         if self.topology.rack_param is not None:
             ids.append(self.topology.rack_param)
         return np.array(ids, dtype=int)
+
+    def mobility(self) -> Mobility:
+        """Degree-of-freedom report at design (computed once per model)."""
+        if "_mobility" not in self.__dict__:
+            from suspension_sim.model.mobility import mobility
+
+            self.__dict__["_mobility"] = mobility(self)
+        return self.__dict__["_mobility"]
 
     def solve(self, *args: object, **kwargs: object) -> Pose:
         """Solve a pose; see `suspension_sim.solver.solve` for the arguments."""
