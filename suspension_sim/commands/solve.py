@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -59,6 +61,18 @@ def parse_shocks(values: list[str] | None) -> list[float] | dict[str, float] | N
         raise InputError(f"not a number: {exc}", where="--shocks") from None
 
 
+@contextmanager
+def api_names_as_options() -> Iterator[None]:
+    """Report an API argument (``shocks (FL_Damper)``) as its CLI option (``--shocks``)."""
+    try:
+        yield
+    except InputError as exc:
+        for name in ("shocks", "rack", "chassis", "targets"):
+            if exc.where and exc.where.startswith(name):
+                exc.where = "--" + exc.where
+        raise
+
+
 def points_table(pose: object) -> pd.DataFrame:
     """Points with their joint residual (mm); blank residual = not a joint."""
     df = pose.points.copy()  # type: ignore[attr-defined]
@@ -75,13 +89,14 @@ def run(args: argparse.Namespace) -> int:
     shocks = parse_shocks(args.shocks)
     if args.tolerance is not None and not (args.tolerance > 0):
         raise InputError("must be positive", where="--tolerance")
-    pose = model.solve(
-        shocks=shocks,
-        rack=args.rack,
-        chassis=tuple(args.chassis),
-        tolerance=args.tolerance,
-        on_failure="return",
-    )
+    with api_names_as_options():
+        pose = model.solve(
+            shocks=shocks,
+            rack=args.rack,
+            chassis=tuple(args.chassis),
+            tolerance=args.tolerance,
+            on_failure="return",
+        )
     print(f"{model.car.name}: {pose.info.summary()}")
     strokes = ", ".join(f"{k} {v:g}" for k, v in pose.shocks.items()) or "(no dampers)"
     print(f"inputs: strokes [mm] {strokes}; rack {pose.rack:g} mm; chassis {pose.chassis}")
