@@ -299,33 +299,43 @@ def _solve_params(
         )
         return q, info
 
+    # The Jacobian's sparsity pattern comes from the body graph (the layout).
+    # Small systems (a full car has ~80 unknowns) solve fastest with the exact
+    # trust-region subproblem on the dense matrix, filled straight from that
+    # pattern; large ones keep it sparse and use LSMR.
+    dense = lay.shape[1] <= DENSE_LIMIT
     last: dict[str, object] = {}
 
-    def evaluate(x: np.ndarray) -> tuple[np.ndarray, sps.csr_matrix]:
+    def evaluate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray | sps.csr_matrix]:
         if last.get("x") is not None and np.array_equal(last["x"], x):  # type: ignore[arg-type]
             return last["r"], last["J"]  # type: ignore[return-value]
         q[prob.unknowns] = x
         r, data, P, dP = model.evaluate_state(q[:, None], lay)
-        J = sps.csr_matrix((data[:, 0], lay.indices, lay.indptr), shape=lay.shape)
         r = r[:, 0]
+        J: np.ndarray | sps.csr_matrix
+        if dense:
+            J = np.zeros(lay.shape)
+            J[lay.rows, lay.indices] = data[:, 0]
+        else:
+            J = sps.csr_matrix((data[:, 0], lay.indices, lay.indptr), shape=lay.shape)
         if targets is not None:
             rt, Jt = targets.evaluate(P[:, :, 0], dP[:, :, :, 0], prob.unknowns)
             r = np.concatenate([r, rt])
-            J = sps.vstack([J, sps.csr_matrix(Jt)], format="csr")
+            J = np.vstack([J, Jt]) if dense else sps.vstack([J, sps.csr_matrix(Jt)], format="csr")
         last.update(x=x.copy(), r=r, J=J)
         return r, J
 
     def fun(x: np.ndarray) -> np.ndarray:
         return evaluate(x)[0]
 
-    def jac(x: np.ndarray) -> sps.csr_matrix:
+    def jac(x: np.ndarray) -> np.ndarray | sps.csr_matrix:
         return evaluate(x)[1]
 
+    def jac_dense(x: np.ndarray) -> np.ndarray:
+        J = jac(x)
+        return J if isinstance(J, np.ndarray) else J.toarray()
+
     x0 = q[prob.unknowns].copy()
-    # The Jacobian is assembled in CSR from the body-graph pattern. Small
-    # systems (a full car has ~100 unknowns) solve fastest with the exact
-    # trust-region subproblem on the dense matrix; large ones use LSMR.
-    dense = lay.shape[1] <= DENSE_LIMIT
     target = min(tolerance, INNER_TARGET_MM)
 
     def stop_when_closed(intermediate_result: object) -> None:
@@ -339,7 +349,7 @@ def _solve_params(
         res = least_squares(
             fun,
             x0,
-            jac=(lambda z: jac(z).toarray()) if dense else jac,
+            jac=jac,
             method="trf",
             tr_solver="exact" if dense else "lsmr",
             ftol=1e-15,
@@ -354,7 +364,7 @@ def _solve_params(
         res2 = least_squares(
             fun,
             x,
-            jac=lambda z: jac(z).toarray(),
+            jac=jac_dense,
             method="lm",
             ftol=1e-15,
             xtol=1e-15,
@@ -368,7 +378,7 @@ def _solve_params(
         if err2 < err:
             x, err = res2.x, err2
     q[prob.unknowns] = x
-    ratio = _singular_ratio(jac(x))
+    ratio = _singular_ratio(jac_dense(x), None if targets is not None else prob.blocks)
     info = SolveInfo(
         converged=err <= tolerance,
         method=method,
@@ -384,16 +394,22 @@ def _solve_params(
     return q, info
 
 
-def _singular_ratio(J: sps.csr_matrix) -> float:
-    """Smallest min/max singular value over J's independent blocks (columns unit norm)."""
-    pattern = (abs(J) > 0).astype(float)
-    ncomp, labels = connected_components((pattern.T @ pattern).tocsr(), directed=False)
-    dense = J.toarray()
+def _singular_ratio(J: np.ndarray, blocks: Sequence[tuple[np.ndarray, np.ndarray]] | None) -> float:
+    """Smallest min/max singular value over J's independent blocks (columns unit norm).
+
+    `blocks` (rows, columns) come from the body graph; None derives them from J.
+    """
+    if blocks is None:
+        pattern = (J != 0).astype(float)
+        ncomp, labels = connected_components(sps.csr_matrix(pattern.T @ pattern), directed=False)
+        found = []
+        for c in range(ncomp):
+            cols = np.flatnonzero(labels == c)
+            found.append((np.flatnonzero(pattern[:, cols].sum(axis=1) > 0), cols))
+        blocks = found
     worst = 1.0
-    for c in range(ncomp):
-        cols = np.flatnonzero(labels == c)
-        rows = np.flatnonzero(np.abs(dense[:, cols]).sum(axis=1) > 0)
-        A = dense[np.ix_(rows, cols)]
+    for rows, cols in blocks:
+        A = J[np.ix_(rows, cols)]
         norms = np.linalg.norm(A, axis=0)
         norms[norms == 0] = 1.0
         s = np.linalg.svd(A / norms, compute_uv=False) if A.size else np.zeros(0)

@@ -50,6 +50,7 @@ class JacobianLayout:
     """
 
     unknowns: np.ndarray
+    rows: np.ndarray
     indptr: np.ndarray
     indices: np.ndarray
     inst: np.ndarray
@@ -239,6 +240,7 @@ class Model:
         indptr = np.searchsorted(rows, np.arange(n_rows + 1))
         out = JacobianLayout(
             unknowns=unknowns,
+            rows=rows,
             indptr=indptr,
             indices=arr[:, 1].astype(int),
             inst=arr[:, 2].astype(int),
@@ -338,7 +340,6 @@ def _model_cache_path(path: Path) -> Path | None:
 def load_model(path: str | os.PathLike[str], *, use_cache: bool = True) -> Model:
     """Read a workbook and build its model; an unchanged workbook loads from cache."""
     from suspension_sim.errors import WorkbookError
-    from suspension_sim.workbook.reader import read_car
 
     p = Path(path)
     if not p.is_file():
@@ -354,6 +355,8 @@ def load_model(path: str | os.PathLike[str], *, use_cache: bool = True) -> Model
                 return model
         except Exception:  # a stale or broken cache entry is simply rebuilt
             pass
+    from suspension_sim.workbook.reader import read_car
+
     model = Model(read_car(p))
     if cache is not None:
         tmp = cache.with_suffix(f".{os.getpid()}.tmp")

@@ -21,9 +21,12 @@ import os
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import sympy as sp
+
+if TYPE_CHECKING:  # pragma: no cover
+    import sympy as sp
 
 JointSpec = tuple[str, str]
 """('R' | 'P', axis) with axis one of 'x', 'y', 'z', '-z' in the body's local frame."""
@@ -111,6 +114,8 @@ def frame_from_axis(z_axis: np.ndarray, origin: np.ndarray) -> np.ndarray:
 # -- symbolic chain templates -------------------------------------------------
 def _sym_exp(kind: str, axis: str, theta: sp.Symbol) -> sp.Matrix:
     """Symbolic exp([S] theta) for a canonical screw through the local origin."""
+    import sympy as sp
+
     a = sp.Matrix(_AXES[axis])
     if kind == "P":
         out = sp.eye(4)
@@ -126,6 +131,8 @@ def _sym_exp(kind: str, axis: str, theta: sp.Symbol) -> sp.Matrix:
 
 def _chain_expressions(signature: Sequence[JointSpec]) -> tuple[list[sp.Symbol], list[sp.Expr]]:
     """Symbols and the flat list [T (3x4 row-major), dT/dtheta_k (3x4) for k]."""
+    import sympy as sp
+
     thetas = list(sp.symbols(f"t0:{len(signature)}", real=True))
     T = sp.eye(4)
     for (kind, axis), th in zip(signature, thetas, strict=True):
@@ -152,6 +159,8 @@ def _cache_dir() -> Path | None:
 
 def _template_source(signature: Sequence[JointSpec]) -> str:
     """Python source of the lambdified chain function (sympy, cse)."""
+    import sympy as sp
+
     thetas, exprs = _chain_expressions(signature)
     fn = sp.lambdify(thetas, exprs, modules="numpy", cse=True, docstring_limit=0)
     import inspect
@@ -177,7 +186,9 @@ def chain_template(signature: tuple[JointSpec, ...]) -> Callable[[np.ndarray], n
     is cached on disk (keyed by signature and sympy version) so later
     processes skip the symbolic work.
     """
-    key = repr((signature, sp.__version__, 2)).encode()
+    from importlib.metadata import version
+
+    key = repr((signature, version("sympy"), 2)).encode()
     cache = _cache_dir()
     path = cache / f"chain_{hashlib.sha256(key).hexdigest()[:16]}.py" if cache else None
     source: str | None = None
