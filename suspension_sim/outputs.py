@@ -52,8 +52,10 @@ def write_table(
             where=option,
             hint="choose a new name or add --force",
         )
-    if not out.parent.exists():
-        raise InputError(f"folder {out.parent} does not exist", where=option)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create folder {out.parent}: {exc.strerror}", where=option) from None
     fd, tmp_name = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=suffix, dir=out.parent)
     os.close(fd)
     tmp = Path(tmp_name)
