@@ -1,0 +1,196 @@
+"""``suspension-sim view``: the pose in 3-D, joints green when closed and red when open.
+
+A window when a display exists; otherwise (or with ``--screenshot``) an
+off-screen image. ``--sweep NAME --animate out.gif|mp4`` writes one frame per
+step of a sweep defined in the workbook. Rendering is probed in a child
+process first, so a machine without GL libraries gets a message saying what
+to install instead of a crash (docs/rendering.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from suspension_sim.commands.solve import parse_shocks
+from suspension_sim.errors import InputError
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
+CAMERA_CHOICES = ("front", "side", "top", "iso")  # = suspension_sim.viz.CAMERAS
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "view",
+        help="show a pose in 3-D (window, image, or sweep animation)",
+        description="Show the pose for given strokes (mm, + = compression), rack travel (mm, "
+        "+ = toward +Y) and chassis state (mm, deg) in 3-D. Joined points are green when "
+        "closed and red (at each copy) when open beyond the display tolerance.",
+    )
+    p.add_argument("workbook", help="the car's .xlsx workbook")
+    p.add_argument(
+        "--shocks",
+        nargs="+",
+        default=None,
+        metavar="V|NAME=V",
+        help="strokes in mm: one per damper in Damping order, or NAME=V pairs",
+    )
+    p.add_argument("--rack", type=float, default=0.0, metavar="MM", help="rack travel (mm)")
+    p.add_argument(
+        "--chassis",
+        nargs=6,
+        type=float,
+        default=(0.0,) * 6,
+        metavar=("X", "Y", "Z", "ROLL", "PITCH", "YAW"),
+        help="chassis state relative to design (mm, deg)",
+    )
+    p.add_argument(
+        "--screenshot",
+        default=None,
+        metavar="OUT.png",
+        help="render off-screen to this image instead of opening a window",
+    )
+    p.add_argument("--camera", choices=CAMERA_CHOICES, default="iso", help="view direction")
+    p.add_argument(
+        "--focus",
+        choices=("car", "open"),
+        default="car",
+        help="frame the whole car, or the bodies around the open joints",
+    )
+    p.add_argument("--labels", action="store_true", help="name every point")
+    p.add_argument(
+        "--size",
+        nargs=2,
+        type=int,
+        default=None,
+        metavar=("W", "H"),
+        help="image or window size in pixels (default 1200 900; 800 600 for animations)",
+    )
+    p.add_argument(
+        "--tolerance",
+        type=float,
+        default=None,
+        metavar="MM",
+        help="red/green display tolerance (default: the workbook's, 0.01 mm)",
+    )
+    p.add_argument("--sweep", default=None, metavar="SWEEP", help="a sweep named in the workbook")
+    p.add_argument(
+        "--animate", default=None, metavar="OUT.gif|mp4", help="write the sweep as an animation"
+    )
+    p.add_argument("--fps", type=float, default=12.0, help="animation frames per second")
+    p.set_defaults(run=run)
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    """Reject inconsistent options before anything slow happens."""
+    from suspension_sim.viz.probe import has_display
+
+    if args.size is not None and (min(args.size) < 16 or max(args.size) > 8192):
+        raise InputError(
+            f"{args.size[0]} x {args.size[1]} pixels",
+            where="--size",
+            hint="give a width and height between 16 and 8192",
+        )
+    if args.tolerance is not None and not args.tolerance > 0:
+        raise InputError("must be positive", where="--tolerance")
+    if not args.fps > 0:
+        raise InputError("must be positive", where="--fps")
+    if args.sweep and not args.animate:
+        raise InputError(
+            "a sweep needs an output", where="--sweep", hint="add --animate out.gif (or .mp4)"
+        )
+    if args.animate and not args.sweep:
+        raise InputError(
+            "nothing to animate", where="--animate", hint="name a sweep with --sweep SWEEP"
+        )
+    if args.animate:
+        from suspension_sim.viz.scene import check_animation_path
+
+        check_animation_path(args.animate)
+    if args.screenshot:
+        shot = Path(args.screenshot)
+        if shot.suffix.lower() not in IMAGE_SUFFIXES:
+            raise InputError(
+                f"cannot write an image as {shot.suffix or 'a file without extension'!r}",
+                where="--screenshot",
+                hint="name the image .png (or .jpg, .bmp, .tif)",
+            )
+        if not shot.parent.exists():
+            raise InputError(f"folder {shot.parent} does not exist", where="--screenshot")
+    elif not args.animate and not has_display():
+        raise InputError(
+            "there is no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset)",
+            where="--screenshot",
+            hint="add --screenshot out.png to render an image off-screen",
+        )
+
+
+def _sweep_poses(model: object, workbook: str, name: str) -> list[object]:
+    """The poses of a named sweep, from `suspension_sim.sweeps` (issue 4)."""
+    try:
+        from suspension_sim.sweeps import run_named_sweep  # type: ignore[attr-defined]
+    except ImportError as exc:
+        if exc.name not in (None, "suspension_sim.sweeps"):
+            raise
+        raise InputError(
+            "sweeps are not available in this build",
+            where="--sweep",
+            hint="render single poses with --shocks/--rack/--chassis and --screenshot",
+        ) from None
+    return list(run_named_sweep(model, workbook, name))
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_args(args)
+    from suspension_sim import load
+    from suspension_sim.viz import animate, build_scene, ensure_rendering
+
+    # Probe before the (possibly slow) load and solve: fail fast without GL.
+    ensure_rendering()
+    model = load(args.workbook)
+
+    if args.animate:
+        poses = _sweep_poses(model, args.workbook, args.sweep)
+        out = animate(
+            poses,  # type: ignore[arg-type]
+            args.animate,
+            camera=args.camera,
+            size=tuple(args.size) if args.size else (800, 600),  # type: ignore[arg-type]
+            fps=args.fps,
+            labels=args.labels,
+            tolerance_mm=args.tolerance,
+        )
+        n_open = sum(not p.converged for p in poses)  # type: ignore[attr-defined]
+        print(f"wrote {out} ({len(poses)} frames, {n_open} not converged)")
+        return 0
+
+    pose = model.solve(
+        shocks=parse_shocks(args.shocks),
+        rack=args.rack,
+        chassis=tuple(args.chassis),
+        on_failure="return",
+    )
+    print(f"{model.car.name}: {pose.info.summary()}")
+    if not pose.converged:
+        print(f"warning: {pose.failure}", file=sys.stderr)
+        print("the view shows the best-effort pose; open joints are red", file=sys.stderr)
+    size = tuple(args.size) if args.size else (1200, 900)
+    plotter = build_scene(
+        pose,
+        labels=args.labels,
+        tolerance_mm=args.tolerance,
+        camera=args.camera,
+        size=size,  # type: ignore[arg-type]
+        off_screen=bool(args.screenshot),
+        focus=args.focus,
+    )
+    try:
+        if args.screenshot:
+            plotter.screenshot(args.screenshot)
+            print(f"wrote {args.screenshot}")
+        else:
+            plotter.show(title=f"suspension-sim: {model.car.name}")
+    finally:
+        plotter.close()
+    return 0

@@ -1,0 +1,396 @@
+"""3-D view: real off-screen renders checked pixel by pixel, the rendering probe,
+and the `view` command. Renders are small (400 x 300) to keep the module fast.
+
+Red/green is checked where the joint projects: the renderer's world-to-display
+transform gives the pixel of each point copy, and a small window around it
+must (or must not) hold red pixels.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+import textwrap
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+import imageio.v3 as iio
+import numpy as np
+import pytest
+from _cars import four_corner_car
+
+from suspension_sim import cli
+from suspension_sim.errors import InputError, RenderingUnavailableError
+from suspension_sim.model.model import Model
+from suspension_sim.solver import Pose
+from suspension_sim.viz import probe as viz_probe
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZE = (400, 300)
+BROKEN_STROKE = 49.0
+"""FL stroke within the damper's length limits that the rocker cannot reach (FL_DMP_M opens)."""
+
+
+# -- fixtures ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def rendering() -> None:
+    """Skip the render tests (not the whole run) where this machine cannot render."""
+    try:
+        viz_probe.ensure_rendering()
+    except RenderingUnavailableError as exc:
+        pytest.skip(f"no off-screen rendering here: {exc.render()}")
+
+
+@pytest.fixture(scope="module")
+def model() -> Model:
+    return Model(four_corner_car())
+
+
+@pytest.fixture(scope="module")
+def design(model: Model) -> Pose:
+    pose = model.solve()
+    assert pose.converged
+    return pose
+
+
+@pytest.fixture(scope="module")
+def broken(model: Model) -> Pose:
+    pose = model.solve(shocks=[BROKEN_STROKE, 0, 0, 0], on_failure="return")
+    assert not pose.converged
+    return pose
+
+
+@pytest.fixture(scope="module")
+def workbook(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example FSAE workbook if present, else the four-corner test car written out."""
+    real = ROOT / "workbooks" / "fsae_car.xlsx"
+    if real.is_file():
+        return real
+    from suspension_sim.workbook.writer import write_car
+
+    return write_car(four_corner_car(), tmp_path_factory.mktemp("wb") / "four_corner.xlsx")
+
+
+@pytest.fixture(scope="module")
+def test_workbook(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Always the four-corner car (its unreachable stroke is known)."""
+    from suspension_sim.workbook.writer import write_car
+
+    return write_car(four_corner_car(), tmp_path_factory.mktemp("wb4") / "four_corner.xlsx")
+
+
+# -- pixel helpers ----------------------------------------------------------------------
+def red_mask(img: np.ndarray) -> np.ndarray:
+    """Pixels that are clearly red (the open-joint colour), not amber, pink or grey."""
+    r, g, b = (img[..., k].astype(int) for k in range(3))
+    return (r > 140) & (g < 90) & (b < 90) & (r > 2 * g + 40)
+
+
+def green_mask(img: np.ndarray) -> np.ndarray:
+    r, g, b = (img[..., k].astype(int) for k in range(3))
+    return (g > 100) & (g > r + 50) & (g > b + 40)
+
+
+def window(mask: np.ndarray, col: float, row: float, half: int) -> np.ndarray:
+    c, r = round(col), round(row)
+    return mask[max(r - half, 0) : r + half + 1, max(c - half, 0) : c + half + 1]
+
+
+def render(pose: Pose, camera: str = "iso", **kw: object) -> tuple[np.ndarray, object]:
+    """Screenshot and the plotter's projection of every point copy (col, row)."""
+    from suspension_sim.viz import build_scene, world_to_pixel
+
+    plotter = build_scene(pose, camera=camera, size=SIZE, off_screen=True, **kw)  # type: ignore[arg-type]
+    try:
+        img = np.asarray(plotter.screenshot(return_img=True))
+        px = world_to_pixel(plotter, pose.copies.to_numpy(dtype=float))
+    finally:
+        plotter.close()
+    return img, px
+
+
+# -- no pyvista where nothing is drawn ---------------------------------------------------
+def _run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_import_viz_is_cheap() -> None:
+    proc = _run_python(
+        """
+        import sys
+        import suspension_sim.viz, suspension_sim.commands.view
+        heavy = [m for m in ("pyvista", "vtk", "vtkmodules") if m in sys.modules]
+        assert not heavy, heavy
+        """
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_check_and_solve_never_import_pyvista(workbook: Path) -> None:
+    proc = _run_python(
+        f"""
+        import sys
+        import suspension_sim.cli
+        assert suspension_sim.cli.main(["check", {str(workbook)!r}]) == 0
+        assert suspension_sim.cli.main(["solve", {str(workbook)!r}]) == 0
+        heavy = [m for m in ("pyvista", "vtk", "vtkmodules") if m in sys.modules]
+        assert not heavy, heavy
+        print("no pyvista")
+        """,
+        SUSPENSION_SIM_CACHE_DIR="",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "no pyvista" in proc.stdout
+
+
+# -- the probe -------------------------------------------------------------------------
+BROKEN_GL = {"VTK_DEFAULT_OPENGL_WINDOW": "vtkNonexistentWindow"}
+"""Makes VTK's window factory fail; on these machines the child then segfaults (139)."""
+
+
+def test_failed_probe_gives_what_to_install() -> None:
+    result = viz_probe.probe_rendering(BROKEN_GL)
+    assert not result.ok
+    err = viz_probe.rendering_error(result)
+    text = err.render()
+    assert "apt-get install libegl1 libgl1-mesa-dri" in text
+    assert "cannot render" in text and "docs/rendering.md" in text
+    if result.returncode in (-11, 139):
+        assert "segmentation fault" in text
+
+
+def test_view_without_gl_exits_with_message_not_crash(test_workbook: Path, tmp_path: Path) -> None:
+    out = tmp_path / "x.png"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "suspension_sim",
+            "view",
+            str(test_workbook),
+            "--screenshot",
+            str(out),
+        ],
+        cwd=ROOT,
+        env={**os.environ, **BROKEN_GL, "SUSPENSION_SIM_CACHE_DIR": ""},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == RenderingUnavailableError.exit_code, proc.stderr
+    assert "apt-get install libegl1 libgl1-mesa-dri" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
+def test_probe_is_cached_per_process(rendering: None) -> None:
+    first = viz_probe.ensure_rendering()
+    assert first.ok and first is viz_probe.ensure_rendering()
+
+
+def test_no_display_sets_egl_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in ("DISPLAY", "WAYLAND_DISPLAY", *viz_probe.OFF_SCREEN_ENV):
+        monkeypatch.delenv(key, raising=False)
+    if sys.platform in ("darwin", "win32"):
+        pytest.skip("always has a display")
+    assert viz_probe.configure_environment() == viz_probe.OFF_SCREEN_ENV
+    monkeypatch.setenv("VTK_DEFAULT_OPENGL_WINDOW", "vtkOSOpenGLRenderWindow")
+    monkeypatch.delenv("PYVISTA_OFF_SCREEN")
+    assert viz_probe.configure_environment() == {"PYVISTA_OFF_SCREEN": "true"}
+    assert os.environ["VTK_DEFAULT_OPENGL_WINDOW"] == "vtkOSOpenGLRenderWindow"  # user's wins
+
+
+# -- red and green ---------------------------------------------------------------------
+def test_converged_pose_has_no_red_and_green_joints(rendering: None, design: Pose) -> None:
+    img, px = render(design)
+    assert img.shape == (SIZE[1], SIZE[0], 3)
+    assert red_mask(img).sum() == 0
+    green = green_mask(img)
+    joints = design.copies.index.get_level_values("point").isin(design.residuals.index)
+    hits = [window(green, c, r, 3).any() for (c, r) in px[joints]]
+    assert np.mean(hits) > 0.7  # most joints are in view (a few hide behind tyres)
+
+
+def test_unreachable_stroke_shows_red_at_each_copy(rendering: None, broken: Pose) -> None:
+    from suspension_sim.viz import joint_status
+
+    status = joint_status(broken)
+    open_pts = list(status[status].index)
+    assert open_pts == ["FL_DMP_M"]
+    img, px = render(broken)
+    red = red_mask(img)
+    is_open = broken.copies.index.get_level_values("point").isin(open_pts)
+    assert is_open.sum() == 2  # on the damper rod and on the rocker
+    for col, row in px[is_open]:
+        assert window(red, col, row, 4).any(), (col, row)
+    # and red nowhere else: every red pixel is near an open copy
+    rows, cols = np.nonzero(red)
+    d = np.hypot(cols[:, None] - px[is_open, 0], rows[:, None] - px[is_open, 1]).min(axis=1)
+    assert d.max() < 25
+
+
+def test_opened_joint_is_red_where_it_projects(rendering: None, design: Pose) -> None:
+    """A pose whose rear-left rocker is turned off its solution: two joints open."""
+    m = design.model
+    q = design.params.copy()
+    q[m.topology.param_names.index("RL_Rocker.angle")] += 0.25
+    pose = dataclasses.replace(design, params=q)
+    gaps = pose.residuals
+    expected = {"RL_PR_I", "RL_DMP_M"}
+    assert set(gaps[gaps > 0.01].index) == expected
+    img, px = render(pose, camera="top")
+    red = red_mask(img)
+    is_open = pose.copies.index.get_level_values("point").isin(expected)
+    for col, row in px[is_open]:
+        assert window(red, col, row, 4).any(), (col, row)
+    far = ~pose.copies.index.get_level_values("point").str.startswith("RL_")
+    green = green_mask(img)
+    assert not any(window(red, c, r, 2).any() for c, r in px[far])
+    assert green.any()
+
+
+def test_focus_open_zooms_on_the_open_joint(rendering: None, broken: Pose) -> None:
+    whole, _ = render(broken)
+    close, px = render(broken, focus="open")
+    is_open = broken.copies.index.get_level_values("point") == "FL_DMP_M"
+    h, w = close.shape[:2]
+    assert ((px[is_open] > 0) & (px[is_open] < [w - 1, h - 1])).all()
+    assert red_mask(close).sum() > 10 * max(red_mask(whole).sum(), 1)
+
+
+def test_tolerance_turns_small_gaps_green(rendering: None, broken: Pose) -> None:
+    img, _ = render(broken, tolerance_mm=10.0)  # the 2.67 mm gap is now within tolerance
+    assert red_mask(img).sum() == 0
+
+
+# -- camera presets ----------------------------------------------------------------------
+@pytest.mark.parametrize("camera", ["front", "side", "top", "iso"])
+def test_camera_frames_the_whole_car(rendering: None, design: Pose, camera: str) -> None:
+    from suspension_sim.viz import pose_bounds
+
+    img, px = render(design, camera=camera, annotate=False)
+    h, w = img.shape[:2]
+    assert (px[:, 0] > 0).all() and (px[:, 0] < w - 1).all()
+    assert (px[:, 1] > 0).all() and (px[:, 1] < h - 1).all()
+    drawn = np.any(img.astype(int) < 250, axis=2)  # background is white
+    rows, cols = np.nonzero(drawn)
+    assert rows.min() > 0 and cols.min() > 0 and rows.max() < h - 1 and cols.max() < w - 1
+    # and the car fills the frame in at least one direction (not a speck)
+    assert max((np.ptp(rows) + 1) / h, (np.ptp(cols) + 1) / w) > 0.7
+    b = pose_bounds(design)
+    assert b[4] == pytest.approx(0.0, abs=1e-6)  # tyres touch the ground, which is in the box
+
+
+def test_cameras_match_cli_choices() -> None:
+    from suspension_sim.commands.view import CAMERA_CHOICES
+    from suspension_sim.viz import CAMERAS
+
+    assert tuple(CAMERA_CHOICES) == tuple(CAMERAS)
+
+
+# -- animation -------------------------------------------------------------------------
+def _sweep(model: Model, n: int = 4) -> list[Pose]:
+    poses, prev = [], None
+    for s in np.linspace(0.0, 30.0, n):
+        prev = model.solve(shocks=[s, s, 0, 0], guess=prev)
+        poses.append(prev)
+    return poses
+
+
+def test_animate_gif_has_one_frame_per_pose(rendering: None, model: Model, tmp_path: Path) -> None:
+    from suspension_sim.viz import animate
+
+    poses = _sweep(model)
+    out = animate(poses, tmp_path / "bump.gif", size=(200, 150), annotate=False)
+    frames = iio.imread(out, index=None)
+    assert frames.shape[0] == len(poses) and frames.shape[1:3] == (150, 200)
+    assert not np.array_equal(frames[0], frames[-1])  # the car moved
+
+
+def test_mp4_without_imageio_ffmpeg_is_a_clear_error(
+    model: Model, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from suspension_sim.viz import animate
+
+    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)
+    with pytest.raises(InputError, match="imageio-ffmpeg"):
+        animate([model.solve()], tmp_path / "a.mp4")
+    with pytest.raises(InputError, match=r"\.gif or \.mp4"):
+        animate([model.solve()], tmp_path / "a.avi")
+
+
+# -- the view command --------------------------------------------------------------------
+def test_view_screenshot_of_unreachable_stroke(
+    rendering: None, test_workbook: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "fail.png"
+    argv = ["view", str(test_workbook), "--shocks", f"FL_Damper={BROKEN_STROKE}"]
+    argv += ["--screenshot", str(out), "--size", *map(str, SIZE), "--camera", "front"]
+    assert cli.main(argv) == 0
+    img = iio.imread(out)
+    assert img.shape[:2] == (SIZE[1], SIZE[0])
+    assert red_mask(img[..., :3]).any()
+    err = capsys.readouterr().err
+    assert "FL_DMP_M" in err
+
+
+def test_view_without_display_needs_screenshot(
+    test_workbook: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr(viz_probe.sys, "platform", "linux")
+    assert cli.main(["view", str(test_workbook)]) == 2
+    assert "--screenshot" in capsys.readouterr().err
+
+
+@pytest.fixture
+def no_sweeps(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "suspension_sim.sweeps", None)
+
+
+def test_view_sweep_without_sweeps_module(
+    no_sweeps: None, test_workbook: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["view", str(test_workbook), "--sweep", "bump", "--animate", str(tmp_path / "a.gif")]
+    assert cli.main(argv) == 2
+    assert "sweeps are not available in this build" in capsys.readouterr().err
+    assert cli.main(["view", str(test_workbook), "--sweep", "bump"]) == 2
+    assert "--animate" in capsys.readouterr().err
+
+
+@pytest.fixture
+def fake_sweeps(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, str]]]:
+    """A stand-in `suspension_sim.sweeps` with the agreed `run_named_sweep` signature."""
+    calls: list[tuple[str, str]] = []
+    mod = types.ModuleType("suspension_sim.sweeps")
+
+    def run_named_sweep(model: Model, workbook_path: str, sweep_name: str) -> list[Pose]:
+        calls.append((str(workbook_path), sweep_name))
+        return _sweep(model, 3)
+
+    mod.run_named_sweep = run_named_sweep  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "suspension_sim.sweeps", mod)
+    yield calls
+
+
+def test_view_sweep_animation(
+    rendering: None, fake_sweeps: list[tuple[str, str]], test_workbook: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "bump.gif"
+    argv = ["view", str(test_workbook), "--sweep", "Bump", "--animate", str(out)]
+    assert cli.main([*argv, "--size", "160", "120"]) == 0
+    assert fake_sweeps == [(str(test_workbook), "Bump")]
+    assert iio.imread(out, index=None).shape[:3] == (3, 120, 160)
