@@ -18,6 +18,7 @@ chassis roll, pitch and yaw (CONVENTIONS.md).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -72,6 +73,8 @@ class SolveInfo:
         )
         if self.near_singular:
             text += f"; near-singular (ratio {self.singular_ratio:.2g})"
+        if self.message:
+            text += f"; {self.message}"
         return text
 
 
@@ -494,6 +497,12 @@ def solve(
             strokes[name] = float(value)
         if model.topology.rack_param is not None:
             rack_mm = float(q[model.topology.rack_param])
+    if info.converged and info.max_residual_mm > INNER_TARGET_MM and mob.redundant:
+        info = dataclasses.replace(
+            info,
+            message=f"redundant joints ({', '.join(mob.redundant_points)}) bind by "
+            f"{info.max_residual_mm:.2g} mm here: a least-squares compromise within tolerance",
+        )
     pose = Pose(model, q, strokes, rack_mm, ch, info)  # type: ignore[arg-type]
     pose.targets = dict(targets or {})
     if not info.converged:
