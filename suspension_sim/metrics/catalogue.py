@@ -1,0 +1,485 @@
+"""One entry per reported metric: name, unit, scope, meaning and sign.
+
+Column names are built here and nowhere else::
+
+    <stem>_<where>[_<component>][_<suffix>]
+
+``where`` is a wheel name (``FL``), an axle (``front``/``rear``), a side
+(``left``/``right``) or a damper body name; car-wide metrics have none.
+``component`` is ``x``/``y``/``z`` for coordinates. ``suffix`` carries the
+unit (``mm``, ``deg``, ``deg_per_mm``, ``pct``; nothing for a ratio), e.g.
+``camber_FL_deg``, ``wheel_centre_FL_x_mm``, ``track_front_mm``,
+``stroke_FL_Damper_mm``, ``motion_ratio_FL``.
+
+Signs are those of the ``iso`` preset (CONVENTIONS.md); ``optimumk`` says
+how that preset differs (see `suspension_sim.metrics.conventions`). All
+coordinates are world frame (ISO 8855, ground z = 0) unless stated.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Scope = Literal["car", "damper", "wheel", "axle", "side"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A reported quantity. `key(...)` builds its column name.
+
+    rates: True when it comes from the implicit-function-theorem tangents
+    (omitted by ``pose_metrics(..., rates=False)``).
+    """
+
+    id: str
+    stem: str
+    unit: str
+    suffix: str
+    scope: Scope
+    description: str
+    sign: str
+    rates: bool = False
+    components: tuple[str, ...] = ()
+    optimumk: str = "same as iso"
+
+    def key(self, where: str = "", component: str = "") -> str:
+        """Column name, e.g. ``key("FL") -> "camber_FL_deg"``."""
+        parts = [self.stem, where, component, self.suffix]
+        return "_".join(p for p in parts if p)
+
+    def label(self, where: str = "", component: str = "") -> str:
+        """Human label for a plot axis, e.g. ``"camber FL [deg]"``."""
+        text = " ".join(p for p in (self.stem.replace("_", " "), where, component) if p)
+        return f"{text} [{self.unit}]" if self.unit else text
+
+
+def _m(
+    id: str,
+    unit: str,
+    scope: Scope,
+    description: str,
+    sign: str,
+    *,
+    stem: str | None = None,
+    suffix: str | None = None,
+    rates: bool = False,
+    components: tuple[str, ...] = (),
+    optimumk: str = "same as iso",
+) -> Metric:
+    if suffix is None:
+        suffix = {"%": "pct", "-": ""}.get(unit, unit.replace("/", "_per_"))
+    return Metric(
+        id, stem or id, unit, suffix, scope, description, sign, rates, components, optimumk
+    )
+
+
+XYZ = ("x", "y", "z")
+
+_ENTRIES: tuple[Metric, ...] = (
+    # -- car: chassis state and inputs ---------------------------------------
+    _m(
+        "chassis_heave",
+        "mm",
+        "car",
+        "Chassis z translation of the reference point relative to design "
+        "(pose.chassis z); the ground is fixed at z = 0.",
+        "+ = chassis up (ride height increases)",
+    ),
+    _m(
+        "chassis_roll",
+        "deg",
+        "car",
+        "Chassis roll relative to the ground (pose.chassis roll), "
+        "R = Rz(yaw) Ry(pitch) Rx(roll) about the reference point.",
+        "+ = left side up",
+    ),
+    _m(
+        "chassis_pitch",
+        "deg",
+        "car",
+        "Chassis pitch relative to the ground (pose.chassis pitch).",
+        "+ = nose down",
+    ),
+    _m("rack", "mm", "car", "Rack displacement from design.", "+ = rack toward +Y (left)"),
+    _m(
+        "steering_wheel_angle",
+        "deg",
+        "car",
+        "rack / steering ratio (only when the workbook gives the ratio).",
+        "+ = rack toward +Y",
+    ),
+    # -- dampers --------------------------------------------------------------
+    _m("stroke", "mm", "damper", "Damper stroke from design.", "+ = compression"),
+    _m(
+        "damper_length",
+        "mm",
+        "damper",
+        "Eye-to-eye length: design length - stroke.",
+        "always positive",
+    ),
+    # -- wheel geometry -------------------------------------------------------
+    _m(
+        "wheel_travel",
+        "mm",
+        "wheel",
+        "Displacement of the wheel centre along the chassis z axis from design.",
+        "+ = bump (wheel up relative to the chassis)",
+    ),
+    _m(
+        "camber",
+        "deg",
+        "wheel",
+        "Inclination of the wheel plane to the ground normal: -asin(s.n), s = unit spin "
+        "axis pointing outboard, n = ground normal (world +Z). The tyre-model inclination "
+        "angle. Used by both presets.",
+        "- = top of the wheel toward the car centreline (both sides)",
+    ),
+    _m(
+        "camber_chassis",
+        "deg",
+        "wheel",
+        "As camber, relative to the chassis: -asin(s.z_chassis).",
+        "- = top toward the centreline",
+    ),
+    _m(
+        "camber_front_view",
+        "deg",
+        "wheel",
+        "Front-view projection: -atan2(s.n, |s.y_h|), y_h = chassis y axis projected on "
+        "the ground plane (the car's horizontal lateral axis). Equals camber with the "
+        "wheel straight; differs with steer.",
+        "- = top toward the centreline",
+    ),
+    _m(
+        "toe",
+        "deg",
+        "wheel",
+        "Top-view angle of the wheel heading from the chassis X axis: "
+        "atan2(s.x, |s.y|), chassis axes.",
+        "+ = toe-in (front of the wheel toward the centreline)",
+        optimumk="sign flipped: + = toe-out",
+    ),
+    _m(
+        "steer",
+        "deg",
+        "wheel",
+        "Roadwheel angle: change of the top-view wheel heading from design, about the "
+        "chassis z axis (toe change, so static toe is excluded).",
+        "+ = wheel turned to the left (front toward +Y), both wheels",
+        optimumk="total toe minus static toe in the toe-out-positive sign: + = front of "
+        "the wheel outward, so the right wheel's sign is flipped relative to iso",
+    ),
+    _m(
+        "caster",
+        "deg",
+        "wheel",
+        "Side-view angle of the kingpin axis k from the chassis z axis: atan2(-k.x, k.z), "
+        "chassis axes. NaN for a wheel without kingpin points that the rack does not steer.",
+        "+ = top of the axis rearward",
+    ),
+    _m(
+        "kpi",
+        "deg",
+        "wheel",
+        "Kingpin inclination: front-view angle of k from the chassis z axis, "
+        "atan2(-k.y_out, k.z), y_out = outboard lateral direction of the wheel.",
+        "+ = top of the axis inboard",
+    ),
+    _m(
+        "scrub_radius",
+        "mm",
+        "wheel",
+        "(CP - G).l: G = kingpin axis meets the ground plane through CP, l = spin axis "
+        "projected on that plane (outboard), i.e. measured in the wheel's own axes.",
+        "+ = G inboard of CP",
+    ),
+    _m(
+        "mechanical_trail",
+        "mm",
+        "wheel",
+        "(G - CP).h, h = the wheel's forward heading in the ground plane (perpendicular to "
+        "l), so it stays meaningful with steer (not along the chassis X axis).",
+        "+ = G ahead of CP",
+    ),
+    _m(
+        "spindle_length",
+        "mm",
+        "wheel",
+        "Perpendicular distance from the wheel centre to the kingpin axis (kingpin offset at hub).",
+        "always >= 0",
+    ),
+    _m(
+        "half_track",
+        "mm",
+        "wheel",
+        "Distance of the contact point from the chassis centre plane (chassis y), "
+        "measured perpendicular to that plane.",
+        "+ = outboard",
+    ),
+    _m(
+        "wheel_centre",
+        "mm",
+        "wheel",
+        "Wheel centre C, world frame.",
+        "ISO 8855 axes",
+        components=XYZ,
+    ),
+    _m(
+        "contact_point",
+        "mm",
+        "wheel",
+        "Tyre contact point CP = C - r d/|d|, d = n - (n.s)s, world frame.",
+        "ISO 8855 axes",
+        components=XYZ,
+    ),
+    # -- axle and side geometry -----------------------------------------------
+    _m(
+        "track",
+        "mm",
+        "axle",
+        "Left + right half tracks of the axle.",
+        "always positive",
+    ),
+    _m(
+        "wheelbase",
+        "mm",
+        "side",
+        "Chassis-X distance from the rear to the front contact point on one side.",
+        "+ = front ahead of rear",
+    ),
+    _m(
+        "ackermann",
+        "%",
+        "axle",
+        "(d_i - d_o)/(d_i_ideal - d_o)*100, d_i_ideal = atan(L/(L/tan d_o - t)); "
+        "d_o/d_i = outer/inner steer angle magnitudes, L = workbook wheelbase (else the "
+        "mean design wheelbase), t = this axle's design track. NaN when (nearly) straight.",
+        "100 = ideal Ackermann, 0 = parallel, < 0 = anti-Ackermann",
+    ),
+    # -- rates (IFT) ------------------------------------------------------------
+    _m(
+        "motion_ratio",
+        "-",
+        "wheel",
+        "Damper over wheel: d stroke / d wheel travel of the wheel's damper (the damper "
+        "whose stroke moves most per mm of this wheel's travel at design), other wheels' "
+        "travel and the rack held. Wheel rate = spring rate * MR^2.",
+        "+ = damper compresses in bump",
+        rates=True,
+    ),
+    _m(
+        "installation_ratio",
+        "-",
+        "wheel",
+        "Wheel over damper: 1 / motion_ratio (the inverse some teams quote).",
+        "+ = damper compresses in bump",
+        rates=True,
+    ),
+    _m(
+        "camber_gain",
+        "deg/mm",
+        "wheel",
+        "d camber / d wheel travel (camber to the ground), single-wheel bump: other "
+        "wheels' travel, rack and chassis held.",
+        "- = camber goes more negative in bump",
+        rates=True,
+    ),
+    _m(
+        "roll_camber",
+        "deg/deg",
+        "wheel",
+        "d camber / d chassis roll with every contact point held on the ground (rack and "
+        "the other chassis coordinates held), camber to the ground. Includes the rigid "
+        "rotation of the chassis.",
+        "for + roll (left up): + = top of the wheel moves outboard",
+        rates=True,
+    ),
+    _m(
+        "bump_steer",
+        "deg/mm",
+        "wheel",
+        "d toe / d wheel travel, single-wheel bump (others and the rack held).",
+        "+ = toe-in in bump",
+        rates=True,
+        optimumk="sign flipped with toe: + = toe-out in bump",
+    ),
+    _m(
+        "bump_steer_per_25mm",
+        "deg/25mm",
+        "wheel",
+        "bump_steer * 25: toe change per 25 mm of bump (as often quoted).",
+        "+ = toe-in in bump",
+        stem="bump_steer",
+        rates=True,
+        optimumk="sign flipped with toe: + = toe-out in bump",
+    ),
+    _m(
+        "steer_rate",
+        "deg/mm",
+        "wheel",
+        "d steer / d rack with every wheel's travel held (steering ratio at the wheel).",
+        "+ = wheel turns left for rack toward +Y",
+        rates=True,
+        optimumk="d steer / d rack in its steer sign (right wheel flipped)",
+    ),
+    _m(
+        "fvic",
+        "mm",
+        "wheel",
+        "Front-view instant centre: the carrier's instantaneous screw axis relative to the "
+        "chassis (wheel travel, rack held) meets the chassis transverse plane through C; "
+        "world y and z. NaN when at infinity.",
+        "ISO 8855 axes",
+        rates=True,
+        components=("y", "z"),
+    ),
+    _m(
+        "svic",
+        "mm",
+        "wheel",
+        "Side-view instant centre: the same axis meets the chassis longitudinal plane "
+        "through C; world x and z. NaN when at infinity.",
+        "ISO 8855 axes",
+        rates=True,
+        components=("x", "z"),
+    ),
+    _m(
+        "fvsa",
+        "mm",
+        "wheel",
+        "Front-view swing-arm length: front-view distance from CP to the FVIC "
+        "(inf when the FVIC is at infinity).",
+        "always >= 0; see fvic_y for the side the IC is on",
+        rates=True,
+    ),
+    _m(
+        "svsa",
+        "mm",
+        "wheel",
+        "Side-view swing-arm length: side-view distance from CP to the SVIC.",
+        "always >= 0; see svic_x for the side the IC is on",
+        rates=True,
+    ),
+    _m(
+        "anti_dive",
+        "%",
+        "wheel",
+        "Front wheels: tan(theta) * L / cg_height * front_brake_share * 100, theta = "
+        "side-view angle to the ground of the line from the reference point (CP, or C "
+        "with inboard brakes) to the SVIC, positive rising toward the rear; L = workbook "
+        "wheelbase, else the mean design wheelbase.",
+        "+ = anti-dive, - = pro-dive",
+        rates=True,
+    ),
+    _m(
+        "anti_lift",
+        "%",
+        "wheel",
+        "Rear wheels under braking: tan(theta) * L / cg_height * (1 - front_brake_share) "
+        "* 100, reference CP (C with inboard rear brakes), theta positive rising toward "
+        "the front.",
+        "+ = anti-lift",
+        rates=True,
+    ),
+    _m(
+        "anti_squat",
+        "%",
+        "wheel",
+        "Rear wheels under drive: tan(theta) * L / cg_height * rear_drive_share * 100, "
+        "reference C for a chassis-mounted drive (CP for hub motors), theta positive "
+        "rising toward the front.",
+        "+ = anti-squat",
+        rates=True,
+    ),
+    _m(
+        "roll_centre_height",
+        "mm",
+        "axle",
+        "Geometric roll centre: front-view intersection of CP_left -> FVIC_left and "
+        "CP_right -> FVIC_right; height above the ground.",
+        "+ = above the ground",
+        rates=True,
+    ),
+    _m(
+        "roll_centre_lateral",
+        "mm",
+        "axle",
+        "Roll centre's distance from the chassis centre plane (chassis y).",
+        "+ = toward +Y (left)",
+        rates=True,
+    ),
+    _m(
+        "pitch_centre",
+        "mm",
+        "side",
+        "Side-view intersection of CP_front -> SVIC_front and CP_rear -> SVIC_rear on one "
+        "side: x along the car's horizontal heading (world X at zero yaw) and height z.",
+        "ISO 8855 axes",
+        rates=True,
+        components=("x", "z"),
+    ),
+)
+
+CATALOGUE: dict[str, Metric] = {m.id: m for m in _ENTRIES}
+"""Every metric by id, in column order."""
+
+_UNIT_SUFFIXES = sorted({m.suffix for m in _ENTRIES if m.suffix}, key=len, reverse=True)
+
+
+def metric_of(column: str) -> tuple[Metric, str, str] | None:
+    """(metric, where, component) for a column name, or None if it is not one of ours."""
+    for m in sorted(_ENTRIES, key=lambda e: len(e.stem), reverse=True):
+        if not column.startswith(m.stem):
+            continue
+        rest = column[len(m.stem) :]
+        if m.suffix:
+            if not rest.endswith("_" + m.suffix):
+                continue
+            rest = rest[: -len(m.suffix) - 1]
+        elif any(rest.endswith("_" + s) for s in _UNIT_SUFFIXES):
+            continue
+        rest = rest.lstrip("_")
+        component = ""
+        if m.components:
+            found = re.search(r"_(" + "|".join(m.components) + r")$", "_" + rest)
+            if not found:
+                continue
+            component = found.group(1)
+            rest = rest[: -len(component)].rstrip("_")
+        if bool(rest) != (m.scope != "car"):
+            continue
+        return m, rest, component
+    return None
+
+
+def label(column: str) -> str:
+    """Plot label for a column, e.g. ``camber_FL_deg -> "camber FL [deg]"``."""
+    found = metric_of(column)
+    if found is None:
+        return column
+    m, where, component = found
+    return m.label(where, component)
+
+
+def markdown_table() -> str:
+    """The catalogue as a Markdown table (docs/metrics.md embeds it)."""
+    rows = [
+        "| column | unit | scope | sign (iso) | optimumk | IFT |",
+        "|---|---|---|---|---|---|",
+    ]
+    example = {"wheel": "FL", "axle": "front", "side": "left", "damper": "FL_Damper", "car": ""}
+    for m in _ENTRIES:
+        comp = m.components[0] if m.components else ""
+        where = "RL" if m.id in ("anti_lift", "anti_squat") else example[m.scope]
+        col = m.key(where, comp)
+        if m.components:
+            col = col.replace(f"_{comp}_", "_{" + ",".join(m.components) + "}_")
+            if not m.suffix:
+                col = col.replace(f"_{comp}", "_{" + ",".join(m.components) + "}")
+        rows.append(
+            f"| `{col}` | {m.unit} | {m.scope} | {m.sign} | {m.optimumk} | "
+            f"{'yes' if m.rates else ''} |"
+        )
+    return "\n".join(rows)

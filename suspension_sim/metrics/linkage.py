@@ -1,0 +1,141 @@
+"""Linkage metrics from instantaneous screw axes (CONVENTIONS.md, "Rates and linkage").
+
+Instant centres are kept homogeneous, ``(N, lam)`` with the point ``N/lam``,
+so that an instant centre at infinity (parallel arms) is still a direction
+``N`` (lam = 0): swing-arm lengths become inf, while roll centres, pitch
+centres and anti percentages, which only need the *line* from a wheel point
+to the instant centre, stay finite and continuous. Lengths in mm, angles in
+rad, twists (w, v) in rad/mm and mm/mm.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from suspension_sim.metrics.vectors import cross, dot, homogeneous_line, intersect_lines, norm
+
+FAR_MM = 1e8
+"""An instant centre farther than this (100 km) counts as at infinity."""
+
+
+def instant_centre(
+    twist: np.ndarray, plane_point: np.ndarray, plane_normal: np.ndarray
+) -> tuple[np.ndarray, float]:
+    """Where the screw axis of `twist` (w, v) meets a plane, homogeneous: (N (3,), lam).
+
+    The axis is the set ``p0 + t w`` with ``p0 = w x v / |w|^2``. The meeting
+    point is ``N / lam`` with ``lam = w.m`` and ``N = lam p0 + ((P - p0).m) w``
+    (m the plane normal, P a point of it). For a pure translation (w = 0) the
+    centre is at infinity perpendicular to v in the plane: N = m x v, lam = 0.
+    """
+    w, v = twist[:3], twist[3:]
+    ww = float(w @ w)
+    if ww < 1e-30:
+        return cross(plane_normal, v), 0.0
+    p0 = cross(w, v) / ww
+    what = w / np.sqrt(ww)
+    lam = float(what @ plane_normal)
+    N = lam * p0 + float((plane_point - p0) @ plane_normal) * what
+    if abs(lam) * FAR_MM < float(np.linalg.norm(N)):
+        lam = 0.0
+    return N, lam
+
+
+def transform_homogeneous(T: np.ndarray, N: np.ndarray, lam: float) -> np.ndarray:
+    """Apply a 4x4 transform to a homogeneous point (N, lam): R N + lam t."""
+    return T[:3, :3] @ N + lam * T[:3, 3]
+
+
+def finite(N: np.ndarray, lam: float) -> np.ndarray:
+    """The point N / lam, or NaNs when at infinity."""
+    return N / lam if lam != 0.0 else np.full(3, np.nan)
+
+
+def view_distance(point: np.ndarray, N: np.ndarray, lam: float, view_axis: np.ndarray) -> float:
+    """Distance from `point` to the homogeneous point in the view along `view_axis` (unit)."""
+    if lam == 0.0:
+        return float("inf")
+    d = N / lam - point
+    return float(norm(d - dot(d, view_axis) * view_axis))
+
+
+def line_direction(ref: np.ndarray, N: np.ndarray, lam: float) -> np.ndarray:
+    """Direction (up to sign) of the line from `ref` to the homogeneous point: N - lam ref."""
+    return N - lam * ref
+
+
+def anti_percent(
+    direction: np.ndarray,
+    forward: np.ndarray,
+    up: np.ndarray,
+    front: bool,
+    wheelbase: float,
+    cg_height: float,
+    share: float,
+) -> float:
+    """tan(theta) * wheelbase / cg_height * share * 100 (%).
+
+    theta: side-view angle from the ground of the line from the reference
+    point to the side-view instant centre (`direction`, either sense), positive
+    when it rises toward the car's centre: toward the rear for a front wheel,
+    toward the front for a rear wheel. forward/up: the car's horizontal
+    heading and the ground normal (unit).
+    """
+    rise = float(direction @ up)
+    run = float(direction @ forward)
+    if front:
+        run = -run
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tan_theta = np.float64(rise) / np.float64(run)
+    return float(tan_theta * wheelbase / cg_height * share * 100.0)
+
+
+def centre_of_lines(
+    p1: np.ndarray,
+    q1: tuple[np.ndarray, float],
+    p2: np.ndarray,
+    q2: tuple[np.ndarray, float],
+    u_axis: np.ndarray,
+    v_axis: np.ndarray,
+) -> np.ndarray:
+    """Intersection, in the view spanned by (u_axis, v_axis), of the lines p1 -> q1 and p2 -> q2.
+
+    p1, p2: finite 3-D points; q1, q2: homogeneous 3-D points (N, lam).
+    Returns the 2-D view coordinates (u, v) (NaN if the lines are parallel
+    and distinct). Used for the roll centre (front view) and pitch centre
+    (side view).
+    """
+
+    def view(p: np.ndarray) -> np.ndarray:
+        return np.array([p @ u_axis, p @ v_axis])
+
+    def view_h(N: np.ndarray, lam: float) -> np.ndarray:
+        return np.array([N @ u_axis, N @ v_axis, lam])
+
+    a, b = view(p1), view(p2)
+    l1 = homogeneous_line(a, view_h(*q1))
+    l2 = homogeneous_line(b, view_h(*q2))
+    return intersect_lines(l1, l2, a, b)
+
+
+def ackermann_percent(
+    steer_left: float, steer_right: float, wheelbase: float, track: float, eps: float = 1e-6
+) -> float:
+    """Ackermann % from the two roadwheel angles (rad, + = turned left, iso).
+
+    The inner wheel is the one on the side of the turn (the mean steer's
+    sign); d_o, d_i are the magnitudes of the outer and inner angles,
+    ``d_i_ideal = atan(L / (L/tan d_o - t))`` and the result is
+    ``(d_i - d_o) / (d_i_ideal - d_o) * 100``. NaN when the mean steer is
+    below `eps` rad (no turn, the ratio is 0/0).
+    """
+    mean = 0.5 * (steer_left + steer_right)
+    if not np.isfinite(mean) or abs(mean) < eps:
+        return float("nan")
+    if mean > 0:  # left turn: left wheel inside
+        d_i, d_o = steer_left, steer_right
+    else:
+        d_i, d_o = -steer_right, -steer_left
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ideal = np.arctan(wheelbase / (wheelbase / np.tan(np.float64(d_o)) - track))
+        return float((d_i - d_o) / (ideal - d_o) * 100.0)
