@@ -194,3 +194,20 @@ def test_mobility_counts_of_the_four_corner_car(car_model: Model) -> None:
     assert mob.passive_spins == 6 and mob.inputs == 5
     assert mob.gruebler - mob.passive_spins - mob.inputs == 0
     assert mob.rank == mob.unknowns == mob.equations == 78 and mob.ok and not mob.redundant
+
+
+def test_car_without_moving_joints_solves_trivially() -> None:
+    from suspension_sim.description import Body, Car, Options, Point
+
+    pts = {"A": (0.0, 0.0, 0.0), "B": (100.0, 0.0, 0.0), "C": (0.0, 100.0, 0.0), "D": (0, 0, 50.0)}
+    car = Car(
+        "fixed hub",
+        Options(),
+        tuple(Point(n, xyz) for n, xyz in pts.items()),
+        (Body("Chassis", ("A", "B", "C")), Body("Hub", ("A", "B", "C", "D"))),
+    )
+    model = Model(car)
+    assert model.topology.joint("Hub").kind == "fixed"
+    pose = model.solve(chassis=(0, 0, 10.0, 0, 0, 0))
+    assert pose.converged and pose.info.method == "none"
+    assert pose.points.loc["D", "z"] == pytest.approx(60.0)

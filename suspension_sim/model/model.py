@@ -214,7 +214,7 @@ class Model:
     def residuals(self, q: np.ndarray) -> np.ndarray:
         """Residual vector (3 per joined pair, mm) for q (n_params, B) -> (m, B)."""
         P, _ = self.instance_positions(q, derivatives=False)
-        return (P[self.pair_b] - P[self.pair_a]).reshape(self.n_residuals, -1)
+        return (P[self.pair_b] - P[self.pair_a]).reshape(self.n_residuals, P.shape[-1])
 
     def layout(self, unknowns: np.ndarray) -> JacobianLayout:
         """CSR structure of the Jacobian for the given unknown parameters (cached)."""
@@ -266,7 +266,7 @@ class Model:
         P, dP = self.instance_positions(q, derivatives=True)
         assert dP is not None
         act = self.active_pairs
-        r = (P[self.pair_b[act]] - P[self.pair_a[act]]).reshape(3 * len(act), -1)
+        r = (P[self.pair_b[act]] - P[self.pair_a[act]]).reshape(3 * len(act), P.shape[-1])
         data = layout.sign[:, None] * dP[layout.inst, layout.slot, layout.axis]
         return r, data, P, dP
 
