@@ -48,6 +48,10 @@ WHEELS = "Wheels"
 STEERING = "Steering"
 DAMPING = "Damping"
 SECTION_NAMES: tuple[str, ...] = (USER_OPTIONS, COMPONENTS, HARD_POINTS, WHEELS, STEERING, DAMPING)
+SWEEPS = "Sweeps"
+EXTRA_SECTIONS: tuple[str, ...] = (SWEEPS,)
+"""Optional sections that the car reader accepts in the index but leaves to other modules
+(Sweeps: `suspension_sim.sweeps`, docs/sweeps.md); read them with `read_section`."""
 REQUIRED_SECTIONS: tuple[str, ...] = (COMPONENTS, HARD_POINTS)
 
 INDEX_HEADER: tuple[str, str] = ("Section", "Range")
@@ -137,6 +141,17 @@ def read_car(path: str | os.PathLike[str]) -> Car:
     tables = _read_index(book)
     reader = _CarReader(book, tables)
     return reader.read()
+
+
+def read_section(
+    path: str | os.PathLike[str], section: str, columns: Sequence[Column]
+) -> list[dict[str, _Cell | None]] | None:
+    """Data rows of one section as {column name: cell} (None where a trailing optional
+    column is absent), the header checked against `columns`; None when the index does
+    not list the section. For the `EXTRA_SECTIONS` other modules read."""
+    book = _Book(Path(path))
+    table = _read_index(book).get(section)
+    return None if table is None else _records(table, columns)
 
 
 # -- cells ------------------------------------------------------------------------
@@ -306,13 +321,14 @@ def _find_index_header(book: _Book) -> tuple[int, int]:
 
 def _section_key(cell: _Cell, name: str) -> str:
     """Canonical section name for an index entry (case/space-insensitive)."""
-    for s in SECTION_NAMES:
+    known = (*SECTION_NAMES, *EXTRA_SECTIONS)
+    for s in known:
         if _norm(s) == _norm(name):
             return s
     _fail(
         cell,
-        f"unknown section {name!r}." + _suggest(name, SECTION_NAMES),
-        "valid sections: " + ", ".join(SECTION_NAMES),
+        f"unknown section {name!r}." + _suggest(name, known),
+        "valid sections: " + ", ".join(known),
     )
 
 

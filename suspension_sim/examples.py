@@ -1,0 +1,512 @@
+"""The example cars: readable TOML sources turned into `Car` descriptions.
+
+The sources live in ``suspension_sim/data/examples/<name>.toml`` so that an
+installed package can still build the template workbook; the repository's
+``workbooks/*.xlsx`` are generated from them by
+``scripts/make_example_workbooks.py``.
+
+TOML schema. Every length in the file is in ``[options] length_unit`` (mm, m
+or in, as `suspension_sim.units` accepts) and every coordinate in the file's
+own (CAD) axes, except the ``[options]`` keys ending in ``_mm``; angles in the
+file are in degrees. The `Car` built always holds mm in the model frame,
+converted exactly as the workbook reader converts, so a source and the
+workbook generated from it compare equal.
+
+``name``
+    The car's name (the example's file stem).
+``notes``
+    Optional list of strings shown in the workbook's notes area.
+``[options]``
+    Any field of `Options` by its own name. ``axis_map`` is a 3x3 signed
+    permutation whose rows are the model axes X, Y, Z written in file axes.
+``[mirror]``
+    ``sides = { FL = "FR", RL = "RR" }``: every point, body, wheel and damper
+    whose name is a key or starts with ``key + "_"`` gets a right-hand twin
+    (``FL_UCA_F`` -> ``FR_UCA_F``) at model ``(x, -y, z)``, so the car is
+    exactly mirror-symmetric. Bodies whose name has no side prefix (Chassis,
+    Rack, an axle) receive the twins of their sided points. Each twin follows
+    the run of names it mirrors, so the output order is FL.., FR.., RL.., RR...
+``[points]``
+    ``NAME = [x, y, z]``, or ``NAME = "wheel"`` for a wheel centre or axis
+    point that a ``[[wheels]]`` entry computes from its placement.
+``[bodies]``
+    ``NAME = ["POINT", ...]``. A point named on two bodies is a ball joint.
+``[[wheels]]``
+    ``name, body, centre, axis_point, tyre_radius, tyre_width`` and optional
+    ``kingpin = [lower, upper]`` (both points on the wheel's body). With ``contact = [x, y, z]``,
+    ``camber_deg``, ``toe_deg`` and ``axis_offset`` the centre and axis points
+    are computed so that the contact point sits exactly on the ground at the
+    design condition (CONVENTIONS.md): ``C = CP + r (-sin g sin t,
+    -side sin g cos t, cos g)`` with ``g = -camber``, ``t = toe`` and the axis
+    point ``axis_offset`` inboard of C along the spin axis.
+``[steering]``
+    ``body``, ``end_points = [left, right]`` (left = larger model y) and
+    optional ``ratio_mm_per_deg``.
+``[[dampers]]``
+    ``body, chassis_point, moving_point`` and either ``min_length`` /
+    ``max_length`` or ``length_margin`` (min/max = design length -/+ margin).
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from suspension_sim import units
+from suspension_sim.description import (
+    CHASSIS,
+    Body,
+    Car,
+    Damper,
+    Options,
+    Point,
+    Rack,
+    Wheel,
+)
+from suspension_sim.errors import WorkbookError
+
+EXAMPLES: tuple[str, ...] = (
+    "fsae_car",
+    "template",
+    "five_link_rear",
+    "macpherson_front",
+    "solid_axle_rear",
+)
+"""Names of the example cars (file stems of the sources and workbooks)."""
+
+TEMPLATE = "template"
+"""The example that ``suspension-sim new`` copies."""
+
+WHEEL_PLACEHOLDER = "wheel"
+"""`[points]` value for a point computed from a wheel's placement."""
+
+Vec = tuple[float, float, float]
+_T = TypeVar("_T")
+
+
+# -- locations ----------------------------------------------------------------
+def source_dir() -> Path:
+    """Folder holding the example sources (``<name>.toml``), inside the package."""
+    return Path(__file__).resolve().parent / "data" / "examples"
+
+
+def source_path(name: str) -> Path:
+    """Path of one example's TOML source; raises `KeyError` for unknown names."""
+    if name not in EXAMPLES:
+        raise KeyError(f"unknown example {name!r}; known: {', '.join(EXAMPLES)}")
+    return source_dir() / f"{name}.toml"
+
+
+def workbooks_dir() -> Path:
+    """The repository's ``workbooks/`` folder (next to the package folder).
+
+    Only meaningful in a source checkout; an installed package has none.
+    """
+    return Path(__file__).resolve().parent.parent / "workbooks"
+
+
+# -- public builders ----------------------------------------------------------
+def load_source(name: str) -> Car:
+    """Build the `Car` of one example from its TOML source (mm, model frame)."""
+    return load_toml(source_path(name))
+
+
+def source_notes(name: str) -> list[str]:
+    """The ``notes`` lines of an example's source (empty if it has none)."""
+    return [str(line) for line in _read_toml(source_path(name)).get("notes", [])]
+
+
+def template_car() -> Car:
+    """The single-corner car that ``suspension-sim new`` writes as a workbook."""
+    return load_source(TEMPLATE)
+
+
+def template_notes() -> list[str]:
+    """Instructions written beside the index table of the template workbook."""
+    return [
+        "suspension_sim template: one front-left double-wishbone corner (pushrod, rocker,"
+        " damper, rack and tie rod). Full reference: docs/workbook.md.",
+        "SECTIONS: the Section | Range table on the left says where each section is"
+        " (User Options, Components, Hard Points, Wheels, Steering, Damping); only those"
+        " ranges are read, the first row of each being its header. Keep your own notes,"
+        " sketches and calculations anywhere else.",
+        "INDEX: when you add rows (points, bodies, wheels) or point columns, extend the"
+        " section's range in the index table.",
+        "UNITS: User Options set the length unit (mm, m, in) of every coordinate, tyre size,"
+        " damper length, CG height and wheelbase (the two tolerances are always mm), and the"
+        " angle unit of the steering ratio. Everything is converted once, on load.",
+        "AXIS MAP: paste CAD coordinates as they are and give the model axes X (forward),"
+        " Y (left), Z (up) in CAD axes, e.g. '+Z +X +Y' (= [[0 0 1] [1 0 0] [0 1 0]]) for a"
+        " Y-up CAD frame whose Z points forward. Identity: '+X +Y +Z'. Ground is model Z = 0.",
+        "HARD POINTS: every point's X, Y, Z at the design condition (ride height, straight"
+        " ahead, every input zero). Names are free text but unique.",
+        "JOINTS BY SHARED POINT NAME: Components lists each rigid body with all its points;"
+        " a point named on two bodies is a ball joint between them. There is no joint table.",
+        "CHASSIS: the body named exactly 'Chassis' lists every chassis-mounted point. A body"
+        " sharing two points with it turns about the line through them (wishbone, rocker);"
+        " a two-point body sharing one point is a link with a universal joint there (toe"
+        " link); anything else (the upright) is free and held by its ball joints.",
+        "WHEELS: the carrier body, a centre point and a point on the spin axis (both on the"
+        " carrier, joined to nothing else), tyre radius and width, and the kingpin lower and"
+        " upper points (the ball joints). Put the wheel centre at tyre radius x cos(camber)"
+        " above the ground so the tyre touches Z = 0 at design.",
+        "STEERING: the rack body and its end points, left (+Y) first; the rack slides along"
+        " the line between them (input: rack travel, mm, + = toward +Y). Its end points are"
+        " the inner tie-rod ball joints.",
+        "DAMPING: each damper body has a chassis point and a moving point (eye to eye) and"
+        " optional min/max lengths (input: stroke, mm, + = compression).",
+        "Check the workbook with: suspension-sim check <this file>",
+    ]
+
+
+# -- TOML -> Car --------------------------------------------------------------
+def load_toml(path: Path) -> Car:
+    """Build a `Car` from a TOML source file (see module docstring for the schema)."""
+    data = _read_toml(path)
+    where = str(path)
+    options = _options(data.get("options", {}), where)
+    scale = units.length_factor(options.length_unit)
+    sides = _mirror_sides(data.get("mirror", {}), where)
+
+    raw_points = _table(data, "points", where)
+    wheels_src = list(data.get("wheels", []))
+    coords: dict[str, Vec] = {}
+    for name, value in raw_points.items():
+        if isinstance(value, str):
+            if value != WHEEL_PLACEHOLDER:
+                raise _error(where, f"[points] {name}", f"unknown placeholder {value!r}")
+            continue
+        coords[name] = _to_model(_vec(value, where, f"[points] {name}"), options)
+    wheels = [_wheel(w, coords, raw_points, options, scale, where) for w in wheels_src]
+
+    missing = [n for n, v in raw_points.items() if isinstance(v, str) and n not in coords]
+    if missing:
+        raise _error(where, "[points]", f"no wheel placement computes {', '.join(missing)}")
+
+    mirror = _Mirror(sides)
+    point_names = mirror.names(raw_points)
+    points = tuple(
+        Point(n, coords[n] if n in coords else mirror.point(n, coords)) for n in point_names
+    )
+
+    bodies = tuple(
+        Body(name, tuple(pts))
+        for name, pts in _mirrored_bodies(_table(data, "bodies", where), mirror)
+    )
+    wheels_all = tuple(mirror.items(wheels, lambda w: w.name, mirror.wheel))
+    rack = _rack(data.get("steering"), where)
+    point_map = {p.name: p.xyz for p in points}
+    dampers = tuple(
+        mirror.items(
+            [_damper(d, point_map, scale, where) for d in data.get("dampers", [])],
+            lambda d: d.body,
+            mirror.damper,
+        )
+    )
+    car = Car(
+        name=str(data.get("name", path.stem)),
+        options=options,
+        points=points,
+        bodies=bodies,
+        wheels=wheels_all,
+        rack=rack,
+        dampers=dampers,
+        source_path=str(path),
+    )
+    check_car(car, where)
+    return car
+
+
+def check_car(car: Car, where: str = "") -> None:
+    """Structural checks on a description; raises `WorkbookError` on the first fault."""
+    names = [p.name for p in car.points]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise _error(where, "[points]", f"duplicate point names {dup}")
+    known = set(names)
+    body_names = [b.name for b in car.bodies]
+    if CHASSIS not in body_names:
+        raise _error(where, "[bodies]", f"no body named {CHASSIS!r}")
+    if len(set(body_names)) != len(body_names):
+        raise _error(where, "[bodies]", "duplicate body names")
+    used: set[str] = set()
+    for b in car.bodies:
+        unknown = [p for p in b.points if p not in known]
+        if unknown:
+            raise _error(where, f"[bodies] {b.name}", f"unknown points {unknown}")
+        if len(b.points) < 2 or len(set(b.points)) != len(b.points):
+            raise _error(where, f"[bodies] {b.name}", "needs two or more distinct points")
+        used.update(b.points)
+    unused = [n for n in names if n not in used]
+    if unused:
+        raise _error(where, "[points]", f"points on no body: {unused}")
+    for w in car.wheels:
+        kingpin = [k for k in (w.kingpin_lower, w.kingpin_upper) if k is not None]
+        if len(kingpin) == 1:
+            raise _error(where, f"wheel {w.name}", "give both kingpin points or neither")
+        _check_refs(car, where, f"wheel {w.name}", w.body, [w.centre, w.axis_point, *kingpin])
+    if car.rack is not None:
+        left, right = car.rack.end_points
+        _check_refs(car, where, "[steering]", car.rack.body, [left, right])
+        if car.point(left)[1] <= car.point(right)[1]:
+            raise _error(where, "[steering] end_points", "give the left (+y) end first")
+    for d in car.dampers:
+        _check_refs(car, where, f"damper {d.body}", d.body, [d.chassis_point, d.moving_point])
+        if d.chassis_point not in car.body(CHASSIS).points:
+            raise _error(where, f"damper {d.body}", f"{d.chassis_point} is not on the Chassis")
+
+
+# -- helpers: reading ---------------------------------------------------------
+def _read_toml(path: Path) -> dict[str, Any]:
+    with path.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def _error(where: str, item: str, message: str) -> WorkbookError:
+    return WorkbookError(message, where=f"{where}: {item}" if where else item)
+
+
+def _table(data: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
+    value = data.get(key)
+    if not isinstance(value, dict) or not value:
+        raise _error(where, f"[{key}]", "missing or empty table")
+    return value
+
+
+def _vec(value: Any, where: str, item: str) -> Vec:
+    if not (isinstance(value, list) and len(value) == 3):
+        raise _error(where, item, "expected [x, y, z]")
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+        raise _error(where, item, "coordinates must be numbers")
+    return (float(value[0]), float(value[1]), float(value[2]))
+
+
+def _options(table: Mapping[str, Any], where: str) -> Options:
+    """`Options` from the ``[options]`` table (`Options` field names as keys)."""
+    known = {f.name for f in fields(Options)}
+    kwargs: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in known:
+            raise _error(where, f"[options] {key}", "unknown option")
+        kwargs[key] = float(value) if type(value) is int else value
+    try:
+        for key, parse in (
+            ("length_unit", units.length_unit),
+            ("angle_unit", units.angle_unit),
+            ("force_unit", units.force_unit),
+        ):
+            if key in kwargs:
+                kwargs[key] = parse(kwargs[key])
+        if "axis_map" in kwargs:
+            kwargs["axis_map"] = units.parse_axis_map(kwargs["axis_map"])
+    except units.UnitError as exc:
+        raise _error(where, "[options]", str(exc)) from None
+    return Options(**kwargs)
+
+
+def _to_model(xyz: Vec, options: Options) -> Vec:
+    """File coordinates (file unit, file axes) -> model frame mm, as the reader does."""
+    return units.workbook_to_model(xyz, options.length_unit, options.axis_map)
+
+
+# -- helpers: wheels, rack, dampers -------------------------------------------
+def wheel_points(
+    contact: Vec, tyre_radius: float, camber: float, toe: float, axis_offset: float
+) -> tuple[Vec, Vec]:
+    """Wheel centre and axis point (mm, model frame) for a contact point on z = 0.
+
+    camber, toe in rad (CONVENTIONS.md signs: negative camber = top inboard,
+    positive toe = toe-in). The axis point lies `axis_offset` mm inboard of the
+    centre on the spin axis. With ``g = -camber`` the outboard spin axis is
+    ``s = (cos g sin t, side cos g cos t, sin g)`` and the centre is
+    ``C = CP + r (-sin g sin t, -side sin g cos t, cos g)``, which puts the
+    lowest point of the tyre circle exactly at CP.
+    """
+    side = 1.0 if contact[1] >= 0.0 else -1.0
+    g, t = -camber, toe
+    s = (math.cos(g) * math.sin(t), side * math.cos(g) * math.cos(t), math.sin(g))
+    d = (-math.sin(g) * math.sin(t), -side * math.sin(g) * math.cos(t), math.cos(g))
+    c = tuple(contact[i] + tyre_radius * d[i] for i in range(3))
+    a = tuple(c[i] - axis_offset * s[i] for i in range(3))
+    return (c[0], c[1], c[2]), (a[0], a[1], a[2])
+
+
+def _wheel(
+    src: Mapping[str, Any],
+    coords: dict[str, Vec],
+    raw_points: Mapping[str, Any],
+    options: Options,
+    scale: float,
+    where: str,
+) -> Wheel:
+    name = str(src.get("name", "?"))
+    item = f"[[wheels]] {name}"
+    kingpin = src.get("kingpin", [None, None])
+    if not (isinstance(kingpin, list) and len(kingpin) == 2):
+        raise _error(where, f"{item} kingpin", "expected [lower, upper]")
+    try:
+        wheel = Wheel(
+            name=name,
+            body=str(src["body"]),
+            centre=str(src["centre"]),
+            axis_point=str(src["axis_point"]),
+            tyre_radius=units.to_internal(src["tyre_radius"], scale),
+            tyre_width=units.to_internal(src["tyre_width"], scale),
+            kingpin_lower=kingpin[0],
+            kingpin_upper=kingpin[1],
+        )
+    except KeyError as exc:
+        raise _error(where, item, f"missing key {exc.args[0]!r}") from None
+    if "contact" not in src:
+        return wheel
+    contact = _to_model(_vec(src["contact"], where, f"{item} contact"), options)
+    if contact[2] != 0.0:
+        raise _error(where, f"{item} contact", "the contact point must be on the ground (z = 0)")
+    for key in (wheel.centre, wheel.axis_point):
+        if raw_points.get(key) != WHEEL_PLACEHOLDER:
+            raise _error(where, item, f'list {key} in [points] as "{WHEEL_PLACEHOLDER}"')
+    centre, axis = wheel_points(
+        contact,
+        wheel.tyre_radius,
+        math.radians(float(src.get("camber_deg", 0.0))),
+        math.radians(float(src.get("toe_deg", 0.0))),
+        units.to_internal(src.get("axis_offset", 50.0 / scale), scale),
+    )
+    coords[wheel.centre] = centre
+    coords[wheel.axis_point] = axis
+    return wheel
+
+
+def _rack(src: Mapping[str, Any] | None, where: str) -> Rack | None:
+    if src is None:
+        return None
+    ends = src.get("end_points", [])
+    if len(ends) != 2:
+        raise _error(where, "[steering] end_points", "give [left, right]")
+    ratio = src.get("ratio_mm_per_deg")
+    return Rack(
+        body=str(src["body"]),
+        end_points=(str(ends[0]), str(ends[1])),
+        ratio_mm_per_deg=None if ratio is None else float(ratio),
+    )
+
+
+def _damper(src: Mapping[str, Any], points: Mapping[str, Vec], scale: float, where: str) -> Damper:
+    body = str(src.get("body", "?"))
+    try:
+        chassis, moving = str(src["chassis_point"]), str(src["moving_point"])
+    except KeyError as exc:
+        raise _error(where, f"[[dampers]] {body}", f"missing key {exc.args[0]!r}") from None
+    lo, hi = src.get("min_length"), src.get("max_length")
+    if "length_margin" in src:
+        if chassis not in points or moving not in points:
+            raise _error(where, f"[[dampers]] {body}", "unknown damper points")
+        design = math.dist(points[chassis], points[moving])
+        margin = units.to_internal(src["length_margin"], scale)
+        lo, hi = design - margin, design + margin
+    else:
+        lo = None if lo is None else units.to_internal(lo, scale)
+        hi = None if hi is None else units.to_internal(hi, scale)
+    return Damper(body, chassis, moving, lo, hi)
+
+
+def _check_refs(car: Car, where: str, item: str, body: str, pts: Sequence[str]) -> None:
+    try:
+        owner = car.body(body)
+    except KeyError:
+        raise _error(where, item, f"unknown body {body!r}") from None
+    bad = [p for p in pts if p not in owner.points]
+    if bad:
+        raise _error(where, item, f"points {bad} are not on body {body}")
+
+
+# -- mirroring ----------------------------------------------------------------
+def _mirror_sides(table: Mapping[str, Any], where: str) -> dict[str, str]:
+    sides = table.get("sides", {})
+    if not isinstance(sides, dict) or not all(isinstance(v, str) for v in sides.values()):
+        raise _error(where, "[mirror] sides", 'expected a table like { FL = "FR" }')
+    return dict(sides)
+
+
+class _Mirror:
+    """Left -> right naming and geometry for the ``[mirror]`` rule."""
+
+    def __init__(self, sides: Mapping[str, str]):
+        self.sides = dict(sides)
+
+    def side(self, name: str) -> str | None:
+        """The side key a name belongs to (``FL`` for ``FL_UCA_F``), or None."""
+        for key in self.sides:
+            if name == key or name.startswith(key + "_"):
+                return key
+        return None
+
+    def name(self, name: str) -> str:
+        key = self.side(name)
+        return name if key is None else self.sides[key] + name[len(key) :]
+
+    def names(self, names: Iterable[str]) -> list[str]:
+        """Names with each run of same-side names followed by its mirrored run."""
+        return self.items(list(names), lambda n: n, self.name)
+
+    def items(
+        self, items: list[_T], key: Callable[[_T], str], twin: Callable[[_T], _T]
+    ) -> list[_T]:
+        """`items` with each run of same-side items followed by their twins."""
+        out: list[_T] = []
+        run: list[_T] = []
+        run_side: str | None = None
+        for item in [*items, None]:
+            side = None if item is None else self.side(key(item))
+            if run and side != run_side:
+                out.extend(twin(x) for x in run)
+                run = []
+            if item is None:
+                break
+            out.append(item)
+            if side is not None:
+                run.append(item)
+            run_side = side
+        return out
+
+    def point(self, name: str, coords: Mapping[str, Vec]) -> Vec:
+        """Model coordinates of a mirrored point: (x, -y, z) of its left twin."""
+        for key, right in self.sides.items():
+            if name == right or name.startswith(right + "_"):
+                x, y, z = coords[key + name[len(right) :]]
+                return (x, -y, z)
+        raise KeyError(name)
+
+    def wheel(self, w: Wheel) -> Wheel:
+        return replace(
+            w,
+            name=self.name(w.name),
+            body=self.name(w.body),
+            centre=self.name(w.centre),
+            axis_point=self.name(w.axis_point),
+            kingpin_lower=None if w.kingpin_lower is None else self.name(w.kingpin_lower),
+            kingpin_upper=None if w.kingpin_upper is None else self.name(w.kingpin_upper),
+        )
+
+    def damper(self, d: Damper) -> Damper:
+        return replace(
+            d,
+            body=self.name(d.body),
+            chassis_point=self.name(d.chassis_point),
+            moving_point=self.name(d.moving_point),
+        )
+
+
+def _mirrored_bodies(table: Mapping[str, Any], mirror: _Mirror) -> list[tuple[str, list[str]]]:
+    """Sided bodies get a twin; unsided bodies (Chassis, Rack) get their points' twins."""
+    bodies = [
+        (str(n), [str(p) for p in pts] if mirror.side(str(n)) else mirror.names(map(str, pts)))
+        for n, pts in table.items()
+    ]
+    return mirror.items(
+        bodies, lambda b: b[0], lambda b: (mirror.name(b[0]), [mirror.name(p) for p in b[1]])
+    )
