@@ -55,7 +55,9 @@ def write_table(
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputError(f"cannot create folder {out.parent}: {exc.strerror}", where=option) from None
+        raise InputError(
+            f"cannot create folder {out.parent}: {exc.strerror}", where=option
+        ) from None
     fd, tmp_name = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=suffix, dir=out.parent)
     os.close(fd)
     tmp = Path(tmp_name)
