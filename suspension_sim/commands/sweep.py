@@ -1,0 +1,139 @@
+"""``suspension-sim sweep``: run a named sweep and write its table and charts."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from suspension_sim.errors import InputError
+
+CONVENTIONS = ("iso", "optimumk")
+RESULTS_SHEET = "Results {}"
+"""Name of the sheet --into-workbook adds (truncated to Excel's 31 characters)."""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "sweep",
+        help="run a named sweep (heave, roll, steer, bump, ...) and write its metrics",
+        description="Run a sweep defined in the workbook's Sweeps section, in a sweeps.yaml "
+        "next to the workbook, or in --sweeps FILE.yaml (docs/sweeps.md), and write one row "
+        "of metrics per step. Steps that cannot be solved are reported; what was solved is "
+        "still written, and the exit code is then non-zero.",
+    )
+    p.add_argument("workbook", help="the car's .xlsx workbook")
+    p.add_argument("sweep", help="name of the sweep to run")
+    p.add_argument("--sweeps", metavar="FILE.yaml", default=None, help="sweep definitions")
+    p.add_argument(
+        "--out", default=None, help="write the table to a new .csv, .xlsx or .parquet file"
+    )
+    p.add_argument("--plot", metavar="DIR", default=None, help="write PNG charts into DIR")
+    p.add_argument(
+        "--convention",
+        choices=CONVENTIONS,
+        default=None,
+        help="sign convention of the metrics (default: the workbook's 'Sign convention')",
+    )
+    p.add_argument(
+        "--into-workbook",
+        action="store_true",
+        help="also add the table to the source workbook as a new sheet 'Results <sweep>' "
+        "(nothing else in the workbook changes)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing .xlsx output or results sheet",
+    )
+    p.set_defaults(run=run)
+
+
+def progress_bar(total: int, name: str) -> tuple[Callable[[int, int], None], Callable[[], None]]:
+    """A tqdm bar on stderr (off when stderr is not a terminal or under CI):
+    (update(done, total), close())."""
+    disable = not sys.stderr.isatty() or bool(os.environ.get("CI"))
+    if disable:
+        return (lambda done, total: None), (lambda: None)
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc=name, unit="step", file=sys.stderr, leave=False)
+
+    def update(done: int, total: int) -> None:
+        bar.update(done - bar.n)
+
+    return update, bar.close
+
+
+def _check_outputs(args: argparse.Namespace, sheet: str) -> None:
+    """Refuse bad output options before a long run (write_table checks again)."""
+    from suspension_sim.outputs import FORMATS
+
+    if args.out:
+        out = Path(args.out)
+        if out.suffix.lower() not in FORMATS:
+            raise InputError(
+                f"cannot write {out.name!r}: unknown file type {out.suffix or '(none)'}",
+                where="--out",
+                hint="end the file name with .csv, .xlsx or .parquet",
+            )
+        if out.resolve() == Path(args.workbook).resolve():
+            raise InputError(
+                f"{out} is the source workbook; use --into-workbook to add a sheet to it",
+                where="--out",
+            )
+        if out.suffix.lower() == ".xlsx" and out.exists() and not args.force:
+            raise InputError(
+                f"{out} exists; an Excel file is only replaced with --force",
+                where="--out",
+                hint="choose a new name or add --force",
+            )
+        if not out.parent.exists():
+            raise InputError(f"folder {out.parent} does not exist", where="--out")
+    if args.into_workbook:
+        from suspension_sim.xlsx_append import existing_sheets
+
+        names = {n.casefold() for n in existing_sheets(args.workbook)}
+        if sheet.casefold() in names and not args.force:
+            raise InputError(
+                f"the workbook already has a sheet {sheet!r}",
+                where="--into-workbook",
+                hint="add --force to replace it, or write the results with --out",
+            )
+
+
+def run(args: argparse.Namespace) -> int:
+    from suspension_sim import load
+    from suspension_sim.outputs import write_table
+    from suspension_sim.sweeps import find_sweep, run_sweep
+    from suspension_sim.xlsx_append import add_sheet, sheet_name
+
+    spec = find_sweep(args.workbook, args.sweep, args.sweeps)
+    sheet = sheet_name(RESULTS_SHEET.format(spec.name))
+    _check_outputs(args, sheet)
+    model = load(args.workbook)
+    motion_steps = len(spec.build(model))
+    update, close = progress_bar(motion_steps, spec.name)
+    try:
+        result = run_sweep(model, spec, progress=update, convention=args.convention)
+    finally:
+        close()
+    table = result.table
+    convention = table.attrs.get("convention", args.convention or "iso")
+    print(f"{model.car.name}: {spec.description or spec.motion.label()} [{convention}]")
+    if args.out:
+        path = write_table(table, args.out, protect=args.workbook, force=args.force)
+        print(f"wrote {path} ({len(table)} rows)")
+    if args.plot:
+        from suspension_sim.sweep_plots import plot_sweep
+
+        if result.poses:
+            paths = plot_sweep(result, args.plot)
+            print(f"wrote {len(paths)} chart(s) to {args.plot}")
+    if args.into_workbook:
+        used = add_sheet(args.workbook, sheet, table, force=args.force)
+        print(f"added sheet {used!r} to {args.workbook}")
+    print(result.summary())
+    return 0 if result.ok else 3

@@ -1,0 +1,514 @@
+"""Motions: sequences of input states for sweeps (OptimumK-style and Rowe's direct inputs).
+
+A step of a sweep is a `State`: damper strokes, rack travel, chassis state and
+targets (a target replaces an input, see `suspension_sim.targets`). A
+`Motion` is a sequence of `Step` s, each a state with the value(s) of the
+swept variable(s) for the results table.
+
+Ground motions hold every tyre contact point on the ground (``z = 0``) while
+the chassis pose is prescribed: every damper is replaced by a ``contact_z``
+target for the wheel on its corner, so the strokes follow from the geometry.
+
+========  ====================================================  =================
+motion    swept variable (table column)                         sign
+========  ====================================================  =================
+heave     chassis z, mm (``chassis_heave_mm``)                  + = chassis up,
+                                                                as the chassis
+                                                                state z: + heave
+                                                                is droop, - bump
+roll      chassis roll, deg (``chassis_roll_deg``)              + lifts the left
+                                                                side
+pitch     chassis pitch, deg (``chassis_pitch_deg``)            + = nose down
+steer     rack travel, mm (``rack_mm``), or steering-wheel      + = rack toward
+          angle, deg (``steering_wheel_angle_deg``) times the   +Y
+          Steering ratio (mm of rack per deg)
+bump      one wheel's travel, mm (``wheel_travel_FL_mm``):      + = bump,
+          that wheel's damper is replaced by a wheel-travel     - = droop
+          target, every other input held
+stroke    one damper's stroke, mm (``stroke_FL_Damper_mm``)     + = compression
+rack      rack travel, mm, nothing else moves (``rack_mm``)     + = toward +Y
+chassis   one chassis coordinate, strokes and rack held         CONVENTIONS.md
+          (``chassis_heave_mm`` for z, ``chassis_roll_deg``,
+          ``chassis_x_mm``, ...)
+========  ====================================================  =================
+
+Column names are those of `suspension_sim.metrics` for the same quantity,
+so a sweep's table has one column per quantity.
+
+`grid(primary, secondary)` is the cartesian product of two motions (e.g. roll
+at several steer angles): for each step of `secondary`, every step of
+`primary`, each a merged state.
+
+Units at this API: mm and degrees (CONVENTIONS.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, overload
+
+import numpy as np
+
+from suspension_sim.errors import InputError
+from suspension_sim.targets import Target, contact_z, wheel_travel
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model.model import Model
+    from suspension_sim.solver import Pose
+
+CHASSIS_AXES: tuple[str, ...] = ("x", "y", "z", "roll", "pitch", "yaw")
+"""Chassis state components, in the order of the solver's ``chassis`` tuple."""
+
+GROUND_MOTIONS: tuple[str, ...] = ("heave", "roll", "pitch", "steer")
+DIRECT_MOTIONS: tuple[str, ...] = ("stroke", "rack", "chassis")
+MOTION_KINDS: tuple[str, ...] = (*GROUND_MOTIONS, "bump", *DIRECT_MOTIONS)
+"""Every motion kind a sweep may name."""
+
+ZERO_CHASSIS: tuple[float, float, float, float, float, float] = (0.0,) * 6
+
+
+# -- a step -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class State:
+    """The inputs of one pose (mm; chassis roll/pitch/yaw in degrees).
+
+    shocks: strokes of the dampers this state sets (others are 0), mm, + in
+    compression. rack: mm, + toward +Y. chassis: x, y, z, roll, pitch, yaw
+    relative to design. targets: {input name: Target}; a targeted input (a
+    damper body or ``"rack"``) is solved for, its value here is only a guess.
+    """
+
+    shocks: Mapping[str, float] = field(default_factory=dict)
+    rack: float = 0.0
+    chassis: tuple[float, float, float, float, float, float] = ZERO_CHASSIS
+    targets: Mapping[str, Target] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        ch = tuple(float(v) for v in self.chassis)
+        if len(ch) != 6:
+            raise InputError(
+                f"{len(ch)} chassis values given", where="state", hint="give x y z roll pitch yaw"
+            )
+        object.__setattr__(self, "chassis", ch)
+        object.__setattr__(self, "rack", float(self.rack))
+        object.__setattr__(self, "shocks", {str(k): float(v) for k, v in self.shocks.items()})
+        object.__setattr__(self, "targets", dict(self.targets))
+
+    def merge(self, other: State, *, names: tuple[str, str] = ("first", "second")) -> State:
+        """The two states applied together: inputs and chassis add, targets unite.
+
+        An input that one state drives by a target cannot also be set or
+        targeted differently by the other (InputError naming both; `names`
+        say which motions the states come from).
+        """
+        targets = dict(self.targets)
+        for key, tg in other.targets.items():
+            if key in targets and targets[key] != tg:
+                raise InputError(
+                    f"{names[0]} and {names[1]} both drive {key}: "
+                    f"{targets[key].describe()} vs {tg.describe()}",
+                    where="motions",
+                    hint="combine a single-wheel or direct motion with the direct 'rack' or "
+                    "'chassis' motions, or ground motions with each other",
+                )
+            targets[key] = tg
+        shocks = dict(self.shocks)
+        for key, v in other.shocks.items():
+            shocks[key] = shocks.get(key, 0.0) + v
+        for a, b, (na, nb) in ((self, other, names), (other, self, names[::-1])):
+            for key in a.targets:
+                if key in b.shocks and b.shocks[key] != 0.0:
+                    raise InputError(
+                        f"{na} drives {key} by a target ({a.targets[key].describe()}) while "
+                        f"{nb} sets it to {b.shocks[key]:g} mm",
+                        where="motions",
+                        hint="a targeted input is solved for; do not also fix it",
+                    )
+                if key.lower() == "rack" and b.rack != 0.0:
+                    raise InputError(
+                        f"{na} drives the rack by a target while {nb} sets it to {b.rack:g} mm",
+                        where="motions",
+                    )
+        chassis = tuple(a + b for a, b in zip(self.chassis, other.chassis, strict=True))
+        return State(shocks, self.rack + other.rack, chassis, targets)  # type: ignore[arg-type]
+
+    def solve(
+        self,
+        model: Model,
+        guess: Pose | np.ndarray | None = None,
+        *,
+        on_failure: Literal["raise", "return"] = "raise",
+        tolerance: float | None = None,
+    ) -> Pose:
+        """Solve this state (see `suspension_sim.solver.solve`)."""
+        return model.solve(
+            shocks=dict(self.shocks),
+            rack=self.rack,
+            chassis=self.chassis,
+            guess=guess,
+            tolerance=tolerance,
+            on_failure=on_failure,
+            targets=dict(self.targets) or None,
+        )
+
+    def describe(self, targets: bool = True) -> str:
+        """One line: the non-zero inputs (and the targets unless `targets` is False)."""
+        parts = [f"{k} {v:g} mm" for k, v in self.shocks.items() if v]
+        if self.rack:
+            parts.append(f"rack {self.rack:g} mm")
+        for axis, v in zip(CHASSIS_AXES, self.chassis, strict=True):
+            if v:
+                parts.append(f"chassis {axis} {v:g} {_unit(axis)}")
+        if targets:
+            parts += [f"{k}: {t.describe()}" for k, t in self.targets.items()]
+        return ", ".join(parts) or "design"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a motion: the swept value(s), in the order of `Motion.columns`."""
+
+    values: tuple[float, ...]
+    state: State
+
+
+@dataclass(frozen=True)
+class Motion(Sequence[Step]):
+    """A named sequence of steps. `columns` name the swept variables (with units)."""
+
+    name: str
+    columns: tuple[str, ...]
+    steps: tuple[Step, ...]
+
+    @overload
+    def __getitem__(self, index: int) -> Step: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Step]: ...
+    def __getitem__(self, index: int | slice) -> Step | Sequence[Step]:
+        return self.steps[index]
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __iter__(self) -> Iterator[Step]:
+        return iter(self.steps)
+
+    @property
+    def values(self) -> np.ndarray:
+        """Swept values, (steps, columns)."""
+        return np.array([s.values for s in self.steps], dtype=float).reshape(
+            len(self.steps), len(self.columns)
+        )
+
+    @property
+    def states(self) -> tuple[State, ...]:
+        return tuple(s.state for s in self.steps)
+
+    def with_fixed(self, fixed: State, label: str = "fixed inputs") -> Motion:
+        """Every step merged with `fixed` (inputs held through the whole motion)."""
+        steps = tuple(
+            Step(s.values, s.state.merge(fixed, names=(self.name, label))) for s in self.steps
+        )
+        return Motion(self.name, self.columns, steps)
+
+
+def _unit(axis: str) -> str:
+    return "deg" if axis in ("roll", "pitch", "yaw") else "mm"
+
+
+def _values(values: Sequence[float] | np.ndarray, what: str) -> list[float]:
+    out = [float(v) for v in np.atleast_1d(np.asarray(values, dtype=float))]
+    if not out:
+        raise InputError(f"{what}: no values", where="motions", hint="give at least one step")
+    for v in out:
+        if not math.isfinite(v):
+            raise InputError(f"{what}: {v!r} is not a finite number", where="motions")
+    return out
+
+
+def span(start: float, stop: float, steps: int) -> list[float]:
+    """`steps` evenly spaced values from start to stop inclusive (one step: start)."""
+    if steps < 1:
+        raise InputError(f"steps must be at least 1, found {steps}", where="motions")
+    if steps == 1:
+        return [float(start)]
+    return [float(v) for v in np.linspace(float(start), float(stop), int(steps))]
+
+
+# -- which damper carries which wheel --------------------------------------------------
+def damper_wheels(model: Model) -> dict[str, str]:
+    """{damper body: wheel name}: the wheel on the same corner as each damper.
+
+    Found once per model from the design pose: the rate of every wheel
+    centre with respect to every stroke (implicit function theorem) is
+    assigned one-to-one to maximise the total motion, so a damper gets the
+    wheel its stroke moves most (a solid axle with a damper per side works
+    the same way). Raises InputError when the car has no damper for some
+    wheel (ground motions need one per wheel).
+    """
+    cache: dict[str, str] | None = model.__dict__.get("_damper_wheels")
+    if cache is not None:
+        return dict(cache)
+    from scipy.optimize import linear_sum_assignment
+
+    from suspension_sim.sensitivity import input_tangents, point_rates
+
+    wheels = model.car.wheels
+    dampers = model.damper_names
+    if not wheels:
+        raise InputError("the car has no wheels", where="motions", hint="add a Wheels section")
+    if len(dampers) != len(wheels):
+        raise InputError(
+            f"ground motions and single-wheel bump need one damper per wheel; the car has "
+            f"{len(dampers)} damper(s) ({', '.join(dampers) or 'none'}) and {len(wheels)} "
+            f"wheel(s) ({', '.join(w.name for w in wheels)})",
+            where="motions",
+            hint="use the direct motions (stroke, rack, chassis), or describe one damper per "
+            "wheel in the Damping section",
+        )
+    design = model.solve()
+    tangents = input_tangents(design)
+    rates = point_rates(design, tangents)
+    inst = {
+        (p, b): i for i, (p, b) in enumerate(zip(model.inst_point, model.inst_body, strict=True))
+    }
+    M = np.zeros((len(dampers), len(wheels)))
+    for j, w in enumerate(wheels):
+        i = inst[(w.centre, w.body)]
+        M[:, j] = np.linalg.norm(rates[i, :, : len(dampers)], axis=0)
+    rows, cols = linear_sum_assignment(-M)
+    out: dict[str, str] = {}
+    for r, c in zip(rows, cols, strict=True):
+        if M[r, c] < 1e-9:
+            raise InputError(
+                f"damper {dampers[r]} does not move any wheel left without a damper "
+                f"(wheel {wheels[c].name} does not move with its stroke)",
+                where="motions",
+                hint="check the Damping and Wheels sections: each damper must carry one wheel",
+            )
+        out[dampers[r]] = wheels[c].name
+    model.__dict__["_damper_wheels"] = dict(out)
+    return out
+
+
+def wheel_dampers(model: Model) -> dict[str, str]:
+    """{wheel name: damper body}, the inverse of `damper_wheels`."""
+    return {w: d for d, w in damper_wheels(model).items()}
+
+
+def ground_targets(model: Model, z: float = 0.0) -> dict[str, Target]:
+    """Every damper replaced by a target holding its wheel's contact point at world z (mm)."""
+    return {d: contact_z(w, z) for d, w in damper_wheels(model).items()}
+
+
+# -- ground motions -------------------------------------------------------------------
+def heave(model: Model, values: Sequence[float] | np.ndarray) -> Motion:
+    """Chassis z displacement (mm; + = up, i.e. droop) with the contact points on the ground."""
+    return _ground(model, "heave", "chassis_heave_mm", values, axis=2)
+
+
+def roll(model: Model, values: Sequence[float] | np.ndarray) -> Motion:
+    """Chassis roll (deg; + lifts the left side) with the contact points on the ground."""
+    return _ground(model, "roll", "chassis_roll_deg", values, axis=3)
+
+
+def pitch(model: Model, values: Sequence[float] | np.ndarray) -> Motion:
+    """Chassis pitch (deg; + = nose down) with the contact points on the ground."""
+    return _ground(model, "pitch", "chassis_pitch_deg", values, axis=4)
+
+
+def steer(
+    model: Model, values: Sequence[float] | np.ndarray, unit: Literal["mm", "deg"] = "mm"
+) -> Motion:
+    """Steering with the contact points on the ground.
+
+    unit "mm": rack travel (+ toward +Y). unit "deg": steering-wheel angle,
+    converted with the Steering ratio (mm of rack per degree); InputError if
+    the workbook gives no ratio.
+    """
+    rack = model.car.rack
+    if rack is None:
+        raise InputError(
+            "this car has no steering rack", where="motions", hint="add a Steering section"
+        )
+    vals = _values(values, "steer")
+    if unit == "mm":
+        column, factor = "rack_mm", 1.0
+    elif unit == "deg":
+        if rack.ratio_mm_per_deg is None:
+            raise InputError(
+                "steer in steering-wheel degrees needs the Steering ratio (mm of rack travel "
+                "per degree of steering wheel), which the workbook does not give",
+                where="motions",
+                hint="fill in 'Steering ratio' in the Steering section, or steer in rack mm "
+                "(unit: mm)",
+            )
+        column, factor = "steering_wheel_angle_deg", rack.ratio_mm_per_deg
+    else:
+        raise InputError(f"unknown steer unit {unit!r}", where="motions", hint="use mm or deg")
+    targets = ground_targets(model)
+    steps = tuple(Step((v,), State(rack=v * factor, targets=targets)) for v in vals)
+    return Motion("steer", (column,), steps)
+
+
+def _ground(
+    model: Model, name: str, column: str, values: Sequence[float] | np.ndarray, axis: int
+) -> Motion:
+    targets = ground_targets(model)
+    steps = []
+    for v in _values(values, name):
+        ch = [0.0] * 6
+        ch[axis] = v
+        steps.append(Step((v,), State(chassis=tuple(ch), targets=targets)))  # type: ignore[arg-type]
+    return Motion(name, (column,), tuple(steps))
+
+
+# -- single wheel -----------------------------------------------------------------------
+def bump(model: Model, wheel: str, values: Sequence[float] | np.ndarray) -> Motion:
+    """One wheel's travel prescribed (mm; + bump, - droop), every other input held.
+
+    The wheel's damper is replaced by a `wheel_travel` target; the chassis
+    stays at design and the other strokes and the rack at zero.
+    """
+    by_wheel = wheel_dampers(model)
+    name = _match(wheel, list(by_wheel), "wheel")
+    damper = by_wheel[name]
+    steps = tuple(
+        Step((v,), State(targets={damper: wheel_travel(name, v)}))
+        for v in _values(values, f"bump {name}")
+    )
+    return Motion(f"bump {name}", (f"wheel_travel_{name}_mm",), steps)
+
+
+# -- Rowe's direct inputs -------------------------------------------------------------------
+def stroke(model: Model, damper: str, values: Sequence[float] | np.ndarray) -> Motion:
+    """One damper's stroke (mm, + compression), everything else held."""
+    name = _match(damper, list(model.damper_names), "damper")
+    steps = tuple(Step((v,), State(shocks={name: v})) for v in _values(values, f"stroke {name}"))
+    return Motion(f"stroke {name}", (f"stroke_{name}_mm",), steps)
+
+
+def rack(model: Model, values: Sequence[float] | np.ndarray) -> Motion:
+    """Rack travel (mm, + toward +Y) with the strokes and the chassis held."""
+    if model.car.rack is None:
+        raise InputError(
+            "this car has no steering rack", where="motions", hint="add a Steering section"
+        )
+    steps = tuple(Step((v,), State(rack=v)) for v in _values(values, "rack"))
+    return Motion("rack", ("rack_mm",), steps)
+
+
+def chassis(model: Model, axis: str, values: Sequence[float] | np.ndarray) -> Motion:
+    """One chassis coordinate (mm or deg) with the strokes and the rack held.
+
+    The wheels then move with the chassis (nothing holds them on the ground).
+    """
+    a = _match(axis, list(CHASSIS_AXES), "chassis axis")
+    k = CHASSIS_AXES.index(a)
+    steps = []
+    for v in _values(values, f"chassis {a}"):
+        ch = [0.0] * 6
+        ch[k] = v
+        steps.append(Step((v,), State(chassis=tuple(ch))))  # type: ignore[arg-type]
+    return Motion(f"chassis {a}", (_chassis_column(a),), tuple(steps))
+
+
+def _chassis_column(axis: str) -> str:
+    """Table column of a chassis coordinate (the metrics' names where they exist)."""
+    named = {"z": "heave", "roll": "roll", "pitch": "pitch"}
+    return f"chassis_{named.get(axis, axis)}_{_unit(axis)}"
+
+
+# -- combining ------------------------------------------------------------------------------
+def grid(primary: Motion, secondary: Motion) -> Motion:
+    """Cartesian product: for each step of `secondary`, every step of `primary`.
+
+    Columns are the primary's then the secondary's; each step's state is the
+    two states merged (`State.merge`).
+    """
+    dup = set(primary.columns) & set(secondary.columns)
+    if dup:
+        raise InputError(
+            f"a grid of {primary.name} and {secondary.name} sweeps {', '.join(sorted(dup))} twice",
+            where="motions",
+            hint="combine two different motions",
+        )
+    steps = []
+    for b in secondary:
+        for a in primary:
+            state = a.state.merge(b.state, names=(primary.name, secondary.name))
+            steps.append(Step(a.values + b.values, state))
+    return Motion(
+        f"{primary.name} x {secondary.name}", primary.columns + secondary.columns, tuple(steps)
+    )
+
+
+def build(
+    model: Model,
+    kind: str,
+    values: Sequence[float] | np.ndarray,
+    *,
+    of: str | None = None,
+    unit: str | None = None,
+) -> Motion:
+    """A motion by kind name (see `MOTION_KINDS`).
+
+    `of` names what a motion acts on: the wheel of ``bump``, the damper of
+    ``stroke``, the axis of ``chassis``. `unit` is ``mm`` or ``deg`` for
+    ``steer``.
+    """
+    k = _match(kind, list(MOTION_KINDS), "motion")
+    needs_of = {"bump": "wheel", "stroke": "damper", "chassis": "axis"}
+    if k in needs_of and not of:
+        raise InputError(
+            f"motion {k!r} needs a {needs_of[k]}",
+            where="motions",
+            hint=f"e.g. '{k} {_example_of(model, k)}'",
+        )
+    if k not in needs_of and of:
+        raise InputError(f"motion {k!r} takes no {of!r}", where="motions")
+    if unit is not None and k != "steer":
+        raise InputError(f"motion {k!r} takes no unit", where="motions")
+    if k == "heave":
+        return heave(model, values)
+    if k == "roll":
+        return roll(model, values)
+    if k == "pitch":
+        return pitch(model, values)
+    if k == "steer":
+        u = (unit or "mm").lower()
+        if u not in ("mm", "deg"):
+            raise InputError(f"unknown steer unit {unit!r}", where="motions", hint="mm or deg")
+        return steer(model, values, u)  # type: ignore[arg-type]
+    if k == "bump":
+        return bump(model, str(of), values)
+    if k == "stroke":
+        return stroke(model, str(of), values)
+    if k == "rack":
+        return rack(model, values)
+    return chassis(model, str(of), values)
+
+
+def _example_of(model: Model, kind: str) -> str:
+    if kind == "bump":
+        return model.car.wheels[0].name if model.car.wheels else "FL"
+    if kind == "stroke":
+        return model.damper_names[0] if model.damper_names else "FL_Damper"
+    return "roll"
+
+
+def _match(name: str, choices: list[str], what: str) -> str:
+    """The choice equal to `name`, case-insensitively; InputError listing the choices."""
+    for c in choices:
+        if c == name:
+            return c
+    loose = [c for c in choices if c.casefold() == str(name).strip().casefold()]
+    if len(loose) == 1:
+        return loose[0]
+    raise InputError(
+        f"unknown {what} {name!r}",
+        where="motions",
+        hint=f"{what}s: {', '.join(choices) or '(none)'}",
+    )

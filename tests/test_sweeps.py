@@ -1,0 +1,363 @@
+"""Sweep definitions (YAML and the workbook's Sweeps section) and the sweep runner.
+
+Truths are computed here from the solved points (CONVENTIONS.md formulas) or
+by independent solves, not taken from the runner.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+import pytest
+from _cars import four_corner_car
+
+from suspension_sim.continuation import check_branch, move, pose_distance
+from suspension_sim.errors import InputError, WorkbookError
+from suspension_sim.model.model import Model
+from suspension_sim.motions import State
+from suspension_sim.solver import Pose
+from suspension_sim.sweeps import (
+    SHEET_HEADER,
+    MotionSpec,
+    SweepSpec,
+    find_sweep,
+    load_sweeps,
+    run_named_sweep,
+    run_sweep,
+)
+from suspension_sim.targets import wheel_travel
+from suspension_sim.workbook import read_car, write_car
+
+Z = np.array([0.0, 0.0, 1.0])
+
+SWEEPS_YAML = """\
+version: 1
+sweeps:
+  roll:
+    description: body roll
+    motion: roll
+    start: -2
+    stop: 2
+    steps: 5
+  bump_FL:
+    motion: bump FL
+    values: [-20, 0, 20]
+  roll_at_steer:
+    motion: roll
+    start: -1
+    stop: 1
+    steps: 3
+    grid:
+      motion: steer
+      values: [-10, 10]
+  held:
+    motion: heave
+    start: 0
+    stop: -10
+    steps: 2
+    fixed: {rack: 5, roll: 0.5}
+  two_wheels:
+    motion: bump
+    wheel: FL
+    values: [10]
+    targets:
+      FR_Damper: wheel_travel(FR, -5)
+"""
+
+
+@pytest.fixture(scope="module")
+def model() -> Model:
+    return Model(four_corner_car())
+
+
+def write(tmp_path: Path, text: str, name: str = "sweeps.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def camber(pose: Pose, wheel_name: str) -> float:
+    """CONVENTIONS.md: camber = -asin(s.n), s the spin axis pointing outboard (deg)."""
+    w = next(w for w in pose.model.car.wheels if w.name == wheel_name)
+    c = pose.points.loc[w.centre].to_numpy(dtype=float)
+    a = pose.points.loc[w.axis_point].to_numpy(dtype=float)
+    s = (a - c) / np.linalg.norm(a - c)
+    design = pose.model.car.point(w.axis_point) - pose.model.car.point(w.centre)
+    if design[1] * pose.model.car.point(w.centre)[1] < 0:  # axis point inboard: flip
+        s = -s
+    return float(np.degrees(-np.arcsin(s @ Z)))
+
+
+# -- definitions ---------------------------------------------------------------------
+def test_yaml_sweeps_are_read(tmp_path: Path) -> None:
+    path = write(tmp_path, SWEEPS_YAML)
+    specs = load_sweeps(path)
+    assert list(specs) == ["roll", "bump_FL", "roll_at_steer", "held", "two_wheels"]
+    roll = specs["roll"]
+    assert roll.motion.kind == "roll" and roll.motion.values == (-2.0, -1.0, 0.0, 1.0, 2.0)
+    assert roll.description == "body roll" and roll.where == f"{path}:3"
+    assert specs["bump_FL"].motion.of == "FL" and specs["bump_FL"].motion.values == (-20, 0, 20)
+    grid = specs["roll_at_steer"].grid
+    assert grid is not None and grid.kind == "steer" and grid.values == (-10.0, 10.0)
+    assert specs["held"].fixed == {"rack": 5.0, "roll": 0.5}
+    assert specs["two_wheels"].targets == {"FR_Damper": wheel_travel("FR", -5.0)}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("sweeps:\n  a:\n    motion: roll\n    start: 0\n    stop 1\n", 5, "not valid YAML"),
+        ("sweeps:\n  a:\n    motion: roll\n    strat: 0\n", 4, "unknown key 'strat'"),
+        ("sweeps:\n  a:\n    motion: wobble\n    values: [1]\n", 3, "unknown motion 'wobble'"),
+        (
+            "sweeps:\n  a:\n    motion: roll\n    start: 0\n    stop: 1\n    steps: 2.5\n",
+            6,
+            "whole",
+        ),
+        ("sweeps:\n  a:\n    motion: roll\n    values: [1, x]\n", 4, "must be a number"),
+        ("sweeps:\n  a:\n    motion: bump\n    values: [1]\n", 3, "needs a wheel"),
+        (
+            "sweeps:\n  a:\n    motion: roll\n    values: [1]\n    targets:\n"
+            "      FL_Damper: travel(FL)\n",
+            6,
+            "cannot read the target",
+        ),
+        ("sweeps:\n  a:\n    motion: roll\n    values: [1]\n  a:\n    motion: roll\n", 5, "twice"),
+        ("sweep:\n  a: {}\n", 1, "unknown top-level key"),
+    ],
+)
+def test_yaml_errors_name_the_file_and_line(
+    tmp_path: Path, text: str, line: int, message: str
+) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(InputError, match=message) as exc:
+        load_sweeps(path)
+    assert exc.value.where == f"{path}:{line}"
+
+
+def test_a_definition_that_does_not_fit_the_car_names_its_line(
+    tmp_path: Path, model: Model
+) -> None:
+    path = write(tmp_path, "sweeps:\n  a:\n    motion: bump XX\n    values: [1]\n")
+    with pytest.raises(InputError, match="unknown wheel 'XX'") as exc:
+        run_sweep(model, load_sweeps(path)["a"])
+    assert exc.value.where == f"{path}:3"
+
+
+def sweeps_workbook(tmp_path: Path, rows: list[list[object]]) -> Path:
+    """The test car written by the workbook writer, plus a Sweeps sheet and index row."""
+    path = write_car(four_corner_car(), tmp_path / "car.xlsx")
+    wb = openpyxl.load_workbook(path)
+    ws = wb.create_sheet("Sweeps")
+    ws.append(["notes above the section are ignored"])
+    ws.append(list(SHEET_HEADER))
+    for row in rows:
+        ws.append(row)
+    index = wb["Index"]
+    free = next(r for r in range(1, 50) if index.cell(r, 1).value is None)
+    index.cell(free, 1, "Sweeps")
+    index.cell(free, 2, f"Sweeps!A2:L{2 + len(rows)}")
+    wb.save(path)
+    return path
+
+
+def test_sweeps_section_of_a_workbook(tmp_path: Path) -> None:
+    path = sweeps_workbook(
+        tmp_path,
+        [
+            ["heave", "heave", -10, 10, 3],
+            ["roll_at_steer", "roll", -1, 1, 3, "steer", -10, 10, 2],
+            ["bump_FL", "bump FL", 5, None, 1, None, None, None, None, "rack=2; roll=0.5"],
+            [
+                "held",
+                "heave",
+                0,
+                0,
+                1,
+                None,
+                None,
+                None,
+                None,
+                None,
+                "FR_Damper=wheel_travel(FR, 3)",
+            ],
+        ],
+    )
+    assert read_car(path) == four_corner_car()  # the car reader accepts the section
+    specs = load_sweeps(path)
+    assert list(specs) == ["heave", "roll_at_steer", "bump_FL", "held"]
+    assert specs["heave"].motion.values == (-10.0, 0.0, 10.0)
+    assert specs["heave"].where == "car.xlsx: Sweeps!A3"
+    grid = specs["roll_at_steer"].grid
+    assert grid is not None and grid.kind == "steer" and grid.values == (-10.0, 10.0)
+    assert specs["bump_FL"].motion.of == "FL" and specs["bump_FL"].motion.values == (5.0,)
+    assert specs["bump_FL"].fixed == {"rack": 2.0, "roll": 0.5}
+    assert specs["held"].targets == {"FR_Damper": wheel_travel("FR", 3.0)}
+    assert load_sweeps(write_car(four_corner_car(), tmp_path / "plain.xlsx")) == {}
+
+
+@pytest.mark.parametrize(
+    ("row", "cell", "message"),
+    [
+        (["a", "wobble", 0, 1, 2], "B3", "unknown motion"),
+        (["a", "roll", 0, 1, "many"], "E3", "steps must be a number"),
+        (["a", "roll", 0, 1, 0], "E3", "steps must be a whole number"),
+        (["a", "roll", 0, 1, 2, None, 1, 2, 2], "G3", "grid value without a grid motion"),
+        (["a", "roll", 0, 1, 2, None, None, None, None, "rack 5"], "J3", "cannot read"),
+    ],
+)
+def test_sweeps_section_errors_name_the_cell(
+    tmp_path: Path, row: list[object], cell: str, message: str
+) -> None:
+    path = sweeps_workbook(tmp_path, [row])
+    with pytest.raises(WorkbookError, match=message) as exc:
+        load_sweeps(path)
+    assert exc.value.where == f"car.xlsx: Sweeps!{cell}"
+
+
+def test_find_sweep_looks_beside_the_workbook_and_lists_names(tmp_path: Path) -> None:
+    path = write_car(four_corner_car(), tmp_path / "car.xlsx")
+    write(tmp_path, SWEEPS_YAML)
+    assert find_sweep(path, "roll").motion.kind == "roll"
+    with pytest.raises(InputError, match="Did you mean 'roll'") as exc:
+        find_sweep(path, "rol")
+    assert "bump_FL" in (exc.value.hint or "")
+
+
+# -- running -------------------------------------------------------------------------
+def test_roll_sweep_of_the_symmetric_car_is_mirrored(model: Model) -> None:
+    spec = SweepSpec("roll", MotionSpec("roll", (-2.0, -1.0, 0.0, 1.0, 2.0)))
+    result = run_sweep(model, spec)
+    assert result.ok and result.steps == [0, 1, 2, 3, 4]
+    poses = dict(zip(result.values[:, 0], result.poses, strict=True))
+    table = result.table.set_index("chassis_roll_deg")
+    for r in (1.0, 2.0):
+        for left, right in (("FL", "FR"), ("RL", "RR")):
+            truth = camber(poses[r], left)
+            assert truth == pytest.approx(camber(poses[-r], right), abs=1e-9)
+            assert truth != pytest.approx(camber(poses[0.0], left), abs=0.1)  # it did change
+            # the metrics table agrees with the independent camber, mirrored too
+            assert table.loc[r, f"camber_{left}_deg"] == pytest.approx(truth, abs=1e-9)
+            assert table.loc[-r, f"camber_{right}_deg"] == pytest.approx(truth, abs=1e-9)
+            assert table.loc[r, f"toe_{left}_deg"] == pytest.approx(
+                table.loc[-r, f"toe_{right}_deg"], abs=1e-9
+            )
+
+
+def test_warm_started_sweep_equals_cold_solves(model: Model) -> None:
+    spec = SweepSpec(
+        "grid",
+        MotionSpec("bump", (-20.0, 0.0, 20.0), of="FL"),
+        grid=MotionSpec("rack", (-10.0, 10.0)),
+    )
+    result = run_sweep(model, spec)
+    assert len(result.poses) == 6 and result.ok
+    for i, pose in zip(result.steps, result.poses, strict=True):
+        cold = result.motion[i].state.solve(model)  # from the design guess
+        assert pose_distance(pose, cold) < 1e-6
+
+
+def test_fixed_inputs_and_targets_are_held(tmp_path: Path, model: Model) -> None:
+    specs = load_sweeps(write(tmp_path, SWEEPS_YAML))
+    held = run_sweep(model, specs["held"])
+    assert [p.rack for p in held.poses] == [5.0, 5.0]
+    assert [p.chassis[3] for p in held.poses] == [0.5, 0.5]
+    assert [p.chassis[2] for p in held.poses] == [0.0, -10.0]
+    two = run_sweep(model, specs["two_wheels"])
+    (pose,) = two.poses
+    for wheel, want in (("FL", 10.0), ("FR", -5.0)):
+        w = next(x for x in model.car.wheels if x.name == wheel)
+        z = pose.points.loc[w.centre, "z"] - model.car.point(w.centre)[2]
+        assert z == pytest.approx(want, abs=1e-6)
+
+
+def test_an_unreachable_step_keeps_the_others(model: Model) -> None:
+    spec = SweepSpec("bump", MotionSpec("bump", (0.0, 20.0, 300.0, 10.0), of="FL"))
+    result = run_sweep(model, spec)
+    assert result.steps == [0, 1, 3]
+    assert list(result.table.index) == [0, 1, 3]
+    assert result.table["wheel_travel_FL_mm"].tolist() == [0.0, 20.0, 10.0]
+    (problem,) = result.problems
+    assert problem.step == 2 and problem.values == (300.0,) and problem.kind == "unreachable"
+    assert "cannot be reached" in problem.message and "joint" in problem.message
+    assert "step 2 (wheel_travel_FL_mm = 300)" in result.summary()
+    stroke = run_sweep(model, SweepSpec("s", MotionSpec("stroke", (5.0, 80.0), of="FL_Damper")))
+    assert stroke.steps == [0] and stroke.problems[0].kind == "input"
+    assert "minimum length" in stroke.problems[0].message
+
+
+def test_a_pose_on_another_branch_is_flagged(model: Model) -> None:
+    """A guess deliberately on the other branch: the FL rocker over centre."""
+    state = State(shocks={"FL_Damper": 36.0})
+    design = model.solve()
+    same = move(design, state)
+    guess = same.params.copy()
+    guess[model.topology.param_names.index("FL_Rocker.angle")] = -1.6
+    other = state.solve(model, guess=guess)
+    assert other.converged and pose_distance(other, same) > 30.0  # a real second assembly
+    previous = move(design, State(shocks={"FL_Damper": 34.0}))
+    assert check_branch(previous, same, state) is None
+    jump = check_branch(previous, other, state)
+    assert jump is not None and jump.body.startswith("FL_")
+    assert "jumped to another assembly branch" in jump.explain()
+
+
+def test_a_jump_through_the_steering_dead_point_is_refused(model: Model) -> None:
+    """Steer to just short of the steering arm's toggle (rack 66.527 mm on the test
+    car), then back in one 10 mm step: the warm-started solve lands the right
+    upright on its other assembly, with the steering arm flipped over the tie rod."""
+    spec = SweepSpec("toggle", MotionSpec("steer", (20.0, 40.0, 60.0, 66.52, 56.5)))
+    strict = run_sweep(model, spec, max_step_mm=20.0, halvings=0)
+    assert strict.steps == [0, 1, 2, 3]
+    (problem,) = strict.problems
+    assert problem.kind == "branch jump" and problem.step == 4 and problem.values == (56.5,)
+    assert "FR_" in problem.message and "refused" in problem.message
+    assert "step 4 (rack_mm = 56.5): refused: body FR_" in strict.summary()
+    # allowed to halve the step, the runner refuses the jumped pose and continues
+    rescued = run_sweep(model, spec, max_step_mm=20.0)
+    assert rescued.ok and rescued.steps == [0, 1, 2, 3, 4]
+    (note,) = rescued.notes
+    assert note.step == 4 and "FR_" in note.message
+    continued = move(rescued.poses[3], spec.build(model)[4].state, max_step_mm=1.0)
+    assert pose_distance(rescued.poses[4], continued) < 1e-6
+
+
+def test_run_named_sweep_for_the_viewer(tmp_path: Path, model: Model) -> None:
+    path = write_car(four_corner_car(), tmp_path / "car.xlsx")
+    write(tmp_path, SWEEPS_YAML)
+    poses = run_named_sweep(model, path, "bump_FL")
+    assert len(poses) == 3 and all(p.converged for p in poses)
+    other = write(tmp_path, SWEEPS_YAML.replace("bump_FL", "other"), "more.yaml")
+    assert len(run_named_sweep(model, path, "other", sweep_file=other)) == 3
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_yaml_example_in_the_docs_is_valid(tmp_path: Path, model: Model) -> None:
+    text = (ROOT / "docs" / "sweeps.md").read_text(encoding="utf-8")
+    block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    specs = load_sweeps(write(tmp_path, block))
+    assert len(specs) == 6
+    for name, spec in specs.items():
+        if name != "steer_wheel":  # the test car has no steering ratio
+            assert len(spec.build(model)) == len(spec.motion.values) * (
+                len(spec.grid.values) if spec.grid else 1
+            )
+
+
+def test_bundled_sweeps_run_on_the_example_car() -> None:
+    workbook = ROOT / "workbooks" / "fsae_car.xlsx"
+    if not workbook.exists():
+        pytest.skip("example workbook not generated")
+    import suspension_sim
+
+    car = suspension_sim.load(str(workbook))
+    specs = load_sweeps(ROOT / "workbooks" / "sweeps.yaml")
+    assert set(specs) == {"heave", "roll", "pitch", "steer", "bump_FL", "roll_at_steer"}
+    for spec in specs.values():
+        result = run_sweep(car, spec)
+        assert result.ok and not result.notes, result.summary()
