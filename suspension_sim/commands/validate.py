@@ -1,0 +1,108 @@
+"""``suspension-sim validate WORKBOOK EXPORT --out REPORT_DIR``: compare with an OptimumK export.
+
+Drives the car through the export's motion (``--drive motion``: its heave,
+roll, pitch and steer with the tyres on the ground; ``--drive dampers``: its
+damper lengths as strokes), compares every mapped channel and writes
+REPORT_DIR/report.md with plots. Exit 0 = every channel within tolerance,
+1 = some channel or step failed, 2 = bad input (the message names the file
+and column).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from suspension_sim.errors import InputError
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "validate",
+        help="compare the model with an OptimumK results export and write a report",
+        description="Compare the model with an OptimumK results export (or any export in its "
+        "layout) and write REPORT_DIR/report.md with plots.",
+        epilog="Headers look like 'Camber Angle Front Left [deg]', 'Damper Length Rear Right "
+        "[mm]', 'Heave [mm]', 'Roll [deg]', 'Pitch [deg]', 'Rack Travel [mm]' or 'Steering "
+        "Wheel Angle [deg]'; see docs/validation.md. Exit 0 = pass, 1 = fail, 2 = bad input.",
+    )
+    p.add_argument("workbook", metavar="WORKBOOK", help="the car's .xlsx workbook (never written)")
+    p.add_argument("export", metavar="EXPORT", help="the OptimumK results export (.csv or .xlsx)")
+    p.add_argument(
+        "--map",
+        default=None,
+        metavar="MAP",
+        help="map file (.csv or .yaml): export channel -> our metric, sign, scale",
+    )
+    p.add_argument(
+        "--drive",
+        choices=("motion", "dampers"),
+        default="motion",
+        help="motion: the export's heave/roll/pitch/steer with tyres on the ground (default); "
+        "dampers: its damper lengths as strokes",
+    )
+    p.add_argument(
+        "--tol-angle",
+        type=float,
+        default=0.02,
+        metavar="DEG",
+        help="largest angle deviation allowed (deg, default 0.02)",
+    )
+    p.add_argument(
+        "--tol-length",
+        type=float,
+        default=0.1,
+        metavar="MM",
+        help="largest length deviation allowed (mm, default 0.1)",
+    )
+    p.add_argument(
+        "--tol-ratio",
+        type=float,
+        default=0.005,
+        metavar="R",
+        help="largest deviation allowed for ratios (motion ratio, default 0.005)",
+    )
+    p.add_argument("--out", required=True, metavar="REPORT_DIR", help="report folder")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots (faster)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from suspension_sim import load
+    from suspension_sim.validation import load_channel_map, read_export, validate, write_report
+
+    for option, value in (
+        ("--tol-angle", args.tol_angle),
+        ("--tol-length", args.tol_length),
+        ("--tol-ratio", args.tol_ratio),
+    ):
+        if not (value > 0):
+            raise InputError(f"must be positive, found {value:g}", where=option)
+    workbook, export_path = Path(args.workbook), Path(args.export)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out} is a file", where="--out", hint="give a folder for the report")
+    model = load(str(workbook))
+    cmap = load_channel_map(args.map)
+    export = read_export(export_path, cmap)
+    result = validate(
+        model,
+        export,
+        drive=args.drive,
+        channel_map=cmap,
+        tolerances={"angle": args.tol_angle, "length": args.tol_length, "ratio": args.tol_ratio},
+        workbook=workbook,
+    )
+    protect = [workbook, export_path] + ([Path(args.map)] if args.map else [])
+    report = write_report(result, out, plots=not args.no_plots, protect=protect)
+    print(result.summary())
+    for c in result.failed_channels[:20]:
+        print(
+            f"  {c.channel}: largest deviation {c.max_abs:.4g} {c.unit} "
+            f"(tolerance {c.tolerance:g} {c.unit})"
+        )
+    for s in result.failed_steps[:5]:
+        label = f"{export.steps[s.index]:g}"
+        print(f"  step {label} not solved: {(s.failure or '').splitlines()[0]}")
+    print(f"wrote {report}")
+    return 0 if result.passed else 1

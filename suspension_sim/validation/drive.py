@@ -1,0 +1,331 @@
+"""Drive the model through the motion of an export, step by step (warm-started).
+
+Two drives:
+
+``motion``
+    The export's own motion channels: chassis heave (z, mm), roll and pitch
+    (deg) prescribed about the workbook's chassis reference point, every tyre
+    contact point held on the ground (each damper replaced by a ``contact_z``
+    target for its wheel, `suspension_sim.motions.ground_targets`), rack
+    travel from ``Rack Travel`` or ``Steering Wheel Angle`` x Steering ratio.
+``dampers``
+    As Rowe validated against OptimumK: every damper's stroke from the
+    export's damper length (``stroke = design length - length``), rack and
+    chassis pose from the motion channels if present. The tyres are then not
+    forced onto the ground, so this drive checks the linkage alone.
+
+Units: mm and deg.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from suspension_sim.errors import InputError
+from suspension_sim.validation.channels import (
+    AXLES,
+    CORNER_CODES,
+    CORNERS,
+    ChannelMap,
+    norm_name,
+)
+from suspension_sim.validation.export import Column, Export
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model.model import Model
+    from suspension_sim.solver import Pose
+
+Drive = Literal["motion", "dampers"]
+DRIVES: tuple[str, ...] = ("motion", "dampers")
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """One solved step: the pose (None if the inputs were refused) and why it failed."""
+
+    index: int
+    pose: Pose | None
+    failure: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.pose is not None and self.pose.converged
+
+
+# -- corners, wheels and dampers ----------------------------------------------------------
+def corner_wheels(model: Model, channel_map: ChannelMap | None = None) -> dict[str, str]:
+    """{export corner: wheel name} for the corners this car has.
+
+    From the map file's ``corners`` if given, else by wheel name (FL, Front
+    Left, LF, ...), else by position (front = ahead of the mean wheel x,
+    left = +Y) when that gives each wheel its own corner.
+    """
+    wheels = {w.name: w for w in model.car.wheels}
+    out: dict[str, str] = {}
+    explicit = dict((channel_map.corners if channel_map else {}) or {})
+    for corner, wheel in explicit.items():
+        if wheel not in wheels:
+            raise InputError(
+                f"the map puts corner {corner!r} on wheel {wheel!r}, which the workbook "
+                "does not have",
+                where=channel_map.source if channel_map else "map",
+                hint=f"wheels: {', '.join(wheels) or '(none)'}",
+            )
+        out[corner] = wheel
+    named: dict[str, str] = {}
+    for name in wheels:
+        key = norm_name(name)
+        for corner, code in CORNER_CODES.items():
+            axle, side = corner.lower().split()
+            spellings = {code.lower(), code.lower()[::-1], f"{axle} {side}", f"{side} {axle}"}
+            if key in spellings:
+                named[corner] = name
+    if len(named) == len(wheels):
+        return {**named, **out}
+    if len(wheels) >= 2:
+        x = {n: float(model.car.point(w.centre)[0]) for n, w in wheels.items()}
+        mean_x = float(np.mean(list(x.values())))
+        spread = max(x.values()) - min(x.values())
+        placed: dict[str, str] = {}
+        for n, w in wheels.items():
+            front = x[n] > mean_x if spread > 1.0 else True
+            left = float(model.car.point(w.centre)[1]) > 0
+            corner = f"{'Front' if front else 'Rear'} {'Left' if left else 'Right'}"
+            if corner in placed:
+                placed = {}
+                break
+            placed[corner] = n
+        if placed:
+            return {**placed, **out}
+    return {**named, **out}
+
+
+def design_lengths(model: Model) -> dict[str, float]:
+    """Damper body -> eye-to-eye length at design (mm)."""
+    car = model.car
+    return {
+        d.body: float(np.linalg.norm(car.point(d.moving_point) - car.point(d.chassis_point)))
+        for d in car.dampers
+    }
+
+
+def column_key(
+    model: Model,
+    column: Column,
+    wheels: Mapping[str, str],
+    dampers_of: Mapping[str, str] | None,
+) -> str:
+    """Our metric column (pose_metrics key) that an export column is compared with."""
+    from suspension_sim.metrics.catalogue import CATALOGUE, metric_of
+
+    metric = column.rule.metric
+    assert metric is not None
+    if metric_of(metric) is not None and metric not in CATALOGUE:
+        return metric  # a full column named by the map
+    m = CATALOGUE.get(metric)
+    if m is None:
+        raise InputError(
+            f"column {column.header.text!r} is mapped to {metric!r}, which is not one of our "
+            "metrics",
+            where=column.where,
+            hint="use a metric id or column from docs/metrics.md",
+        )
+    loc = column.location
+    if m.scope == "car":
+        return m.key()
+    if m.scope == "axle":
+        if loc not in AXLES:
+            raise InputError(
+                f"column {column.header.text!r}: {metric} is per axle, the column is not",
+                where=column.where,
+                hint="map an axle channel (e.g. 'Track Front') to it",
+            )
+        return m.key(loc.lower())
+    if loc not in CORNERS:
+        raise InputError(
+            f"column {column.header.text!r}: {metric} is per {m.scope}, the column has no corner",
+            where=column.where,
+            hint="name the corner in the header, e.g. 'Front Left'",
+        )
+    wheel = wheels.get(loc)
+    if wheel is None:
+        raise InputError(
+            f"column {column.header.text!r}: the workbook has no wheel on the {loc} corner",
+            where=column.where,
+            hint=f"wheels found: {', '.join(f'{c} = {w}' for c, w in wheels.items()) or 'none'}; "
+            "name them in the map file's 'corners', or ignore the column",
+        )
+    if m.scope == "wheel":
+        return m.key(wheel)
+    if m.scope == "damper":
+        damper = (dampers_of or {}).get(wheel)
+        if damper is None:
+            raise InputError(
+                f"column {column.header.text!r}: no damper found for wheel {wheel}",
+                where=column.where,
+                hint="map the column to a damper's metric, e.g. damper_length_<damper>_mm",
+            )
+        return m.key(damper)
+    if m.scope == "side":
+        return m.key("left" if loc.endswith("Left") else "right")
+    raise InputError(f"cannot compare {metric} per corner", where=column.where)
+
+
+def wheel_dampers_or_none(model: Model) -> dict[str, str] | None:
+    """{wheel: damper} when every wheel has its own damper, else None."""
+    from suspension_sim.motions import wheel_dampers
+
+    try:
+        return wheel_dampers(model)
+    except InputError:
+        return None
+
+
+# -- the drive ------------------------------------------------------------------------------
+def motion_inputs(model: Model, export: Export) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(chassis (n, 6) in mm/deg, rack (n,) mm, motion channel names used) from the export."""
+    n = export.n_steps
+    motion = export.motion()
+    chassis = np.zeros((n, 6))
+    used: list[str] = []
+    for key, axis in (("heave", 2), ("roll", 3), ("pitch", 4)):
+        col = motion.get(key)
+        if col is not None:
+            chassis[:, axis] = _finite(col)
+            used.append(col.header.text)
+    rack = np.zeros(n)
+    if "rack" in motion:
+        rack = _finite(motion["rack"])
+        used.append(motion["rack"].header.text)
+    elif "steering_wheel" in motion:
+        col = motion["steering_wheel"]
+        steering = model.car.rack
+        if steering is None:
+            raise InputError(
+                f"column {col.header.text!r} steers, but the workbook has no steering rack",
+                where=col.where,
+                hint="add a Steering section, or ignore the column in a --map file",
+            )
+        if steering.ratio_mm_per_deg is None:
+            raise InputError(
+                f"column {col.header.text!r} gives steering-wheel angles, but the workbook has "
+                "no Steering ratio to turn them into rack travel",
+                where=col.where,
+                hint="fill in 'Steering ratio' (mm of rack per deg) in the workbook's Steering "
+                "section, or export 'Rack Travel [mm]' instead",
+            )
+        rack = _finite(col) * steering.ratio_mm_per_deg
+        used.append(col.header.text)
+    if np.any(rack != 0) and model.car.rack is None:
+        raise InputError(
+            "the export moves the rack, but the workbook has no steering rack",
+            where=str(export.path),
+            hint="add a Steering section",
+        )
+    return chassis, rack, used
+
+
+def _finite(col: Column) -> np.ndarray:
+    bad = np.flatnonzero(~np.isfinite(col.values))
+    if len(bad):
+        raise InputError(
+            f"motion column {col.header.text!r} has no value in data row {int(bad[0]) + 1}",
+            where=col.where,
+            hint="every step needs its motion input",
+        )
+    return col.values
+
+
+def damper_strokes(
+    model: Model,
+    export: Export,
+    wheels: Mapping[str, str],
+    dampers_of: Mapping[str, str] | None,
+) -> tuple[dict[str, np.ndarray], list[str]]:
+    """{damper: strokes (n,)} from the export's damper lengths (mm), and the columns used."""
+    design = design_lengths(model)
+    if not design:
+        raise InputError(
+            "--drive dampers needs dampers, and the workbook has none",
+            where="--drive",
+            hint="use --drive motion",
+        )
+    by_key: dict[str, Column] = {}
+    for col in export.outputs():
+        if col.rule.metric and col.rule.metric.startswith("damper_length"):
+            by_key[column_key(model, col, wheels, dampers_of)] = col
+    strokes: dict[str, np.ndarray] = {}
+    used: list[str] = []
+    corner_of = {w: c for c, w in wheels.items()}
+    wheel_of = {d: w for w, d in (dampers_of or {}).items()}
+    for damper, length0 in design.items():
+        col = by_key.get(f"damper_length_{damper}_mm")
+        if col is None:
+            wheel = wheel_of.get(damper)
+            corner = corner_of.get(wheel or "")
+            expected = f"Damper Length {corner} [mm]" if corner else f"a column for {damper}"
+            found = [c.header.text for c in export.columns if "damper" in c.channel.lower()]
+            raise InputError(
+                f"missing channel {expected!r}: --drive dampers needs the length of every "
+                f"damper (damper {damper})",
+                where=str(export.path),
+                hint=(f"damper columns found: {', '.join(found)}; " if found else "")
+                + "export the damper lengths, map the column with --map, or use --drive motion",
+            )
+        strokes[damper] = length0 - _finite(col)
+        used.append(col.header.text)
+    return strokes, used
+
+
+def drive_model(
+    model: Model,
+    export: Export,
+    drive: Drive,
+    wheels: Mapping[str, str],
+    dampers_of: Mapping[str, str] | None,
+) -> tuple[list[StepResult], list[str]]:
+    """Solve every step of the export; returns the step results and the input columns used."""
+    from suspension_sim.errors import SuspensionSimError
+    from suspension_sim.motions import State, ground_targets
+
+    chassis, rack, used = motion_inputs(model, export)
+    strokes: dict[str, np.ndarray] = {}
+    targets = {}
+    if drive == "motion":
+        if not used:
+            raise InputError(
+                "missing motion channels: the export has none of 'Heave [mm]', 'Roll [deg]', "
+                "'Pitch [deg]', 'Rack Travel [mm]', 'Steering Wheel Angle [deg]'",
+                where=str(export.path),
+                hint="export the motion channels, or use --drive dampers",
+            )
+        targets = ground_targets(model)
+    elif drive == "dampers":
+        strokes, used_d = damper_strokes(model, export, wheels, dampers_of)
+        used = used_d + used
+    else:
+        raise InputError(f"unknown drive {drive!r}", where="--drive", hint="motion or dampers")
+    results: list[StepResult] = []
+    guess: Pose | None = None
+    for i in range(export.n_steps):
+        state = State(
+            shocks={d: float(v[i]) for d, v in strokes.items()},
+            rack=float(rack[i]),
+            chassis=tuple(float(v) for v in chassis[i]),  # type: ignore[arg-type]
+            targets=targets,
+        )
+        try:
+            pose = state.solve(model, guess=guess, on_failure="return")
+        except SuspensionSimError as exc:  # e.g. a stroke beyond the damper's limits
+            results.append(StepResult(i, None, exc.render()))
+            continue
+        if pose.converged:
+            guess = pose
+            results.append(StepResult(i, pose, None))
+        else:
+            results.append(StepResult(i, pose, pose.failure or "did not converge"))
+    return results, used

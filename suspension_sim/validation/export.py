@@ -1,0 +1,421 @@
+"""Read an OptimumK results export (.csv or .xlsx) into channels in mm and deg.
+
+The export is a table: one header row (titles above it are skipped), an
+optional units row right below it, then one row per motion step. Which
+columns are channels, and in what unit, follows the header grammar of
+`suspension_sim.validation.channels`. Columns that are not channels (notes,
+quantities we do not compare) are listed as ignored, never silently dropped.
+
+Every problem is an `InputError` whose `where` names the file and the column
+(``export.csv: line 3, column 5`` or ``export.xlsx: Results!E3``).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from suspension_sim.errors import InputError
+from suspension_sim.validation.channels import (
+    CANONICAL_UNIT,
+    MOTION_KEYS,
+    ChannelMap,
+    ChannelRule,
+    Dimension,
+    Header,
+    Quantity,
+    check_unit,
+    known_unit,
+    parse_header,
+)
+
+HEADER_SCAN_ROWS = 50
+"""Rows searched for the header row (title rows may come first)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One channel of the export, converted to mm/deg and mapped (sign, scale applied).
+
+    values: one per step, NaN where the cell is blank. `factor` is the unit
+    factor times sign times scale that turned the export's numbers into ours.
+    """
+
+    header: Header
+    where: str
+    values: np.ndarray
+    factor: float
+    dimension: Dimension
+
+    @property
+    def channel(self) -> str:
+        return self.header.channel
+
+    @property
+    def rule(self) -> ChannelRule:
+        assert self.header.rule is not None
+        return self.header.rule
+
+    @property
+    def quantity(self) -> Quantity | None:
+        return self.header.quantity
+
+    @property
+    def location(self) -> str | None:
+        return self.header.location
+
+    @property
+    def unit(self) -> str:
+        """Our unit for the converted values (mm, deg or -)."""
+        return CANONICAL_UNIT[self.dimension]
+
+
+@dataclass(frozen=True)
+class Export:
+    """An export read and converted. `steps`: the step column, or 1..n."""
+
+    path: Path
+    columns: tuple[Column, ...]
+    steps: np.ndarray
+    ignored: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())  # the export's comment lines
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.steps)
+
+    def motion(self) -> dict[str, Column]:
+        """Motion columns by key (heave, roll, pitch, rack, steering_wheel)."""
+        out: dict[str, Column] = {}
+        for c in self.columns:
+            if c.rule.metric in MOTION_KEYS:
+                out[c.rule.metric] = c
+        return out
+
+    def outputs(self) -> list[Column]:
+        """Columns to compare (everything mapped that is not a motion input or the step)."""
+        return [
+            c
+            for c in self.columns
+            if c.rule.metric
+            and c.rule.metric not in MOTION_KEYS
+            and not (c.quantity is not None and c.quantity.scope == "index")
+        ]
+
+    def find(self, channel: str) -> Column | None:
+        """The column of a canonical channel name (``"Damper Length Front Left"``)."""
+        for c in self.columns:
+            if c.channel.lower() == channel.lower():
+                return c
+        return None
+
+
+# -- reading --------------------------------------------------------------------------------
+def read_export(path: str | Path, channel_map: ChannelMap | None = None) -> Export:
+    """Read an export file; see the module docstring. Units out: mm and deg."""
+    p = Path(path)
+    cmap = channel_map or ChannelMap()
+    if not p.is_file():
+        raise InputError("no such export file", where=str(p), hint="check the EXPORT path")
+    suffix = p.suffix.lower()
+    if suffix in (".csv", ".txt", ".tsv"):
+        table = _csv_cells(p)
+    elif suffix in (".xlsx", ".xlsm"):
+        table = _xlsx_cells(p)
+    else:
+        raise InputError(
+            f"unknown export file type {suffix or '(none)'}",
+            where=str(p),
+            hint="export the results as .csv or .xlsx",
+        )
+    return _parse_table(p, table, cmap)
+
+
+@dataclass
+class _Table:
+    """Raw cells of one sheet: rows of values, and how to name a cell."""
+
+    rows: list[list[object]]
+    sheet: str | None = None  # xlsx sheet name (cells as Sheet!A1), None for csv
+    comments: tuple[str, ...] = ()  # csv lines starting with '#', without the '#'
+
+    def where(self, path: Path, row: int, col: int) -> str:
+        if self.sheet is None:
+            return f"{path.name}: line {row + 1}, column {col + 1}"
+        return f"{path.name}: {self.sheet}!{_col_letter(col)}{row + 1}"
+
+
+def _col_letter(col: int) -> str:
+    out = ""
+    n = col + 1
+    while n:
+        n, r = divmod(n - 1, 26)
+        out = chr(65 + r) + out
+    return out
+
+
+def _csv_cells(path: Path) -> list[_Table]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        text = path.read_text(encoding="latin-1")
+    lines = text.splitlines()
+    # Lines starting with '#' are comments (kept as empty rows so line numbers hold).
+    body = ["" if line.lstrip().startswith("#") else line for line in lines]
+    sample = "\n".join(line for line in body[:HEADER_SCAN_ROWS] if line)
+    try:
+        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample, ",;\t")
+    except csv.Error:
+        dialect = csv.excel
+    rows = [next(csv.reader([line], dialect), []) if line else [] for line in body]
+    comments = tuple(line.lstrip()[1:].strip() for line in lines if line.lstrip().startswith("#"))
+    return [_Table(rows, None, comments)]
+
+
+def _xlsx_cells(path: Path) -> list[_Table]:
+    import openpyxl
+
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # a corrupt or non-xlsx file
+        raise InputError(f"cannot open as .xlsx: {exc}", where=str(path)) from None
+    try:
+        return [
+            _Table([list(r) for r in ws.iter_rows(values_only=True)], ws.title)
+            for ws in wb.worksheets
+        ]
+    finally:
+        wb.close()
+
+
+def _text(value: object) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def _find_header(
+    path: Path, table: _Table, cmap: ChannelMap
+) -> tuple[int, int, list[Header | None], list[str]] | None:
+    """(header row, first data row, headers, ignored) of the first row with a channel."""
+    for r, row in enumerate(table.rows[:HEADER_SCAN_ROWS]):
+        texts = [_text(v) for v in row]
+        if not any(texts) or any(_is_number(v) for v in row if _text(v)):
+            continue
+        below = table.rows[r + 1] if r + 1 < len(table.rows) else []
+        units_row = _units_row(below, len(row))
+        headers: list[Header | None] = []
+        ignored: list[str] = []
+        for c, t in enumerate(texts):
+            if not t:
+                headers.append(None)
+                continue
+            unit_below = _text(below[c]).strip("[]() ") if units_row and c < len(below) else None
+            h = parse_header(t, table.where(path, r, c), cmap, unit_below or None)
+            headers.append(h)
+            if h is None:
+                ignored.append(t)
+        if any(h is not None and h.rule is not None for h in headers):
+            return r, r + (2 if units_row else 1), headers, ignored
+    return None
+
+
+def _units_row(row: Sequence[object], width: int) -> bool:
+    """True if `row` holds only unit words (a units row under the header)."""
+    texts = [_text(v) for v in list(row)[:width]]
+    filled = [t for t in texts if t]
+    if not filled:
+        return False
+    cleaned = [t.strip("[]()") for t in filled]
+    return all(known_unit(t) for t in cleaned)
+
+
+def _is_number(value: object) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    try:
+        float(str(value).strip().replace(",", "."))
+    except ValueError:
+        return False
+    return True
+
+
+def _number(value: object) -> float | None:
+    """A cell as float; NaN for blank; None if it is not a number."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return math.nan
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip()
+    for candidate in (text, text.replace(",", ".")):
+        try:
+            return float(candidate)
+        except ValueError:
+            continue
+    return None
+
+
+def _parse_table(path: Path, tables: Sequence[_Table], cmap: ChannelMap) -> Export:
+    """Every sheet with a header row, merged (same steps; a channel repeated on several
+    sheets must carry the same values)."""
+    parts = []
+    for table in tables:
+        found = _find_header(path, table, cmap)
+        if found is not None:
+            parts.append(_parse_one(path, table, cmap, *found))
+    if not parts:
+        raise InputError(
+            "no header row with a known channel found "
+            f"(searched the first {HEADER_SCAN_ROWS} rows"
+            + (" of every sheet)" if len(tables) > 1 else ")"),
+            where=str(path),
+            hint="headers look like 'Camber Angle Front Left [deg]', 'Heave [mm]'; map other "
+            "names with --map",
+        )
+    first = parts[0]
+    columns = list(first.columns)
+    ignored = list(first.ignored)
+    for part in parts[1:]:
+        if part.n_steps != first.n_steps:
+            raise InputError(
+                f"this sheet has {part.n_steps} steps, the first has {first.n_steps}",
+                where=part.columns[0].where if part.columns else str(path),
+                hint="export one motion per file, or delete the other sheets",
+            )
+        have = {_key(c): c for c in columns}
+        for col in part.columns:
+            twin = have.get(_key(col))
+            if twin is None:
+                columns.append(col)
+            elif not np.allclose(twin.values, col.values, equal_nan=True, rtol=0, atol=1e-9):
+                raise InputError(
+                    f"column {col.header.text!r} repeats {twin.where} with other values",
+                    where=col.where,
+                    hint="keep one of them, or ignore one in a --map file",
+                )
+        ignored += [t for t in part.ignored if t not in ignored]
+    return Export(path, tuple(columns), first.steps, tuple(ignored), first.notes)
+
+
+def _key(col: Column) -> str:
+    m = col.rule.metric
+    return m if m in MOTION_KEYS else col.channel.lower()  # type: ignore[return-value]
+
+
+def _parse_one(
+    path: Path,
+    table: _Table,
+    cmap: ChannelMap,
+    header_row: int,
+    first_data: int,
+    headers: list[Header | None],
+    ignored: list[str],
+) -> Export:
+    data = list(table.rows[first_data:])
+    # A row is a step when some channel has a value in it: blank rows and notes beside
+    # or below the table (in columns that are not channels) are skipped.
+    used = [
+        c
+        for c, h in enumerate(headers)
+        if h is not None
+        and h.rule is not None
+        and h.rule.metric is not None
+        and not (h.quantity is not None and h.quantity.scope == "index")
+    ]
+    keep = [i for i, row in enumerate(data) if any(_text(row[c]) for c in used if c < len(row))]
+    columns: list[Column] = []
+    step_values: np.ndarray | None = None
+    seen: dict[str, str] = {}
+    for c, h in enumerate(headers):
+        if h is None or h.rule is None:
+            continue
+        where = table.where(path, header_row, c)
+        if h.quantity is not None and h.quantity.scope == "index":
+            step_values = _column_values(path, table, data, keep, c, first_data, h, strict=False)
+            continue
+        if h.rule.metric is None:
+            ignored.append(f"{h.text} (ignored by {h.rule.source})")
+            continue
+        dimension = h.rule.dimension or (h.quantity.dimension if h.quantity else None)
+        if dimension is None:
+            dimension = _dimension_of_metric(h.rule.metric, where, h)
+        factor = check_unit(h, dimension, where) * h.rule.sign * h.rule.scale
+        key = h.rule.metric if h.rule.metric in MOTION_KEYS else h.channel.lower()
+        if key in seen:
+            raise InputError(
+                f"column {h.text!r} is the same channel as {seen[key]!r}",
+                where=where,
+                hint="keep one column per channel, or ignore one in a --map file",
+            )
+        seen[key] = h.text
+        raw = _column_values(path, table, data, keep, c, first_data, h, strict=True)
+        columns.append(Column(h, where, raw * factor, factor, dimension))
+    if not keep:
+        raise InputError(
+            "the export has a header row but no data rows",
+            where=table.where(path, header_row, 0),
+            hint="export the results of at least one step",
+        )
+    steps = (
+        step_values
+        if step_values is not None and np.all(np.isfinite(step_values))
+        else np.arange(1, len(keep) + 1, dtype=float)
+    )
+    return Export(path, tuple(columns), steps, tuple(ignored), table.comments)
+
+
+def _column_values(
+    path: Path,
+    table: _Table,
+    data: list[list[object]],
+    keep: list[int],
+    col: int,
+    first_data: int,
+    header: Header,
+    *,
+    strict: bool,
+) -> np.ndarray:
+    out = np.full(len(keep), np.nan)
+    for k, i in enumerate(keep):
+        row = data[i]
+        value = row[col] if col < len(row) else None
+        v = _number(value)
+        if v is None:
+            if not strict:
+                return np.full(len(keep), np.nan)
+            raise InputError(
+                f"column {header.text!r}: {value!r} is not a number",
+                where=table.where(path, first_data + i, col),
+                hint="every cell of a channel must be a number (blank = no value at that step)",
+            )
+        out[k] = v
+    return out
+
+
+def _dimension_of_metric(metric: str, where: str, header: Header) -> Dimension:
+    """Dimension of one of our metrics (for a column mapped only by a map file)."""
+    from suspension_sim.metrics.catalogue import CATALOGUE, metric_of
+
+    if metric in MOTION_KEYS:
+        return "length" if metric in ("heave", "rack") else "angle"
+    found = metric_of(metric)
+    m = found[0] if found else CATALOGUE.get(metric)
+    if m is None:
+        raise InputError(
+            f"column {header.text!r} is mapped to {metric!r}, which is not one of our metrics",
+            where=where,
+            hint="use a metric id or column from docs/metrics.md (e.g. camber, "
+            "camber_FL_deg), or add 'dimension: angle|length|ratio' to the map entry",
+        )
+    if m.unit == "deg":
+        return "angle"
+    if m.unit == "mm":
+        return "length"
+    return "ratio"

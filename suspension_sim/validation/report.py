@@ -1,0 +1,338 @@
+"""Write a validation report: report.md, PNG overlay plots and comparison.csv.
+
+Layout of REPORT_DIR (created if missing)::
+
+    report.md          verdict, inputs, table of deviations, failing channels, plots
+    comparison.csv     per step: theirs, ours and ours - theirs for every channel
+    plots/<quantity>.png   one figure per quantity: a column per corner/axle, ours
+                       over theirs on top, the difference with the tolerance band below
+    plots/motion.png   the motion inputs taken from the export
+
+matplotlib (Agg) is imported only here, when a report is written. Nothing
+outside REPORT_DIR is written, and nothing is written over the workbook or
+the export.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from suspension_sim.errors import InputError
+from suspension_sim.validation.channels import CORNERS
+from suspension_sim.validation.compare import CONVENTION, ChannelResult, Validation
+
+LOCATION_ORDER = {name: i for i, name in enumerate((*CORNERS, "Front", "Rear", ""))}
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "channel"
+
+
+def _fmt(value: float, digits: int = 4) -> str:
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    if value == 0:
+        return "0"
+    return f"{value:.{digits}g}" if abs(value) >= 1e-3 else f"{value:.2e}"
+
+
+def _rel(path: str | Path, base: Path) -> str:
+    """`path` relative to the report folder `base` when they share a parent below the
+    file-system root (a report kept beside its data stays valid when moved with it);
+    the absolute path otherwise."""
+    target, folder = Path(path).resolve(), base.resolve()
+    try:
+        common = Path(os.path.commonpath([target, folder]))
+    except ValueError:  # another drive on Windows
+        return str(target)
+    if common == Path(common.anchor):
+        return str(target)
+    return os.path.relpath(target, folder)
+
+
+def prepare_dir(out: str | Path, protect: Sequence[str | Path]) -> Path:
+    """Create REPORT_DIR if missing; refuse a file or a folder that holds a protected input."""
+    d = Path(out)
+    if d.exists() and not d.is_dir():
+        raise InputError(
+            f"{d} exists and is not a folder", where="--out", hint="give a folder for the report"
+        )
+    for p in protect:
+        if Path(p).resolve() in (d.resolve() / "report.md", d.resolve() / "comparison.csv"):
+            raise InputError(
+                f"writing the report into {d} would overwrite {p}",
+                where="--out",
+                hint="choose another folder",
+            )
+    try:
+        (d / "plots").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create {d}: {exc.strerror}", where="--out") from None
+    return d
+
+
+def write_report(
+    v: Validation,
+    out: str | Path,
+    *,
+    plots: bool = True,
+    protect: Sequence[str | Path] = (),
+    title: str | None = None,
+) -> Path:
+    """Write the report folder; returns the path of report.md."""
+    d = prepare_dir(out, [v.workbook, v.export.path, *protect])
+    ordered = sorted(
+        v.channels, key=lambda c: (_quantity_order(v, c), LOCATION_ORDER.get(c.location, 99))
+    )
+    _write_csv(v, ordered, d / "comparison.csv")
+    figures: list[tuple[str, str]] = []
+    if plots:
+        figures = _write_plots(v, ordered, d / "plots")
+    text = _markdown(v, ordered, d, figures, title)
+    path = d / "report.md"
+    tmp = d / ".report.md.tmp"
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def _quantity_order(v: Validation, c: ChannelResult) -> int:
+    names = list(dict.fromkeys(ch.quantity for ch in v.channels))
+    return names.index(c.quantity)
+
+
+# -- markdown ----------------------------------------------------------------------------
+def _markdown(
+    v: Validation,
+    ordered: list[ChannelResult],
+    d: Path,
+    figures: list[tuple[str, str]],
+    title: str | None,
+) -> str:
+    from suspension_sim import __version__
+
+    verdict = "PASS" if v.passed else "FAIL"
+    export = v.export
+    n_cmp = len(v.compared)
+    lines = [
+        f"# {title or _title(v)}",
+        "",
+        f"**Result: {verdict}.** {v.summary().split(': ', 1)[-1]}",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| Workbook | `{_rel(v.workbook, d)}` |",
+        f"| Export | `{_rel(export.path, d)}`: {export.n_steps} steps, {n_cmp} channels compared |",
+        f"| Drive | {_drive_text(v)} |",
+        f"| Inputs taken from the export | {', '.join(f'`{i}`' for i in v.inputs) or 'none'} |",
+        f"| Sign preset of our metrics | `{CONVENTION}` (toe + = toe-out; camber, caster, KPI, "
+        "scrub, trail as in CONVENTIONS.md) |",
+        f"| Channel map | {v.channel_map.source or 'default (docs/validation.md)'} |",
+        f"| Tolerances (largest deviation) | {_fmt(v.tolerances['angle'])} deg for angles, "
+        f"{_fmt(v.tolerances['length'])} mm for lengths, {_fmt(v.tolerances['ratio'])} for "
+        "ratios |",
+        f"| suspension_sim | {__version__} |",
+        "",
+        "Deviation = ours - theirs, over every step where the export has a value.",
+        "",
+    ]
+    if export.notes:
+        lines += ["Comment lines of the export:", ""] + [f"- {n}" for n in export.notes] + [""]
+    if v.failed_channels or v.failed_steps:
+        lines += ["## What failed", ""]
+        for s in v.failed_steps[:20]:
+            reason = (s.failure or "").splitlines()[0]
+            lines.append(f"- step {_step_label(v, s.index)}: not solved: {reason}")
+        if len(v.failed_steps) > 20:
+            lines.append(f"- ... and {len(v.failed_steps) - 20} more steps not solved")
+        for c in ordered:
+            if c.passed:
+                continue
+            at = _step_label(v, c.at_step) if c.at_step is not None else "n/a"
+            text = (
+                f"- **{c.channel}** (`{c.column.header.text}` vs `{c.key}`): largest deviation "
+                f"{_fmt(c.max_abs)} {c.unit} at step {at}, RMS {_fmt(c.rms)} {c.unit} "
+                f"(tolerance {_fmt(c.tolerance)} {c.unit})"
+            )
+            if c.notes:
+                text += "; " + "; ".join(c.notes)
+            lines.append(text)
+        moved = _moved_corners(ordered)
+        if moved:
+            lines += ["", "Out of tolerance by corner/axle: " + moved + "."]
+        lines.append("")
+    lines += [
+        "## Deviation per channel",
+        "",
+        "| Channel | Corner | Unit | Largest abs. deviation | at step | RMS | Mean | "
+        "Tolerance | Result | Compared with |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for c in ordered:
+        result = "input" if c.role == "input" else ("pass" if c.passed else "**FAIL**")
+        at = _step_label(v, c.at_step) if c.at_step is not None else "n/a"
+        lines.append(
+            f"| {c.quantity} | {c.location or '-'} | {c.unit} | {_fmt(c.max_abs)} | {at} | "
+            f"{_fmt(c.rms)} | {_fmt(c.mean)} | {_fmt(c.tolerance)} | {result} | `{c.key}` |"
+        )
+    lines.append("")
+    inputs = [c for c in ordered if c.role == "input"]
+    if inputs:
+        lines += [
+            "Channels marked *input* drove the model (`--drive dampers`); their deviation "
+            "shows how closely the solved damper lengths follow the export, and is not judged.",
+            "",
+        ]
+    if v.warnings:
+        lines += ["## Notes", ""] + [f"- {w}" for w in v.warnings] + [""]
+    if export.ignored:
+        lines += [
+            "## Columns not compared",
+            "",
+            "Not channels of the default map or the map file (add them with `--map` to "
+            "compare them):",
+            "",
+            ", ".join(f"`{t}`" for t in export.ignored),
+            "",
+        ]
+    if figures:
+        lines += ["## Plots", ""]
+        for name, rel in figures:
+            lines += [f"### {name}", "", f"![{name}]({rel})", ""]
+    lines += [
+        "## Files",
+        "",
+        "- `comparison.csv`: every step, for every channel: theirs, ours, ours - theirs.",
+        "- `plots/`: the figures above.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _title(v: Validation) -> str:
+    return (
+        f"Validation of {Path(v.workbook).name} against {v.export.path.name} "
+        f"(OptimumK export layout)"
+    )
+
+
+def _drive_text(v: Validation) -> str:
+    if v.drive == "motion":
+        return (
+            "`motion`: chassis heave/roll/pitch and steer from the export's motion channels "
+            "(about the workbook's chassis reference point), every tyre contact point held on "
+            "the ground (z = 0)"
+        )
+    return (
+        "`dampers`: every damper's stroke = design length - the export's damper length; rack "
+        "and chassis pose from the motion channels when present (tyres not held on the ground)"
+    )
+
+
+def _step_label(v: Validation, index: int | None) -> str:
+    if index is None:
+        return "n/a"
+    value = v.export.steps[index]
+    return f"{int(value)}" if float(value).is_integer() else f"{value:g}"
+
+
+def _moved_corners(ordered: list[ChannelResult]) -> str:
+    by_loc: dict[str, list[str]] = {}
+    for c in ordered:
+        if not c.passed:
+            by_loc.setdefault(c.location or "car", []).append(c.quantity)
+    return "; ".join(f"{loc}: {', '.join(q)}" for loc, q in by_loc.items())
+
+
+# -- comparison.csv ---------------------------------------------------------------------------
+def _write_csv(v: Validation, ordered: list[ChannelResult], path: Path) -> None:
+    data: dict[str, np.ndarray] = {"step": v.export.steps}
+    data["solved"] = np.array([s.ok for s in v.steps])
+    for c in ordered:
+        name = f"{c.channel} [{c.unit}]"
+        data[f"theirs: {name}"] = c.theirs
+        data[f"ours: {name}"] = c.ours
+        data[f"ours - theirs: {name}"] = c.diff
+    table = pd.DataFrame(data)
+    tmp = path.with_name(f".{path.name}.tmp")
+    table.to_csv(tmp, index=False, float_format="%.9g")
+    os.replace(tmp, path)
+
+
+# -- plots ------------------------------------------------------------------------------------
+def _write_plots(
+    v: Validation, ordered: list[ChannelResult], folder: Path
+) -> list[tuple[str, str]]:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    figures: list[tuple[str, str]] = []
+    x = v.export.steps
+    motion = v.export.motion()
+    if motion:
+        fig, ax = plt.subplots(figsize=(7.5, 2.8), constrained_layout=True)
+        for col in motion.values():
+            ax.plot(x, col.values, label=f"{col.channel} [{col.unit}]")
+        ax.set_xlabel("step")
+        ax.set_title("Motion from the export")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8, loc="best")
+        fig.savefig(folder / "motion.png", dpi=90)
+        plt.close(fig)
+        figures.append(("Motion", "plots/motion.png"))
+    groups: dict[str, list[ChannelResult]] = {}
+    for c in ordered:
+        groups.setdefault(c.quantity, []).append(c)
+    for quantity, chans in groups.items():
+        n = len(chans)
+        fig, axes = plt.subplots(
+            2,
+            n,
+            figsize=(max(3.2 * n, 5.0), 4.6),
+            sharex=True,
+            squeeze=False,
+            constrained_layout=True,
+            gridspec_kw={"height_ratios": [3, 2]},
+        )
+        for j, c in enumerate(chans):
+            top, bottom = axes[0, j], axes[1, j]
+            top.plot(x, c.theirs, color="0.45", lw=3.0, alpha=0.6, label="export")
+            top.plot(x, c.ours, color="tab:blue", lw=1.2, label="suspension_sim")
+            state = "input" if c.role == "input" else ("pass" if c.passed else "FAIL")
+            top.set_title(f"{c.location or quantity} ({state})", fontsize=9)
+            top.grid(True, alpha=0.3)
+            if j == 0:
+                top.set_ylabel(f"{quantity} [{c.unit}]", fontsize=8)
+                top.legend(fontsize=7, loc="best")
+            bottom.plot(x, c.diff, color="tab:red" if not c.passed else "tab:green", lw=1.0)
+            bottom.axhspan(-c.tolerance, c.tolerance, color="0.85", zorder=0)
+            bottom.axhline(0.0, color="0.5", lw=0.6)
+            bottom.text(
+                0.02,
+                0.95,
+                f"max |ours - theirs| = {_fmt(c.max_abs, 3)} {c.unit}",
+                transform=bottom.transAxes,
+                fontsize=7,
+                va="top",
+            )
+            bottom.grid(True, alpha=0.3)
+            bottom.set_xlabel("step", fontsize=8)
+            if j == 0:
+                bottom.set_ylabel(f"ours - theirs [{c.unit}]", fontsize=8)
+            for ax in (top, bottom):
+                ax.tick_params(labelsize=7)
+        fig.suptitle(quantity, fontsize=10)
+        name = f"{_slug(quantity)}.png"
+        fig.savefig(folder / name, dpi=80)
+        plt.close(fig)
+        figures.append((quantity, f"plots/{name}"))
+    return figures
