@@ -325,8 +325,9 @@ def steer(
     """Steering with the contact points on the ground.
 
     unit "mm": rack travel (+ toward +Y). unit "deg": steering-wheel angle,
-    converted with the Steering ratio (mm of rack per degree); InputError if
-    the workbook gives no ratio.
+    + = left turn, converted with the Steering ratio (mm of rack per degree,
+    direction from the geometry: `suspension_sim.steering`); InputError if the
+    workbook gives no ratio.
     """
     rack = model.car.rack
     if rack is None:
@@ -337,15 +338,9 @@ def steer(
     if unit == "mm":
         column, factor = "rack_mm", 1.0
     elif unit == "deg":
-        if rack.ratio_mm_per_deg is None:
-            raise InputError(
-                "steer in steering-wheel degrees needs the Steering ratio (mm of rack travel "
-                "per degree of steering wheel), which the workbook does not give",
-                where="motions",
-                hint="fill in 'Steering ratio' in the Steering section, or steer in rack mm "
-                "(unit: mm)",
-            )
-        column, factor = "steering_wheel_angle_deg", rack.ratio_mm_per_deg
+        from suspension_sim.steering import rack_per_wheel_degree
+
+        column, factor = "steering_wheel_angle_deg", rack_per_wheel_degree(model, where="motions")
     else:
         raise InputError(f"unknown steer unit {unit!r}", where="motions", hint="use mm or deg")
     targets = ground_targets(model)

@@ -210,15 +210,10 @@ def motion_inputs(model: Model, export: Export) -> tuple[np.ndarray, np.ndarray,
                 where=col.where,
                 hint="add a Steering section, or ignore the column in a --map file",
             )
-        if steering.ratio_mm_per_deg is None:
-            raise InputError(
-                f"column {col.header.text!r} gives steering-wheel angles, but the workbook has "
-                "no Steering ratio to turn them into rack travel",
-                where=col.where,
-                hint="fill in 'Steering ratio' (mm of rack per deg) in the workbook's Steering "
-                "section, or export 'Rack Travel [mm]' instead",
-            )
-        rack = _finite(col) * steering.ratio_mm_per_deg
+        from suspension_sim.steering import rack_per_wheel_degree
+
+        ratio = rack_per_wheel_degree(model, where=col.where)
+        rack = _finite(col) * ratio
         used.append(col.header.text)
     if np.any(rack != 0) and model.car.rack is None:
         raise InputError(

@@ -87,11 +87,23 @@ def run(workbook: Path, out: Path, heave: float, roll: float, pitch: float, stee
     if max(abs(v) for v in off.values()) > 0.5:
         print(f"warning: design contact points not on z = 0: {off}")
 
+    # Positive steering-wheel angle is a left turn (ISO 8855). Which way the rack
+    # moves for that depends on the layout, so find it here, independently:
+    # move the rack +1 mm and see which way the wheels' spin axes yaw.
+    moved = slv.solve(refkit.ChassisPose(ref=ref), rack=1.0)
+    yaw = sum(
+        np.cross(
+            car.points[w.axis_point] - car.points[w.centre], moved[w.axis_point] - moved[w.centre]
+        )[2]
+        for w in car.wheels
+    )
+    left_turn_rack = 1.0 if yaw > 0 else -1.0
+
     rows = []
     start = None
     t0 = time.perf_counter()
     for h, r, p, s in motion(heave, roll, pitch, steer):
-        rack = s * car.rack_ratio_mm_per_deg if use_swa else s
+        rack = s * abs(car.rack_ratio_mm_per_deg) * left_turn_rack if use_swa else s
         pose = refkit.ChassisPose(heave=h, roll=r, pitch=p, ref=ref)  # type: ignore[arg-type]
         pts = slv.solve(pose, rack=rack, start=start)
         start = pts

@@ -1,0 +1,75 @@
+"""Steering-wheel angle <-> rack travel.
+
+The workbook's Steering ratio is a magnitude: mm of rack travel per degree of
+steering wheel. Its direction comes from the geometry, so that a positive
+steering-wheel angle is always a left turn (ISO 8855: counter-clockwise as the
+driver sees it), whether the rack sits ahead of the axle or behind it (on a
+rear-steer rack, a left turn moves the rack toward -Y).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from suspension_sim.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model.model import Model
+
+
+def rack_per_wheel_degree(model: Model, *, where: str = "steering") -> float:
+    """Signed mm of rack travel per degree of steering-wheel angle (+ = left turn).
+
+    Raises InputError (naming `where`) when the car has no rack or no ratio.
+    """
+    rack = model.car.rack
+    if rack is None:
+        raise InputError(
+            "this car has no steering rack",
+            where=where,
+            hint="add a Steering section to the workbook",
+        )
+    if rack.ratio_mm_per_deg is None or rack.ratio_mm_per_deg == 0:
+        raise InputError(
+            "steering-wheel angles need the Steering ratio (mm of rack per degree of "
+            "steering wheel), which the workbook does not give",
+            where=where,
+            hint="fill in 'Steering ratio' in the Steering section, or steer in rack mm",
+        )
+    return abs(rack.ratio_mm_per_deg) * left_turn_rack_sign(model)
+
+
+def left_turn_rack_sign(model: Model) -> float:
+    """+1 when rack travel toward +Y turns the steered wheels left, -1 otherwise.
+
+    From the implicit-function-theorem rates at design: the summed yaw rate of
+    every wheel's spin axis per mm of rack (computed once per model).
+    """
+    if "_left_turn_rack_sign" in model.__dict__:
+        return model.__dict__["_left_turn_rack_sign"]
+    from suspension_sim.sensitivity import input_tangents, point_rates
+
+    pose = model.solve()
+    tangents = input_tangents(pose)
+    k = tangents.inputs.index("rack")
+    rates = point_rates(pose, tangents)[:, :, k]
+    inst = {
+        (p, b): i for i, (p, b) in enumerate(zip(model.inst_point, model.inst_body, strict=True))
+    }
+    yaw = 0.0
+    for w in model.car.wheels:
+        c, a = inst[(w.centre, w.body)], inst[(w.axis_point, w.body)]
+        s = model.inst_design[a] - model.inst_design[c]
+        ds = rates[a] - rates[c]
+        yaw += float(np.cross(s, ds)[2] / (s @ s))
+    if abs(yaw) < 1e-12:
+        raise InputError(
+            "the rack does not steer any wheel",
+            where="steering",
+            hint="check the tie rods join the rack and the uprights",
+        )
+    sign = 1.0 if yaw > 0 else -1.0
+    model.__dict__["_left_turn_rack_sign"] = sign
+    return sign
