@@ -540,7 +540,7 @@ def explain_failure(pose: Pose) -> str:
     m = pose.model
     gaps = pose.residuals
     open_pts = gaps[gaps > pose.info.tolerance_mm].sort_values(ascending=False)
-    lines = [f"the joints did not close (largest gap {pose.info.max_residual_mm:.4g} mm):"]
+    lines = [f"the joints did not close (largest gap {gaps.max():.4g} mm):"]
     for point, gap in open_pts.head(5).items():
         bodies = sorted(
             {
