@@ -19,6 +19,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Solve the pose for given damper strokes (mm, + = compression), rack "
         "travel (mm, + = toward +Y) and chassis state (x y z in mm, roll pitch yaw in deg).",
     )
+    add_pose_arguments(p)
+    p.add_argument("--out", default=None, help="write points to .csv, .xlsx or .parquet")
+    p.add_argument("--force", action="store_true", help="replace an existing .xlsx output")
+    p.add_argument("--tolerance", type=float, default=None, help="solver tolerance (mm)")
+    p.set_defaults(run=run)
+
+
+def add_pose_arguments(p: argparse.ArgumentParser) -> None:
+    """WORKBOOK, --shocks, --rack and --chassis: the inputs of one pose (mm, deg)."""
     p.add_argument("workbook", help="the car's .xlsx workbook")
     p.add_argument(
         "--shocks",
@@ -36,10 +45,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar=("X", "Y", "Z", "ROLL", "PITCH", "YAW"),
         help="chassis state relative to design (mm, deg)",
     )
-    p.add_argument("--out", default=None, help="write points to .csv, .xlsx or .parquet")
-    p.add_argument("--force", action="store_true", help="replace an existing .xlsx output")
-    p.add_argument("--tolerance", type=float, default=None, help="solver tolerance (mm)")
-    p.set_defaults(run=run)
 
 
 def parse_shocks(values: list[str] | None) -> list[float] | dict[str, float] | None:

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from suspension_sim.commands.solve import parse_shocks
+from suspension_sim.commands.solve import add_pose_arguments, parse_shocks
 from suspension_sim.errors import InputError
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
@@ -28,23 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "+ = toward +Y) and chassis state (mm, deg) in 3-D. Joined points are green when "
         "closed and red (at each copy) when open beyond the display tolerance.",
     )
-    p.add_argument("workbook", help="the car's .xlsx workbook")
-    p.add_argument(
-        "--shocks",
-        nargs="+",
-        default=None,
-        metavar="V|NAME=V",
-        help="strokes in mm: one per damper in Damping order, or NAME=V pairs",
-    )
-    p.add_argument("--rack", type=float, default=0.0, metavar="MM", help="rack travel (mm)")
-    p.add_argument(
-        "--chassis",
-        nargs=6,
-        type=float,
-        default=(0.0,) * 6,
-        metavar=("X", "Y", "Z", "ROLL", "PITCH", "YAW"),
-        help="chassis state relative to design (mm, deg)",
-    )
+    add_pose_arguments(p)
     p.add_argument(
         "--screenshot",
         default=None,

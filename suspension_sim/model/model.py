@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sps
 
 from suspension_sim.description import CHASSIS, Car
-from suspension_sim.model.screws import chain_template
+from suspension_sim.model.screws import cache_dir, chain_template
 from suspension_sim.model.topology import SIGNATURES, Part, Topology, classify
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -322,13 +322,8 @@ def _conjugate(F: np.ndarray, T: np.ndarray, Finv: np.ndarray, homogeneous: bool
 
 # -- loading with a cache -------------------------------------------------------
 def _model_cache_path(path: Path) -> Path | None:
-    env = os.environ.get("SUSPENSION_SIM_CACHE_DIR")
-    if env == "":
-        return None
-    base = Path(env) if env else Path.home() / ".cache" / "suspension_sim"
-    try:
-        base.mkdir(parents=True, exist_ok=True)
-    except OSError:
+    base = cache_dir()
+    if base is None:
         return None
     from suspension_sim import __version__
 

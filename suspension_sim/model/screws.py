@@ -144,8 +144,12 @@ def _chain_expressions(signature: Sequence[JointSpec]) -> tuple[list[sp.Symbol],
     return thetas, [sp.simplify(e) for e in exprs]
 
 
-def _cache_dir() -> Path | None:
-    """Folder for cached generated code; None when caching is off."""
+def cache_dir() -> Path | None:
+    """Folder for cached generated code and models; None when caching is off.
+
+    ``SUSPENSION_SIM_CACHE_DIR`` overrides ``~/.cache/suspension_sim``; set it
+    to an empty string to turn caching off.
+    """
     env = os.environ.get("SUSPENSION_SIM_CACHE_DIR")
     if env == "":
         return None
@@ -189,7 +193,7 @@ def chain_template(signature: tuple[JointSpec, ...]) -> Callable[[np.ndarray], n
     from importlib.metadata import version
 
     key = repr((signature, version("sympy"), 2)).encode()
-    cache = _cache_dir()
+    cache = cache_dir()
     path = cache / f"chain_{hashlib.sha256(key).hexdigest()[:16]}.py" if cache else None
     source: str | None = None
     if path is not None and path.exists():
