@@ -1,0 +1,59 @@
+"""`suspension-sim check` on every bundled workbook, and on a broken copy."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from suspension_sim.cli import main
+
+WORKBOOKS = Path(__file__).resolve().parents[1] / "workbooks"
+
+
+@pytest.mark.parametrize("path", sorted(WORKBOOKS.glob("*.xlsx")), ids=lambda p: p.stem)
+def test_check_runs_clean_on_every_example(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Mobility:" in out and "0 free motion(s)" in out
+    assert "No warnings." in out
+
+
+def _cell_of(book: openpyxl.Workbook, sheet: str, point: str, column: int) -> str:
+    ws = book[sheet]
+    for row in ws.iter_rows():
+        if row[0].value == point:
+            return row[column].coordinate
+    raise AssertionError(point)
+
+
+@pytest.mark.parametrize(
+    ("sheet", "point", "column", "value", "words"),
+    [
+        ("Hard Points", "FL_UBJ", 3, "12,5 mm", ["must be a number"]),
+        ("Components", "FL_Upright", 2, "FL_UBJ_TYPO", ["FL_UBJ_TYPO", "not in Hard Points"]),
+    ],
+)
+def test_check_on_a_broken_copy_points_at_the_cell(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    sheet: str,
+    point: str,
+    column: int,
+    value: str,
+    words: list[str],
+) -> None:
+    broken = tmp_path / "broken.xlsx"
+    shutil.copy(WORKBOOKS / "fsae_car.xlsx", broken)
+    book = openpyxl.load_workbook(broken)
+    cell = _cell_of(book, sheet, point, column)
+    book[sheet][cell] = value
+    book.save(broken)
+    assert main(["check", str(broken)]) != 0
+    err = capsys.readouterr().err
+    assert f"{sheet}!{cell}" in err
+    for w in words:
+        assert w in err
+    assert "Traceback" not in err
