@@ -173,3 +173,121 @@ def fixed_wheel_car(
         bodies=(Body("Chassis", ("H1", "H2", "H3")), Body("Hub", tuple(hub))),
         wheels=(Wheel(name, "Hub", "WC", "WA", radius, 180.0, kp[0], kp[1]),),
     )
+
+
+TRAILING_PIVOTS: tuple[tuple[float, float, float], tuple[float, float, float]] = (
+    # Left corner, relative to a corner origin below the wheel centre's x: a pure
+    # trailing arm, pivot axis along Y 400 mm ahead of and 70 mm above C.
+    (400.0, 350.0, 330.0),
+    (400.0, 500.0, 330.0),
+)
+
+
+def trailing_arm_car(
+    corners: tuple[str, ...] = ("FL", "FR", "RL", "RR"),
+    pivots: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]] | None = None,
+    wheelbase: float = 1530.0,
+    options: Options | None = None,
+) -> Car:
+    """Mirror-symmetric trailing-arm corners: one arm per wheel hinged to the chassis.
+
+    Each arm carries the wheel (centre (0, 600, 260) of its corner, spin axis
+    along Y) and turns about the fixed line through its two pivots, so the
+    carrier's motion is a pure rotation about that line (no pitch): every
+    instant centre is where the pivot line meets the plane, and the screw-axis
+    and in-plane centres coincide. pivots: per axle letter ("F"/"R") the two
+    pivot points of the left corner (default `TRAILING_PIVOTS`); a yawed or
+    tilted line makes a semi-trailing arm. Rear corners sit `wheelbase` mm
+    behind the front ones.
+    """
+    piv = pivots or {}
+    pts: dict[str, tuple[float, float, float]] = {}
+    bodies: dict[str, list[str]] = {"Chassis": []}
+    wheels: list[Wheel] = []
+    dampers: list[Damper] = []
+    for corner in corners:
+        dx = 0.0 if corner[0] == "F" else -wheelbase
+        sy = 1.0 if corner[1] == "L" else -1.0
+        a, b = piv.get(corner[0], TRAILING_PIVOTS)
+        local = {
+            "PA": a,
+            "PB": b,
+            "WC": WHEEL_CENTRE,
+            "WA": (0.0, 650.0, 260.0),
+            "DMP_M": (150.0, 560.0, 300.0),
+            "DMP_C": (150.0, 520.0, 620.0),
+        }
+        for name, p in local.items():
+            pts[f"{corner}_{name}"] = (p[0] + dx, sy * p[1], p[2])
+        bodies["Chassis"] += [f"{corner}_PA", f"{corner}_PB", f"{corner}_DMP_C"]
+        bodies[f"{corner}_Arm"] = [f"{corner}_{p}" for p in ("PA", "PB", "WC", "WA", "DMP_M")]
+        bodies[f"{corner}_Damper"] = [f"{corner}_DMP_C", f"{corner}_DMP_M"]
+        wheels.append(
+            Wheel(corner, f"{corner}_Arm", f"{corner}_WC", f"{corner}_WA", TYRE_RADIUS, 180.0)
+        )
+        dampers.append(Damper(f"{corner}_Damper", f"{corner}_DMP_C", f"{corner}_DMP_M"))
+    return Car(
+        name="trailing arm test car",
+        options=options or Options(cg_height_mm=300.0, wheelbase_mm=wheelbase),
+        points=tuple(Point(n, xyz) for n, xyz in pts.items()),
+        bodies=tuple(Body(n, tuple(p)) for n, p in bodies.items()),
+        wheels=tuple(wheels),
+        dampers=tuple(dampers),
+    )
+
+
+AXLE_X = -1530.0
+PANHARD_X = -1610.0
+
+
+def solid_axle_car(
+    link_rise: float = 0.0,
+    panhard: tuple[tuple[float, float], tuple[float, float]] = ((-420.0, 300.0), (400.0, 300.0)),
+    options: Options | None = None,
+) -> Car:
+    """A rigid rear axle (RL and RR on one body) on four parallel links and a Panhard rod.
+
+    The links run along X from the axle (x = -1530, y = +-430, z = 130 and
+    370) 560 mm forward to the chassis, whose ends are `link_rise` mm higher:
+    all four are parallel, inclined by atan(link_rise / 560) in side view
+    (rising toward the front). The Panhard rod (x = -1610) goes from the
+    chassis at (y, z) = panhard[0] to the axle at panhard[1]. Wheel centres
+    (-1530, +-590, 260), tyre radius 260, wheelbase 1530 mm.
+    """
+    pts: dict[str, tuple[float, float, float]] = {}
+    bodies: dict[str, list[str]] = {"Chassis": [], "Axle": []}
+    wheels: list[Wheel] = []
+    dampers: list[Damper] = []
+    for corner, sy in (("RL", 1.0), ("RR", -1.0)):
+        local = {
+            "LL_C": (-970.0, 430.0, 130.0 + link_rise),
+            "LL_A": (AXLE_X, 430.0, 130.0),
+            "UL_C": (-970.0, 430.0, 370.0 + link_rise),
+            "UL_A": (AXLE_X, 430.0, 370.0),
+            "DMP_C": (-1570.0, 460.0, 540.0),
+            "DMP_A": (-1570.0, 500.0, 215.0),
+            "WC": (AXLE_X, 590.0, 260.0),
+            "WA": (AXLE_X, 540.0, 260.0),
+        }
+        for name, p in local.items():
+            pts[f"{corner}_{name}"] = (p[0], sy * p[1], p[2])
+        bodies["Chassis"] += [f"{corner}_{p}" for p in ("LL_C", "UL_C", "DMP_C")]
+        bodies["Axle"] += [f"{corner}_{p}" for p in ("WC", "WA", "LL_A", "UL_A", "DMP_A")]
+        bodies[f"{corner}_LowerLink"] = [f"{corner}_LL_C", f"{corner}_LL_A"]
+        bodies[f"{corner}_UpperLink"] = [f"{corner}_UL_C", f"{corner}_UL_A"]
+        bodies[f"{corner}_Damper"] = [f"{corner}_DMP_C", f"{corner}_DMP_A"]
+        wheels.append(Wheel(corner, "Axle", f"{corner}_WC", f"{corner}_WA", TYRE_RADIUS, 178.0))
+        dampers.append(Damper(f"{corner}_Damper", f"{corner}_DMP_C", f"{corner}_DMP_A"))
+    (yc, zc), (ya, za) = panhard
+    pts["PH_C"], pts["PH_A"] = (PANHARD_X, yc, zc), (PANHARD_X, ya, za)
+    bodies["Chassis"].append("PH_C")
+    bodies["Axle"].append("PH_A")
+    bodies["Panhard"] = ["PH_C", "PH_A"]
+    return Car(
+        name="solid axle test car",
+        options=options or Options(cg_height_mm=300.0, wheelbase_mm=1530.0),
+        points=tuple(Point(n, xyz) for n, xyz in pts.items()),
+        bodies=tuple(Body(n, tuple(p)) for n, p in bodies.items()),
+        wheels=tuple(wheels),
+        dampers=tuple(dampers),
+    )

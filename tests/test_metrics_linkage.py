@@ -7,18 +7,41 @@ lines cross, the carrier turns about the line through it parallel to X,
 and the camber gain is -1 / (C.y - FVIC.y) rad per mm. Tilting an axle's
 pivot axes by alpha in side view puts the SVIC at infinity along the tilt,
 so anti-dive = tan(alpha) * L / h * share * 100.
+
+Trailing and semi-trailing arms turn about a fixed pivot line, so every
+point moves on a circle about it and the antis, instant centres and
+roll/pitch centres follow from that line alone. The solid axle on four
+parallel links and a Panhard rod rolls about the line (parallel to the
+links) through the point where the rod crosses the centreline, and heaves
+perpendicular to the links. Motions with screw pitch (real double
+wishbones) are checked against finite differences in test_metrics_rates.py.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from _cars import double_wishbone_corner
-from _metric_cars import PARALLEL_ARMS, TYPICAL_ARMS, front_view_ic, wishbone_car
+from _metric_cars import (
+    AXLE_X,
+    PANHARD_X,
+    PARALLEL_ARMS,
+    TYPICAL_ARMS,
+    front_view_ic,
+    solid_axle_car,
+    trailing_arm_car,
+    wishbone_car,
+)
 
+import suspension_sim
 from suspension_sim.description import Options, Wheel
 from suspension_sim.metrics import linkage, pose_metrics
 from suspension_sim.model.model import Model
+from suspension_sim.sensitivity import part_twists, screw_axis, wheel_tangents
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def metrics(car, **kw) -> dict[str, float]:  # type: ignore[no-untyped-def]
@@ -147,3 +170,183 @@ def test_kingpin_from_the_rack_twist_is_the_ball_joint_axis() -> None:
         for key in ("caster", "kpi", "scrub_radius", "mechanical_trail", "spindle_length"):
             unit = "deg" if key in ("caster", "kpi") else "mm"
             assert b[f"{key}_FL_{unit}"] == pytest.approx(a[f"{key}_FL_{unit}"], abs=1e-7), key
+
+
+def anti_options(inboard: bool) -> Options:
+    return Options(
+        cg_height_mm=300.0,
+        wheelbase_mm=1530.0,
+        front_brake_share=0.6,
+        front_brakes_inboard=inboard,
+        rear_brakes_inboard=inboard,
+        rear_drive_share=0.9,
+        drive_inboard=inboard,
+    )
+
+
+@pytest.mark.parametrize("inboard", [False, True])
+def test_trailing_arms_by_hand(inboard: bool) -> None:
+    """Leading arms in front (pivot line along Y, 400 mm behind and 70 mm above C), trailing
+    arms at the rear (400 mm ahead, 70 mm above). A point p of the arm moves on a circle
+    about the pivot P: velocity ~ y x (p - P), so dx/dz = -(p_z - P_z) / (p_x - P_x) and
+    the line from p toward P is perpendicular to it: tan(theta) is that line's slope."""
+    L, h = 1530.0, 300.0
+    front = ((-400.0, 350.0, 330.0), (-400.0, 500.0, 330.0))
+    rear = ((400.0, 350.0, 330.0), (400.0, 500.0, 330.0))
+    car = trailing_arm_car(pivots={"F": front, "R": rear}, options=anti_options(inboard))
+    m = metrics(car)
+    z_ref = 260.0 if inboard else 0.0  # C or CP
+    tan = (330.0 - z_ref) / 400.0  # rises toward the car's centre at both ends
+    for w in ("FL", "FR"):
+        assert m[f"anti_dive_{w}_pct"] == pytest.approx(tan * L / h * 0.6 * 100, rel=1e-9)
+        # Pure rotation about a line parallel to Y: both kinds of centre are the pivot.
+        for key in ("svic", "svic_planar"):
+            assert m[f"{key}_{w}_x_mm"] == pytest.approx(-400.0, abs=1e-9)
+            assert m[f"{key}_{w}_z_mm"] == pytest.approx(330.0, rel=1e-12)
+        assert m[f"svsa_{w}_mm"] == pytest.approx(np.hypot(400.0, 330.0), rel=1e-12)
+        assert np.isnan(m[f"fvic_planar_{w}_y_mm"]) and m[f"fvsa_{w}_mm"] == np.inf
+    for w in ("RL", "RR"):
+        assert m[f"anti_lift_{w}_pct"] == pytest.approx(tan * L / h * 0.4 * 100, rel=1e-9)
+        assert m[f"anti_squat_{w}_pct"] == pytest.approx(tan * L / h * 0.9 * 100, rel=1e-9)
+        assert m[f"svic_planar_{w}_x_mm"] == pytest.approx(400.0 - L, rel=1e-12)
+    # Pitch centre: CP-to-pivot lines z = 0.825 (-x) (front) and z = 0.825 (x + L) (rear).
+    for side in ("left", "right"):
+        assert m[f"pitch_centre_{side}_x_mm"] == pytest.approx(-L / 2, rel=1e-9)
+        assert m[f"pitch_centre_{side}_z_mm"] == pytest.approx(0.825 * L / 2, rel=1e-9)
+    # Seen from the front the arms only translate CP vertically: roll centre on the ground.
+    assert m["roll_centre_height_front_mm"] == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("inboard", [False, True])
+def test_semi_trailing_arm_by_hand(inboard: bool) -> None:
+    """A pivot line yawed and tilted: still a pure rotation (no pitch), so the screw-axis and
+    in-plane centres are both where the pivot line meets the plane, and any point p moves
+    along a x (p - P)."""
+    pa, pb = np.array([400.0, 300.0, 330.0]), np.array([250.0, 520.0, 380.0])
+    car = trailing_arm_car(
+        ("RL", "RR"), pivots={"R": (tuple(pa), tuple(pb))}, options=anti_options(inboard)
+    )
+    m = metrics(car)
+    L, h = 1530.0, 300.0
+    a = (pb - pa) / np.linalg.norm(pb - pa)
+    shift = np.array([-L, 0.0, 0.0])  # the rear corner's origin
+    c = np.array([0.0, 600.0, 260.0])
+    ref = c if inboard else c - np.array([0.0, 0.0, 260.0])
+    v = np.cross(a, ref - pa)
+    tan = -v[0] / v[2]
+    assert m["anti_lift_RL_pct"] == pytest.approx(tan * L / h * 0.4 * 100, rel=1e-9)
+    assert m["anti_squat_RL_pct"] == pytest.approx(tan * L / h * 0.9 * 100, rel=1e-9)
+    assert m["anti_squat_RR_pct"] == pytest.approx(m["anti_squat_RL_pct"], rel=1e-9)  # mirror
+    side = pa + (600.0 - pa[1]) / a[1] * a + shift  # pivot line meets y = C_y
+    front = pa + (0.0 - pa[0]) / a[0] * a  # ... and x = C_x
+    for key in ("svic", "svic_planar"):
+        assert m[f"{key}_RL_x_mm"] == pytest.approx(side[0], rel=1e-9)
+        assert m[f"{key}_RL_z_mm"] == pytest.approx(side[2], rel=1e-9)
+    for key in ("fvic", "fvic_planar"):
+        assert m[f"{key}_RL_y_mm"] == pytest.approx(front[1], rel=1e-9)
+        assert m[f"{key}_RL_z_mm"] == pytest.approx(front[2], rel=1e-9)
+    assert m["roll_centre_height_rear_mm"] == pytest.approx(
+        front[2] * 600.0 / (600.0 - front[1]), rel=1e-9
+    )
+
+
+@pytest.mark.parametrize(
+    ("rise", "panhard"),
+    [
+        (0.0, ((-420.0, 300.0), (400.0, 300.0))),  # horizontal links and rod
+        (0.0, ((-420.0, 250.0), (400.0, 330.0))),  # rod inclined in front view
+        (60.0, ((-420.0, 300.0), (400.0, 300.0))),  # links rising toward the front
+        (60.0, ((-420.0, 250.0), (400.0, 330.0))),
+    ],
+)
+def test_solid_axle_roll_centre_and_antis_by_hand(
+    rise: float, panhard: tuple[tuple[float, float], tuple[float, float]]
+) -> None:
+    """Four parallel links (direction d, inclined atan(rise/560) in side view) let the axle
+    only translate perpendicular to d and rotate about d. Anti-symmetric travel (left +1,
+    right -1) is then a rotation about a line parallel to d through the centreline (the
+    wheel centres are symmetric); the Panhard rod's axle end may only move perpendicular
+    to the rod, so that line crosses the rod's plane (x = -1610) on the rod, at y = 0:
+    roll centre = rod height at the centreline + 80 mm * tan(alpha) (the wheel plane is
+    80 mm ahead). Heave (both travels +1) translates the axle perpendicular to the links:
+    dx/dz = -tan(alpha) for C and CP alike, so anti-squat = tan(alpha) L/h share."""
+    (yc, zc), (ya, za) = panhard
+    tan_a = rise / 560.0
+    rod_at_centre = zc + (0.0 - yc) * (za - zc) / (ya - yc)
+    want = rod_at_centre + (AXLE_X - PANHARD_X) * tan_a
+    options = Options(cg_height_mm=300.0, wheelbase_mm=1530.0, front_brake_share=0.6)
+    model = Model(solid_axle_car(rise, panhard, options))
+    pose = model.solve()
+    m = pose_metrics(pose)
+    assert m["roll_centre_height_rear_mm"] == pytest.approx(want, rel=1e-9)
+    assert m["roll_centre_lateral_rear_mm"] == pytest.approx(0.0, abs=1e-9)
+    for w in ("RL", "RR"):
+        assert m[f"fvic_planar_{w}_y_mm"] == pytest.approx(0.0, abs=1e-9)
+        assert m[f"fvic_planar_{w}_z_mm"] == pytest.approx(want, rel=1e-9)
+        assert m[f"anti_squat_{w}_pct"] == pytest.approx(tan_a * 1530 / 300 * 100, abs=1e-9)
+        assert m[f"anti_lift_{w}_pct"] == pytest.approx(tan_a * 1530 / 300 * 40, abs=1e-9)
+    # The brief's definition: the axle's screw axis for left +1 / right -1 (difference of the
+    # two travel columns) pierces the wheel-centre plane there (it has no pitch here).
+    axle = next(i for i, p in enumerate(model.parts) if p.body == "Axle")
+    twists = part_twists(pose, wheel_tangents(pose))
+    point, direction, pitch = screw_axis(twists[axle, :, 0] - twists[axle, :, 1])
+    pierce = point + (AXLE_X - point[0]) / direction[0] * direction
+    assert pierce[1:] == pytest.approx([0.0, want], abs=1e-9)
+    assert abs(pitch) < 1e-9
+    # The single-wheel screw-axis FVIC (CONVENTIONS.md column, unchanged) is where the axle
+    # turns when one wheel moves and the other is held: at the held wheel's centre line.
+    # Lines CP -> that point meet half as high: the old, wrong, rigid-axle roll centre.
+    if rise == 0.0 and zc == za:
+        assert (m["fvic_RL_y_mm"], m["fvic_RL_z_mm"]) == pytest.approx((-590.0, zc), abs=1e-9)
+
+
+def test_solid_axle_example_rolls_about_its_panhard_rod() -> None:
+    """workbooks/solid_axle_rear.xlsx: horizontal parallel links, horizontal Panhard rod at
+    300 mm: roll centre 300 mm at the centreline (the single-wheel lines gave 150 mm)."""
+    model = suspension_sim.load(ROOT / "workbooks" / "solid_axle_rear.xlsx")
+    m = pose_metrics(model.solve())
+    assert m["roll_centre_height_rear_mm"] == pytest.approx(300.0, abs=1e-6)
+    assert m["roll_centre_lateral_rear_mm"] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_planar_centre_differs_from_the_screw_axis_by_the_pitch() -> None:
+    """A screw along w through p0 with pitch h: the point where its axis pierces a plane
+    moves by h w, whose in-plane part the in-plane centre must cancel, so
+    planar = pierce + h (m x w) / (w.m); with h = 0 the two coincide."""
+    w = np.array([5.7e-4, -3.5e-4, 1.2e-5])
+    p0 = np.array([-120.0, 300.0, 150.0])
+    m_side, c = np.array([0.0, 1.0, 0.0]), np.array([0.0, 600.0, 260.0])
+    for h in (0.0, 33.0, -75.0):
+        twist = np.concatenate([w, -np.cross(w, p0) + h * w])
+        Ns, ls = linkage.instant_centre(twist, c, m_side)
+        Np, lp = linkage.planar_centre(twist, c, m_side)
+        want = Ns / ls + h * np.cross(m_side, w) / (w @ m_side)
+        assert Np / lp == pytest.approx(want, rel=1e-12)
+        # The anti line from a reference point in the plane through the in-plane centre is
+        # perpendicular to that point's velocity (view_normal), whatever the pitch.
+        fwd, up = np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])
+        by_line = linkage.line_direction(c, Np, lp)
+        by_velocity, _ = linkage.view_normal(twist[3:] + np.cross(w, c), m_side)
+        args = (fwd, up, True, 1530.0, 280.0, 0.65)
+        assert linkage.anti_percent(by_line, *args) == pytest.approx(
+            linkage.anti_percent(by_velocity, *args), rel=1e-9
+        )
+    # Pure translation in the view: at infinity, perpendicular to the in-plane velocity.
+    toward, lam = linkage.planar_centre(np.array([0, 0, 0, 0.1, 0.3, 1.0]), c, m_side)
+    assert lam == 0.0 and toward == pytest.approx([1.0, 0.0, -0.1])
+
+
+def test_fsae_antis_follow_the_velocity_not_the_screw_axis() -> None:
+    """Evidence (docs/metrics.md): on the FSAE car the line from the reference point to the
+    screw-axis SVIC (the CONVENTIONS.md wording) gives anti-dive +20.4 % and anti-squat
+    -10.9 %; the reference points' actual motion gives +27.0 % and +21.0 %."""
+    model = suspension_sim.load(ROOT / "workbooks" / "fsae_car.xlsx")
+    m = pose_metrics(model.solve())
+    assert m["anti_dive_FL_pct"] == pytest.approx(26.98, abs=0.01)
+    assert m["anti_lift_RL_pct"] == pytest.approx(18.65, abs=0.01)
+    assert m["anti_squat_RL_pct"] == pytest.approx(21.04, abs=0.01)
+    fwd, up = np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])
+    cp = np.array([m[f"contact_point_FL_{a}_mm"] for a in "xyz"])
+    svic = np.array([m["svic_FL_x_mm"], cp[1], m["svic_FL_z_mm"]])
+    old = linkage.anti_percent(svic - cp, fwd, up, True, 1530.0, 280.0, 0.65)
+    assert old == pytest.approx(20.37, abs=0.01)

@@ -10,13 +10,17 @@ the two solved poses.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
 import pytest
 from _cars import four_corner_car
-from _metric_cars import wishbone_car
+from _metric_cars import solid_axle_car, wishbone_car
 from scipy.linalg import logm
 
-from suspension_sim.metrics import pose_metrics
+import suspension_sim
+from suspension_sim.metrics import pose_metrics, wheel_dampers
 from suspension_sim.model.model import Model
 from suspension_sim.solver import Pose
 from suspension_sim.targets import contact_z, wheel_travel
@@ -195,3 +199,197 @@ def test_roll_camber_closed_form_at_a_symmetric_design(model: Model) -> None:
         gain = np.radians(m[f"camber_gain_{w}_deg_per_mm"])  # rad/mm
         expected = -side * (1.0 + gain * m[f"half_track_{w}_mm"])
         assert m[f"roll_camber_{w}_deg_per_deg"] == pytest.approx(expected, abs=1e-12)
+
+
+# -- linkage metrics against finite motions of the carrier ----------------------------
+# The antis, in-plane instant centres and roll/pitch centres are defined by the
+# velocity of carrier-fixed points (docs/metrics.md, "Linkage metrics"): truths
+# here come from solved poses with the wheel travel moved +-H, using nothing from
+# the metric code but the reported contact points.
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def workbook(name: str) -> Callable[[], Model]:
+    return lambda: suspension_sim.load(ROOT / "workbooks" / f"{name}.xlsx")
+
+
+def moved(model: Model, base: Pose, deltas: dict[str, float]) -> Pose:
+    """`base` with the wheel travels moved by `deltas` (mm); other travels, rack, chassis held."""
+    m0 = pose_metrics(base, rates=False)
+    dampers = wheel_dampers(model)
+    targets = {
+        dampers[w.name]: wheel_travel(
+            w.name, m0[f"wheel_travel_{w.name}_mm"] + deltas.get(w.name, 0.0)
+        )
+        for w in model.car.wheels
+    }
+    return model.solve(rack=base.rack, chassis=base.chassis, targets=targets, guess=base)
+
+
+def partner(model: Model, wheel: str) -> str | None:
+    """The other wheel of the axle (same first letter), if the car has one."""
+    names = [w.name for w in model.car.wheels]
+    other = wheel[0] + ("R" if wheel[1] == "L" else "L")
+    return other if other in names else None
+
+
+def rigid(model: Model, wheel: str) -> bool:
+    other = partner(model, wheel)
+    body = {w.name: w.body for w in model.car.wheels}
+    return other is not None and body[other] == body[wheel]
+
+
+def displacement(
+    model: Model, base: Pose, deltas: dict[str, float], wheel: str, point: np.ndarray
+) -> np.ndarray:
+    """World velocity (per mm) of a point fixed on `wheel`'s carrier, by central differences."""
+    body = next(w.body for w in model.car.wheels if w.name == wheel)
+    local = np.linalg.inv(base.body_frames[body]) @ np.append(point, 1.0)
+    plus = moved(model, base, {w: d * H for w, d in deltas.items()})
+    minus = moved(model, base, {w: -d * H for w, d in deltas.items()})
+    return ((plus.body_frames[body] - minus.body_frames[body]) @ local)[:3] / (2 * H)
+
+
+def heave_of(model: Model, wheel: str) -> dict[str, float]:
+    """Side-view motion: the axle's heave for a rigid axle, else the wheel alone."""
+    other = partner(model, wheel)
+    return {wheel: 1.0, other: 1.0} if other and rigid(model, wheel) else {wheel: 1.0}
+
+
+def roll_of(model: Model, wheel: str) -> dict[str, float]:
+    """Front-view motion: the axle's roll (left +1, right -1) for a rigid axle, else alone."""
+    other = partner(model, wheel)
+    if other and rigid(model, wheel):
+        left, right = (wheel, other) if wheel[1] == "L" else (other, wheel)
+        return {left: 1.0, right: -1.0}
+    return {wheel: 1.0}
+
+
+def views(pose: Pose) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The car's horizontal heading x_h, lateral axis y_h and the ground normal n (world)."""
+    n = np.array([0.0, 0.0, 1.0])
+    x = pose.chassis_transform[:3, 0]
+    x_h = (x - (x @ n) * n) / np.linalg.norm(x - (x @ n) * n)
+    return x_h, np.cross(n, x_h), n
+
+
+LINKAGE_CASES = {
+    "fsae": (workbook("fsae_car"), {}),
+    "fsae rolled+pitched": (workbook("fsae_car"), {"chassis": (0, 0, -6.0, 1.2, -0.8, 0)}),
+    "five-link": (workbook("five_link_rear"), {}),
+    "four-corner steered": (
+        lambda: Model(four_corner_car()),
+        {"shocks": [6.0, -4.0, 2.0, 1.0], "rack": 3.0, "chassis": (0, 0, 4.0, 0.7, -0.4, 0)},
+    ),
+    "solid axle, inclined links": (
+        lambda: Model(solid_axle_car(link_rise=60.0, panhard=((-420.0, 250.0), (400.0, 330.0)))),
+        {"shocks": [5.0, -3.0]},
+    ),
+}
+
+
+@pytest.fixture(scope="module", params=list(LINKAGE_CASES))
+def linkage_case(request: pytest.FixtureRequest) -> tuple[Model, Pose, dict[str, float]]:
+    make, solve_args = LINKAGE_CASES[request.param]
+    model = make()
+    base = model.solve(**solve_args)
+    assert base.converged
+    return model, base, pose_metrics(base)
+
+
+def test_antis_are_the_reference_points_fore_aft_over_vertical_motion(
+    linkage_case: tuple[Model, Pose, dict[str, float]],
+) -> None:
+    """tan(theta) = +dx/dz (front) or -dx/dz (rear) of C or the carrier-fixed CP."""
+    model, base, m = linkage_case
+    o = model.car.options
+    L = o.wheelbase_mm or 1530.0
+    x_h, _, n = views(base)
+    for w in model.car.wheels:
+        c = base.points.loc[w.centre].to_numpy(float)
+        cp = np.array([m[f"contact_point_{w.name}_{a}_mm"] for a in "xyz"])
+        if w.name[0] == "F":
+            cases = [("anti_dive", o.front_brake_share, o.front_brakes_inboard, 1.0)]
+        else:
+            cases = [
+                ("anti_lift", 1 - o.front_brake_share, o.rear_brakes_inboard, -1.0),
+                ("anti_squat", o.rear_drive_share, o.drive_inboard, -1.0),
+            ]
+        for metric, share, at_centre, sign in cases:
+            u = displacement(model, base, heave_of(model, w.name), w.name, c if at_centre else cp)
+            want = sign * (u @ x_h) / (u @ n) * L / o.cg_height_mm * share * 100
+            assert m[f"{metric}_{w.name}_pct"] == pytest.approx(want, rel=1e-6, abs=1e-7), (
+                metric,
+                w.name,
+            )
+
+
+def planar_centre_fd(
+    model: Model, base: Pose, deltas: dict[str, float], wheel: str, axis: int
+) -> np.ndarray:
+    """Point of the chassis plane through C (normal chassis axis `axis`) whose finite-difference
+    velocity has no in-plane component; world frame. Solved from the affine velocity field."""
+    T = base.chassis_transform
+    c = next(base.points.loc[w.centre].to_numpy(float) for w in model.car.wheels if w.name == wheel)
+    e1, e2 = (T[:3, k] for k in range(3) if k != axis)
+    v0 = displacement(model, base, deltas, wheel, c)
+    a = displacement(model, base, deltas, wheel, c + 100.0 * e1) - v0
+    b = displacement(model, base, deltas, wheel, c + 100.0 * e2) - v0
+    basis = np.column_stack([e1, e2])
+    coef = np.linalg.solve(basis.T @ np.column_stack([a, b]) / 100.0, -(basis.T @ v0))
+    return c + coef[0] * e1 + coef[1] * e2
+
+
+def test_planar_instant_centres_match_finite_differences(
+    linkage_case: tuple[Model, Pose, dict[str, float]],
+) -> None:
+    model, base, m = linkage_case
+    for w in model.car.wheels[:2]:
+        for axis, key, comps, motion in (
+            (0, "fvic_planar", "yz", roll_of(model, w.name)),
+            (1, "svic_planar", "xz", heave_of(model, w.name)),
+        ):
+            got = np.array([m[f"{key}_{w.name}_{c}_mm"] for c in comps])
+            if np.all(np.isnan(got)):  # at infinity (the inclined-link axle in side view)
+                continue
+            ic = planar_centre_fd(model, base, motion, w.name, axis)
+            want = ic[["xyz".index(c) for c in comps]]
+            assert got == pytest.approx(want, rel=1e-6, abs=1e-5), (key, w.name)
+
+
+def perpendicular_meet(
+    p1: np.ndarray, v1: np.ndarray, p2: np.ndarray, v2: np.ndarray, u: np.ndarray, z: np.ndarray
+) -> np.ndarray:
+    """Where the lines through p1, p2 perpendicular to v1, v2 meet, in the view (u, z)."""
+    a = np.array([[v1 @ u, v1 @ z], [v2 @ u, v2 @ z]])
+    rhs = np.array([v1 @ u * (p1 @ u) + v1 @ z * (p1 @ z), v2 @ u * (p2 @ u) + v2 @ z * (p2 @ z)])
+    return np.linalg.solve(a, rhs)
+
+
+def test_roll_and_pitch_centres_match_finite_differences(
+    linkage_case: tuple[Model, Pose, dict[str, float]],
+) -> None:
+    """Lines through each CP perpendicular to its (finite-difference) velocity in the view."""
+    model, base, m = linkage_case
+    x_h, y_h, n = views(base)
+    names = [w.name for w in model.car.wheels]
+
+    def cp(w: str) -> np.ndarray:
+        return np.array([m[f"contact_point_{w}_{a}_mm"] for a in "xyz"])
+
+    for axle, (left, right) in {"front": ("FL", "FR"), "rear": ("RL", "RR")}.items():
+        if left not in names or right not in names:
+            continue
+        # Independent corners: each wheel alone; a rigid axle: its roll (left +1, right -1).
+        v_l = displacement(model, base, roll_of(model, left), left, cp(left))
+        v_r = displacement(model, base, roll_of(model, right), right, cp(right))
+        _, h = perpendicular_meet(cp(left), v_l, cp(right), v_r, y_h, n)
+        assert m[f"roll_centre_height_{axle}_mm"] == pytest.approx(h, rel=1e-6, abs=1e-5), axle
+    for side, (front, rear) in {"left": ("FL", "RL"), "right": ("FR", "RR")}.items():
+        if front not in names or rear not in names:
+            continue
+        v_f = displacement(model, base, heave_of(model, front), front, cp(front))
+        v_r = displacement(model, base, heave_of(model, rear), rear, cp(rear))
+        x, h = perpendicular_meet(cp(front), v_f, cp(rear), v_r, x_h, n)
+        assert m[f"pitch_centre_{side}_x_mm"] == pytest.approx(x, rel=1e-6, abs=1e-5), side
+        assert m[f"pitch_centre_{side}_z_mm"] == pytest.approx(h, rel=1e-6, abs=1e-5), side

@@ -328,9 +328,10 @@ _ENTRIES: tuple[Metric, ...] = (
         "fvic",
         "mm",
         "wheel",
-        "Front-view instant centre: the carrier's instantaneous screw axis relative to the "
-        "chassis (wheel travel, rack held) meets the chassis transverse plane through C; "
-        "world y and z. NaN when at infinity.",
+        "Front-view instant centre as CONVENTIONS.md words it: the carrier's instantaneous "
+        "screw axis relative to the chassis (this wheel's travel, rack held) meets the "
+        "chassis transverse plane through C; world y and z. NaN when at infinity. Off the "
+        "force-based centre by pitch x (w_y, w_z)/w_x: see fvic_planar.",
         "ISO 8855 axes",
         rates=True,
         components=("y", "z"),
@@ -339,8 +340,36 @@ _ENTRIES: tuple[Metric, ...] = (
         "svic",
         "mm",
         "wheel",
-        "Side-view instant centre: the same axis meets the chassis longitudinal plane "
-        "through C; world x and z. NaN when at infinity.",
+        "Side-view instant centre as CONVENTIONS.md words it: the same screw axis meets the "
+        "chassis longitudinal plane through C; world x and z. NaN when at infinity. Off the "
+        "force-based centre by pitch x (w_x, w_z)/w_y (up to hundreds of mm on a double "
+        "wishbone): see svic_planar.",
+        "ISO 8855 axes",
+        rates=True,
+        components=("x", "z"),
+    ),
+    _m(
+        "fvic_planar",
+        "mm",
+        "wheel",
+        "Front-view in-plane instant centre: the point of the chassis transverse plane "
+        "through C whose velocity has no y or z component (2-D instant centre of the "
+        "motion seen from the front), for the axle's roll (left travel +1, right -1; "
+        "single-wheel travel for independent corners, the axle's roll centre for a "
+        "rigid axle); world y and z. NaN when at infinity. Used by fvsa and the roll "
+        "centre.",
+        "ISO 8855 axes",
+        rates=True,
+        components=("y", "z"),
+    ),
+    _m(
+        "svic_planar",
+        "mm",
+        "wheel",
+        "Side-view in-plane instant centre: the point of the chassis longitudinal plane "
+        "through C whose velocity has no x or z component, for the axle's heave (both "
+        "travels +1; single-wheel travel for independent corners); world x and z. NaN "
+        "when at infinity. Used by svsa, the pitch centre and the antis.",
         "ISO 8855 axes",
         rates=True,
         components=("x", "z"),
@@ -349,27 +378,28 @@ _ENTRIES: tuple[Metric, ...] = (
         "fvsa",
         "mm",
         "wheel",
-        "Front-view swing-arm length: front-view distance from CP to the FVIC "
-        "(inf when the FVIC is at infinity).",
-        "always >= 0; see fvic_y for the side the IC is on",
+        "Front-view swing-arm length: front-view distance from CP to fvic_planar "
+        "(inf when it is at infinity).",
+        "always >= 0; see fvic_planar_y for the side the IC is on",
         rates=True,
     ),
     _m(
         "svsa",
         "mm",
         "wheel",
-        "Side-view swing-arm length: side-view distance from CP to the SVIC.",
-        "always >= 0; see svic_x for the side the IC is on",
+        "Side-view swing-arm length: side-view distance from CP to svic_planar.",
+        "always >= 0; see svic_planar_x for the side the IC is on",
         rates=True,
     ),
     _m(
         "anti_dive",
         "%",
         "wheel",
-        "Front wheels: tan(theta) * L / cg_height * front_brake_share * 100, theta = "
-        "side-view angle to the ground of the line from the reference point (CP, or C "
-        "with inboard brakes) to the SVIC, positive rising toward the rear; L = workbook "
-        "wheelbase, else the mean design wheelbase.",
+        "Front wheels: tan(theta) * L / cg_height * front_brake_share * 100, tan(theta) = "
+        "dx/dz of the carrier-fixed reference point (CP, or C with inboard brakes) in "
+        "wheel travel (the axle's heave), i.e. theta = side-view angle of the line from "
+        "it through its in-plane instant centre, positive rising toward the rear; "
+        "L = workbook wheelbase, else the mean design wheelbase.",
         "+ = anti-dive, - = pro-dive",
         rates=True,
     ),
@@ -378,8 +408,8 @@ _ENTRIES: tuple[Metric, ...] = (
         "%",
         "wheel",
         "Rear wheels under braking: tan(theta) * L / cg_height * (1 - front_brake_share) "
-        "* 100, reference CP (C with inboard rear brakes), theta positive rising toward "
-        "the front.",
+        "* 100, tan(theta) = -dx/dz of the carrier-fixed CP (C with inboard rear "
+        "brakes) in wheel travel (the axle's heave), positive rising toward the front.",
         "+ = anti-lift",
         rates=True,
     ),
@@ -388,8 +418,9 @@ _ENTRIES: tuple[Metric, ...] = (
         "%",
         "wheel",
         "Rear wheels under drive: tan(theta) * L / cg_height * rear_drive_share * 100, "
-        "reference C for a chassis-mounted drive (CP for hub motors), theta positive "
-        "rising toward the front.",
+        "tan(theta) = -dx/dz of C for a chassis-mounted drive (of the carrier-fixed CP "
+        "for hub motors) in wheel travel (the axle's heave), positive rising toward the "
+        "front.",
         "+ = anti-squat",
         rates=True,
     ),
@@ -397,8 +428,11 @@ _ENTRIES: tuple[Metric, ...] = (
         "roll_centre_height",
         "mm",
         "axle",
-        "Geometric roll centre: front-view intersection of CP_left -> FVIC_left and "
-        "CP_right -> FVIC_right; height above the ground.",
+        "Kinematic roll centre: front-view intersection of the lines through CP_left and "
+        "CP_right perpendicular to their velocities in the axle's roll (left travel +1, "
+        "right -1), i.e. toward fvic_planar; height above the ground. Independent "
+        "corners: the classic CP -> FVIC construction; rigid axle: where the axle's roll "
+        "motion has no lateral velocity (e.g. the Panhard rod at the centreline).",
         "+ = above the ground",
         rates=True,
     ),
@@ -414,8 +448,10 @@ _ENTRIES: tuple[Metric, ...] = (
         "pitch_centre",
         "mm",
         "side",
-        "Side-view intersection of CP_front -> SVIC_front and CP_rear -> SVIC_rear on one "
-        "side: x along the car's horizontal heading (world X at zero yaw) and height z.",
+        "Side-view intersection of the lines through CP_front and CP_rear (one side) "
+        "perpendicular to their velocities in wheel travel (the axle's heave), i.e. "
+        "toward svic_planar: x along the car's horizontal heading (world X at zero yaw) "
+        "and height z.",
         "ISO 8855 axes",
         rates=True,
         components=("x", "z"),

@@ -72,6 +72,8 @@ class _Static:
     design_wheelbase: float  # workbook wheelbase, else mean of the sides' design wheelbases
     design_track: dict[str, float]  # axle -> track at design
     kingpin_needs_rack: bool  # some wheel has no kingpin points
+    heave: np.ndarray  # (n, n) travel weights of each wheel's side-view motion (its axle's heave)
+    roll: np.ndarray  # (n, n) travel weights of each wheel's front-view motion (its axle's roll)
 
 
 _STATIC: weakref.WeakKeyDictionary[Model, _Static] = weakref.WeakKeyDictionary()
@@ -135,6 +137,18 @@ def _static(model: Model) -> _Static:
         design = SimpleNamespace(model=model, params=np.zeros(model.n_params))
         tg = wheel_tangents(design)  # type: ignore[arg-type]
         damper_of = rates.primary_dampers(tg.dq[damper_params][:, : len(ws)])
+    # Linkage motions (docs/metrics.md, "Linkage metrics"): an axle's heave (both
+    # travels +1 mm) for the side view, its roll (left +1, right -1) for the front
+    # view; a wheel without a partner moves alone. For independent corners the
+    # partner's column does not move the carrier, so both are single-wheel travel;
+    # for a rigid axle (both wheels on one body) they are the axle's own motions.
+    heave = np.eye(len(ws))
+    roll = np.eye(len(ws))
+    for lft, rgt in axles.values():
+        heave[[lft, rgt]] = 0.0
+        heave[[lft, rgt], lft] = heave[[lft, rgt], rgt] = 1.0
+        roll[[lft, rgt]] = 0.0
+        roll[[lft, rgt], lft], roll[[lft, rgt], rgt] = 1.0, -1.0
     ref_name = car.options.chassis_reference_point
     cp0 = wheel.contact_point(centre0, s0, np.array([w.tyre_radius for w in ws], dtype=float))
     half0 = side * cp0[:, 1] if len(ws) else np.zeros(0)
@@ -173,6 +187,8 @@ def _static(model: Model) -> _Static:
         kingpin_needs_rack=any(not w.kingpin_lower for w in ws),
         design_wheelbase=design_wheelbase,
         design_track={a: float(half0[i] + half0[j]) for a, (i, j) in axles.items()},
+        heave=heave,
+        roll=roll,
     )
     _STATIC[model] = st
     return st
@@ -434,47 +450,74 @@ def _wheels(pose: Pose, st: _Static, pre: Preset, want_rates: bool, out: dict[Sl
             out[("motion_ratio", name, "")] = mr
             out[("installation_ratio", name, "")] = 1.0 / mr if mr != 0 else float("inf")
 
-    # -- instant centres (chassis frame -> world), swing arms, antis ---------------
-    fvic: list[tuple[np.ndarray, float]] = []
-    svic: list[tuple[np.ndarray, float]] = []
+    # -- instant centres, swing arms, antis, roll and pitch centres -----------------
+    # Screw-axis centres (CONVENTIONS.md wording) from each wheel's own travel
+    # column; in-plane centres, swing arms, antis and roll/pitch centres from the
+    # carrier's velocity under its axle's heave (side view) or roll (front view).
+    tw_own = twists[st.part, :, own]  # (n_w, 6): carrier twist per mm of its wheel's travel
+    travel = twists[st.part, :, :n_w]  # (n_w, 6, n_w): carrier i per mm of wheel k
+    tw_side = np.einsum("iak,ik->ia", travel, st.heave)
+    tw_front = np.einsum("iak,ik->ia", travel, st.roll)
+
+    def velocity(tw: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """World velocity of carrier-fixed points p (chassis frame) under twists tw."""
+        return (tw[:, 3:] + cross(tw[:, :3], p)) @ R.T
+
+    cp_side, c_side = velocity(tw_side, cp_c), velocity(tw_side, C_c)
+    cp_front = velocity(tw_front, cp_c)
     for i, name in enumerate(st.names):
-        tw = twists[st.part[i], :, i]
-        Nf, lf = linkage.instant_centre(tw, C_c[i], EX)
-        Ns, ls = linkage.instant_centre(tw, C_c[i], EY)
-        fv = (linkage.transform_homogeneous(T, Nf, lf), lf)
-        sv = (linkage.transform_homogeneous(T, Ns, ls), ls)
-        fvic.append(fv)
-        svic.append(sv)
-        pf, ps = linkage.finite(*fv), linkage.finite(*sv)
+        fv = linkage.instant_centre(tw_own[i], C_c[i], EX)
+        sv = linkage.instant_centre(tw_own[i], C_c[i], EY)
+        pf = linkage.finite(linkage.transform_homogeneous(T, *fv), fv[1])
+        ps = linkage.finite(linkage.transform_homogeneous(T, *sv), sv[1])
         out[("fvic", name, "y")], out[("fvic", name, "z")] = float(pf[1]), float(pf[2])
         out[("svic", name, "x")], out[("svic", name, "z")] = float(ps[0]), float(ps[2])
+        fv = linkage.planar_centre(tw_front[i], C_c[i], EX)
+        sv = linkage.planar_centre(tw_side[i], C_c[i], EY)
+        fv = (linkage.transform_homogeneous(T, *fv), fv[1])
+        sv = (linkage.transform_homogeneous(T, *sv), sv[1])
+        pf, ps = linkage.finite(*fv), linkage.finite(*sv)
+        out[("fvic_planar", name, "y")] = float(pf[1])
+        out[("fvic_planar", name, "z")] = float(pf[2])
+        out[("svic_planar", name, "x")] = float(ps[0])
+        out[("svic_planar", name, "z")] = float(ps[2])
         out[("fvsa", name, "")] = linkage.view_distance(cp_w[i], *fv, x_h)
         out[("svsa", name, "")] = linkage.view_distance(cp_w[i], *sv, y_h)
-        antis: list[tuple[str, bool, float]] = []
+        antis: list[tuple[str, bool, float, bool]] = []  # (metric, front, share, force at C)
         if st.front[i]:
-            ref = C_w[i] if opts.front_brakes_inboard else cp_w[i]
-            antis.append(("anti_dive", True, opts.front_brake_share))
+            antis.append(("anti_dive", True, opts.front_brake_share, opts.front_brakes_inboard))
         elif st.rear[i]:
-            antis.append(("anti_lift", False, 1.0 - opts.front_brake_share))
-            antis.append(("anti_squat", False, opts.rear_drive_share))
-        for mid, is_front, share in antis:
-            if mid == "anti_lift":
-                ref = C_w[i] if opts.rear_brakes_inboard else cp_w[i]
-            elif mid == "anti_squat":
-                ref = C_w[i] if opts.drive_inboard else cp_w[i]
-            direction = linkage.line_direction(ref, *sv)
+            share = 1.0 - opts.front_brake_share
+            antis.append(("anti_lift", False, share, opts.rear_brakes_inboard))
+            antis.append(("anti_squat", False, opts.rear_drive_share, opts.drive_inboard))
+        for mid, is_front, share, at_centre in antis:
+            direction, _ = linkage.view_normal(c_side[i] if at_centre else cp_side[i], y_h)
             out[(mid, name, "")] = linkage.anti_percent(
                 direction, x_h, n, is_front, L, opts.cg_height_mm, share
             )
 
     for axle, (il, ir) in st.axles.items():
-        u, h = linkage.centre_of_lines(cp_w[il], fvic[il], cp_w[ir], fvic[ir], y_h, n)
+        u, h = linkage.centre_of_lines(
+            cp_w[il],
+            linkage.view_normal(cp_front[il], x_h),
+            cp_w[ir],
+            linkage.view_normal(cp_front[ir], x_h),
+            y_h,
+            n,
+        )
         mid = 0.5 * (cp_w[il] + cp_w[ir])
         rc = (mid @ x_h) * x_h + u * y_h + h * n
         out[("roll_centre_height", axle, "")] = float(h)
         out[("roll_centre_lateral", axle, "")] = float(((rc - t) @ R)[1])
     for side_name, (i_f, i_r) in st.sides.items():
-        x, h = linkage.centre_of_lines(cp_w[i_f], svic[i_f], cp_w[i_r], svic[i_r], x_h, n)
+        x, h = linkage.centre_of_lines(
+            cp_w[i_f],
+            linkage.view_normal(cp_side[i_f], y_h),
+            cp_w[i_r],
+            linkage.view_normal(cp_side[i_r], y_h),
+            x_h,
+            n,
+        )
         out[("pitch_centre", side_name, "x")] = float(x)
         out[("pitch_centre", side_name, "z")] = float(h)
 

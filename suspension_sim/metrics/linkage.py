@@ -1,11 +1,24 @@
-"""Linkage metrics from instantaneous screw axes (CONVENTIONS.md, "Rates and linkage").
+"""Linkage metrics from the carrier's twist (CONVENTIONS.md, "Rates and linkage").
+
+Two kinds of instant centre, both from a twist (w, v) relative to the chassis:
+
+* `instant_centre`: where the instantaneous **screw axis** pierces a plane
+  (CONVENTIONS.md wording, the ``fvic``/``svic`` columns);
+* `planar_centre`: the **in-plane** instant centre, the point of the plane
+  whose velocity has no component in the plane, i.e. the 2-D instant centre
+  of the motion seen in that view (the ``*_planar`` columns). Forces act
+  along lines through it; the two coincide only when the motion has no pitch
+  or the axis is normal to the plane (see docs/metrics.md).
+
+Roll centres, pitch centres and antis use lines through a wheel point
+perpendicular to that point's velocity in the view (`view_normal`): the
+line a force must act along to do no virtual work on the motion.
 
 Instant centres are kept homogeneous, ``(N, lam)`` with the point ``N/lam``,
 so that an instant centre at infinity (parallel arms) is still a direction
 ``N`` (lam = 0): swing-arm lengths become inf, while roll centres, pitch
-centres and anti percentages, which only need the *line* from a wheel point
-to the instant centre, stay finite and continuous. Lengths in mm, angles in
-rad, twists (w, v) in rad/mm and mm/mm.
+centres and anti percentages, which only need *lines*, stay finite and
+continuous. Lengths in mm, angles in rad, twists (w, v) in rad/mm and mm/mm.
 """
 
 from __future__ import annotations
@@ -39,6 +52,38 @@ def instant_centre(
     if abs(lam) * FAR_MM < float(np.linalg.norm(N)):
         lam = 0.0
     return N, lam
+
+
+def planar_centre(
+    twist: np.ndarray, plane_point: np.ndarray, plane_normal: np.ndarray
+) -> tuple[np.ndarray, float]:
+    """In-plane instant centre of `twist` (w, v) in a plane, homogeneous: (N (3,), lam).
+
+    Seen in the plane (normal m, through P), the velocity of its points
+    ``v + w x p`` minus the normal component is a planar rigid motion:
+    rotation at rate ``w.m`` about the point ``P + m x v(P) / (w.m)``,
+    ``v(P) = v + w x P``, where the in-plane velocity vanishes. So
+    ``lam = w.m``, ``N = lam P + m x v(P)``; with ``w.m = 0`` (translation in
+    the view) the centre is at infinity perpendicular to the in-plane
+    velocity. It equals `instant_centre` when the twist has no pitch.
+    """
+    w, v = twist[:3], twist[3:]
+    m = plane_normal
+    lam = float(w @ m)
+    N = lam * plane_point + cross(m, v + cross(w, plane_point))
+    if abs(lam) * FAR_MM < float(np.linalg.norm(N)):
+        lam = 0.0
+    return N, lam
+
+
+def view_normal(velocity: np.ndarray, view_axis: np.ndarray) -> tuple[np.ndarray, float]:
+    """The direction, in the view along `view_axis`, perpendicular to a point's velocity.
+
+    As a homogeneous point at infinity ``(view_axis x velocity, 0)``: the line
+    from the point toward it is the line through the point's in-plane instant
+    centre, along which a force does no virtual work on the motion.
+    """
+    return cross(view_axis, velocity), 0.0
 
 
 def transform_homogeneous(T: np.ndarray, N: np.ndarray, lam: float) -> np.ndarray:
@@ -75,11 +120,14 @@ def anti_percent(
 ) -> float:
     """tan(theta) * wheelbase / cg_height * share * 100 (%).
 
-    theta: side-view angle from the ground of the line from the reference
-    point to the side-view instant centre (`direction`, either sense), positive
-    when it rises toward the car's centre: toward the rear for a front wheel,
-    toward the front for a rear wheel. forward/up: the car's horizontal
-    heading and the ground normal (unit).
+    theta: side-view angle from the ground of a line (`direction`, either
+    sense), positive when it rises toward the car's centre: toward the rear
+    for a front wheel, toward the front for a rear wheel. The line is the one
+    from the reference point through its side-view in-plane instant centre,
+    ``view_normal(velocity of the reference point, lateral axis)``, so
+    tan(theta) = +dx/dz of the reference point for a front wheel and -dx/dz
+    for a rear one. forward/up: the car's horizontal heading and the ground
+    normal (unit).
     """
     rise = float(direction @ up)
     run = float(direction @ forward)
