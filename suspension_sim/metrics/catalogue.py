@@ -107,8 +107,9 @@ _ENTRIES: tuple[Metric, ...] = (
         "steering_wheel_angle",
         "deg",
         "car",
-        "rack / steering ratio (only when the workbook gives the ratio).",
-        "+ = rack toward +Y",
+        "rack / steering ratio (only when the workbook gives the ratio); the ratio's "
+        "direction comes from the geometry (suspension_sim.steering).",
+        "+ = left turn (ISO 8855), whichever side of the axle the rack is",
     ),
     # -- dampers --------------------------------------------------------------
     _m("stroke", "mm", "damper", "Damper stroke from design.", "+ = compression"),

@@ -182,7 +182,7 @@ def _static(model: Model) -> _Static:
         axles=axles,
         sides=sides,
         has_rack=model.topology.rack_param is not None,
-        rack_ratio=car.rack.ratio_mm_per_deg if car.rack is not None else None,
+        rack_ratio=_signed_ratio(model),
         reference=car.point(ref_name) if ref_name else np.zeros(3),
         kingpin_needs_rack=any(not w.kingpin_lower for w in ws),
         design_wheelbase=design_wheelbase,
@@ -196,6 +196,16 @@ def _static(model: Model) -> _Static:
 
 def _has_wheelbase(model: Model, st: _Static) -> bool:
     return model.car.options.wheelbase_mm is not None or bool(st.sides)
+
+
+def _signed_ratio(model: Model) -> float | None:
+    """mm of rack per steering-wheel degree, signed so + degrees = left turn; None without."""
+    rack = model.car.rack
+    if rack is None or not rack.ratio_mm_per_deg:
+        return None
+    from suspension_sim.steering import rack_per_wheel_degree
+
+    return rack_per_wheel_degree(model)
 
 
 def layout(model: Model, rates: bool = True) -> tuple[Slot, ...]:
