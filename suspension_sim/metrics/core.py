@@ -285,7 +285,8 @@ def pose_metrics(pose: Pose, convention: str | None = None, rates: bool = True) 
         with _blas().limit(limits=1, user_api="blas"):  # small systems: threads only cost
             _wheels(pose, _static(model), pre, rates, values)
     nan = float("nan")
-    return {k: float(values.get(slot, nan)) for k, slot in zip(keys, slots, strict=True)}
+    # "+ 0.0" turns -0.0 into 0.0 so tables do not show "-0".
+    return {k: float(values.get(slot, nan)) + 0.0 for k, slot in zip(keys, slots, strict=True)}
 
 
 def metrics_table(poses: Iterable[Pose], convention: str | None = None) -> pd.DataFrame:
