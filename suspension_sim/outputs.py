@@ -32,33 +32,15 @@ def write_table(
     `protect` is a file that must never be written (the source workbook);
     `option` names the CLI option in error messages.
     """
-    out = Path(path)
+    out = check_table_path(path, option=option, protect=protect, force=force)
     suffix = out.suffix.lower()
-    if suffix not in FORMATS:
-        raise InputError(
-            f"cannot write {out.name!r}: unknown file type {suffix or '(none)'}",
-            where=option,
-            hint="end the file name with .csv, .xlsx or .parquet",
-        )
-    if protect is not None and out.resolve() == Path(protect).resolve():
-        raise InputError(
-            f"{out} is the source workbook; results never overwrite it",
-            where=option,
-            hint="choose another file name",
-        )
-    if suffix == ".xlsx" and out.exists() and not force:
-        raise InputError(
-            f"{out} exists; an Excel file is only replaced with --force",
-            where=option,
-            hint="choose a new name or add --force",
-        )
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=suffix, dir=out.parent)
     except OSError as exc:
         raise InputError(
-            f"cannot create folder {out.parent}: {exc.strerror}", where=option
+            f"cannot write in folder {out.parent}: {exc.strerror}", where=option
         ) from None
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=suffix, dir=out.parent)
     os.close(fd)
     tmp = Path(tmp_name)
     try:
@@ -75,8 +57,57 @@ def write_table(
                     where=option,
                     hint="pip install pyarrow, or write .csv/.xlsx",
                 ) from None
+        # mkstemp makes the file private (0600); give it the usual umask mode.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, out)
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror}", where=option) from None
     finally:
         if tmp.exists():
             tmp.unlink()
     return out
+
+
+def check_table_path(
+    path: str | os.PathLike[str],
+    *,
+    option: str = "--out",
+    protect: str | os.PathLike[str] | None = None,
+    force: bool = False,
+) -> Path:
+    """Refuse a results path before any work is done (see `write_table`)."""
+    out = Path(path)
+    if out.is_dir():
+        raise InputError(
+            f"{out} is a folder", where=option, hint="give a file name such as results.csv"
+        )
+    suffix = out.suffix.lower()
+    if suffix not in FORMATS:
+        raise InputError(
+            f"cannot write {out.name!r}: unknown file type {suffix or '(none)'}",
+            where=option,
+            hint="end the file name with .csv, .xlsx or .parquet",
+        )
+    if protect is not None and _same_file(out, Path(protect)):
+        raise InputError(
+            f"{out} is the source workbook; results never overwrite it",
+            where=option,
+            hint="choose another file name",
+        )
+    if suffix == ".xlsx" and out.exists() and not force:
+        raise InputError(
+            f"{out} exists; an Excel file is only replaced with --force",
+            where=option,
+            hint="choose a new name or add --force",
+        )
+    return out
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """True when a and b are the same file (also on case-insensitive file systems)."""
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return a.resolve() == b.resolve()

@@ -171,8 +171,12 @@ def _parse_shocks(
         return values
     if isinstance(shocks, Mapping):
         lookup = {n.lower(): n for n in names}
+        seen: set[str] = set()
         for key, v in shocks.items():
             name = lookup.get(str(key).lower())
+            if name in seen:
+                raise InputError(f"damper {name} is given twice", where="shocks")
+            seen.add(str(name))
             if name is None:
                 raise InputError(
                     f"unknown damper {key!r}",

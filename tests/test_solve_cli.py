@@ -128,3 +128,20 @@ def test_unchanged_workbook_loads_from_the_cache(
     write_car(dataclasses.replace(car, name="changed"), copy)
     assert suspension_sim.load(copy).car.name == "changed"
     assert cold > 0
+
+
+def test_output_edge_cases(workbook: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "adir.csv"
+    folder.mkdir()
+    assert main(["solve", str(workbook), "--out", str(folder)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+    assert main(["solve", str(workbook), "--shocks", "FL_Damper=1", "fl_damper=2"]) == 2
+    assert "given twice" in capsys.readouterr().err
+    # A pose that did not close is not written as if it were a result.
+    broken = tmp_path / "broken.csv"
+    assert main(["solve", str(workbook), "--rack", "200", "--out", str(broken)]) == 3
+    assert not broken.exists() and "not written" in capsys.readouterr().out
+    # Results get the usual file mode, not mkstemp's private 0600.
+    ok = tmp_path / "ok.csv"
+    assert main(["solve", str(workbook), "--out", str(ok)]) == 0
+    assert ok.stat().st_mode & 0o044 == 0o044

@@ -58,12 +58,24 @@ def parse_shocks(values: list[str] | None) -> list[float] | dict[str, float] | N
             where="--shocks",
             hint="give either one value per damper or NAME=V for each",
         )
+    if not all(named):
+        return [_number(v, f"value {i + 1}") for i, v in enumerate(values)]
+    out: dict[str, float] = {}
+    for item in values:
+        name, value = (part.strip() for part in item.split("=", 1))
+        if name in out:
+            raise InputError(f"damper {name} is given twice", where="--shocks")
+        out[name] = _number(value, name)
+    return out
+
+
+def _number(text: str, what: str) -> float:
     try:
-        if all(named):
-            return {k.strip(): float(v) for k, v in (s.split("=", 1) for s in values)}
-        return [float(v) for v in values]
-    except ValueError as exc:
-        raise InputError(f"not a number: {exc}", where="--shocks") from None
+        return float(text)
+    except ValueError:
+        raise InputError(
+            f"{what}: {text!r} is not a number", where="--shocks", hint="strokes are in mm"
+        ) from None
 
 
 @contextmanager
@@ -88,8 +100,10 @@ def points_table(pose: object) -> pd.DataFrame:
 
 def run(args: argparse.Namespace) -> int:
     from suspension_sim import load
-    from suspension_sim.outputs import write_table
+    from suspension_sim.outputs import check_table_path, write_table
 
+    if args.out:
+        check_table_path(args.out, protect=args.workbook, force=args.force)
     model = load(args.workbook)
     shocks = parse_shocks(args.shocks)
     if args.tolerance is not None and not (args.tolerance > 0):
@@ -113,10 +127,12 @@ def run(args: argparse.Namespace) -> int:
     for w in model.car.wheels:
         c = pose.points.loc[w.centre].to_numpy(dtype=float)
         print(f"wheel {w.name}: centre ({c[0]:.3f}, {c[1]:.3f}, {c[2]:.3f}) mm")
+    if not pose.converged:
+        print(f"error: {pose.failure}")
+        if args.out:
+            print(f"{args.out} not written: the pose did not close (see it with 'view')")
+        return 3
     if args.out:
         path = write_table(points_table(pose), args.out, protect=args.workbook, force=args.force)
         print(f"wrote {path}")
-    if not pose.converged:
-        print(f"error: {pose.failure}")
-        return 3
     return 0 if np.isfinite(pose.info.max_residual_mm) else 3

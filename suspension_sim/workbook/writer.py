@@ -310,6 +310,9 @@ def _save_atomically(wb: openpyxl.Workbook, target: Path) -> None:
     os.close(fd)
     try:
         wb.save(tmp)
+        umask = os.umask(0)  # mkstemp makes the file private (0600): use the usual mode
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
     except OSError as exc:
         raise WorkbookError(
