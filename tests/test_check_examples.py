@@ -57,3 +57,33 @@ def test_check_on_a_broken_copy_points_at_the_cell(
     for w in words:
         assert w in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("sheet", "point", "column", "value", "words"),
+    [
+        ("Hard Points", "FL_UBJ", 3, 1e300, ["not a car dimension"]),
+        ("Wheels", "FL", 3, "FL_WC", ["axis point", "centre point"]),
+        ("Wheels", "FL", 1, "Chassis", ["carried by the Chassis"]),
+    ],
+)
+def test_geometry_mistakes_are_named(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    sheet: str,
+    point: str,
+    column: int,
+    value: object,
+    words: list[str],
+) -> None:
+    broken = tmp_path / "broken.xlsx"
+    shutil.copy(WORKBOOKS / "fsae_car.xlsx", broken)
+    book = openpyxl.load_workbook(broken)
+    cell = _cell_of(book, sheet, point, column)
+    book[sheet][cell] = value
+    book.save(broken)
+    assert main(["check", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert sheet in err and "Traceback" not in err
+    for w in words:
+        assert w in err

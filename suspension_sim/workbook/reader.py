@@ -53,6 +53,8 @@ EXTRA_SECTIONS: tuple[str, ...] = (SWEEPS,)
 """Optional sections that the car reader accepts in the index but leaves to other modules
 (Sweeps: `suspension_sim.sweeps`, docs/sweeps.md); read them with `read_section`."""
 REQUIRED_SECTIONS: tuple[str, ...] = (COMPONENTS, HARD_POINTS)
+MAX_COORDINATE_MM = 1e7
+"""No point of a car is 10 km from its origin: larger values are typing errors (1e300)."""
 
 INDEX_HEADER: tuple[str, str] = ("Section", "Range")
 
@@ -152,6 +154,11 @@ def read_section(
     book = _Book(Path(path))
     table = _read_index(book).get(section)
     return None if table is None else _records(table, columns)
+
+
+def _coincide(a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:
+    """Two model-frame points closer than 1e-6 mm."""
+    return sum((x - y) ** 2 for x, y in zip(a, b, strict=True)) < 1e-12
 
 
 # -- cells ------------------------------------------------------------------------
@@ -726,6 +733,13 @@ class _CarReader:
                 for axis in "XYZ"
             )
             model = units.workbook_to_model(xyz, opts.length_unit, opts.axis_map)
+            if max(abs(v) for v in model) > MAX_COORDINATE_MM:
+                _fail(
+                    cell,
+                    f"point {name!r} is {max(abs(v) for v in model) / 1000:.3g} m from the "
+                    "origin: not a car dimension",
+                    f"check the coordinates and the Length unit (at most {MAX_COORDINATE_MM:g} mm)",
+                )
             self.point_cells[name] = cell
             self.xyz[name] = model
             points.append(Point(name, model, source=cell.source))
@@ -857,12 +871,18 @@ class _CarReader:
         """One Wheels row (tyre sizes converted to mm)."""
         what = f"wheel {name!r}"
         body = self.require_body(rec["Body"], what)
+        if body.name == CHASSIS:
+            _fail(
+                rec["Body"] or cell,
+                f"{what} is carried by the Chassis, so it cannot move",
+                "name the upright (or axle) that carries the wheel",
+            )
         centre = self.require_point_on(rec["Centre point"], body, f"{what} centre point", cell)
         axis = self.require_point_on(rec["Axis point"], body, f"{what} axis point", cell)
-        if centre == axis:
+        if centre == axis or _coincide(self.xyz[centre], self.xyz[axis]):
             _fail(
                 rec["Axis point"] or cell,
-                f"{what}: the axis point is the centre point",
+                f"{what}: the axis point {axis!r} is at the centre point {centre!r}",
                 "the spin axis runs from the centre point to a second point on the axle",
             )
         radius = self.required_length(rec["Tyre radius"], f"tyre radius of {what}", cell)
@@ -875,6 +895,12 @@ class _CarReader:
                 (lower_cell if lower is None else upper_cell) or cell,
                 f"{what}: give both kingpin points or neither",
                 "without kingpin points the steering axis comes from the rack motion",
+            )
+        if lower is not None and upper is not None and _coincide(self.xyz[lower], self.xyz[upper]):
+            _fail(
+                upper_cell or cell,
+                f"{what}: kingpin points {lower!r} and {upper!r} are at the same place",
+                "the kingpin axis runs from the lower to the upper pivot: check Hard Points",
             )
         return Wheel(name, body.name, centre, axis, radius, width, lower, upper, source=cell.source)
 
