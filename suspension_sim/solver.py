@@ -350,6 +350,12 @@ def _solve_params(
             raise StopIteration
 
     r0 = fun(x0)
+    if not np.all(np.isfinite(r0)):
+        raise SolveError(
+            "the joint residuals are not finite at the starting pose",
+            where=model.car.source_path or model.car.name,
+            hint="a point is at an impossible place (check Hard Points), or the guess is NaN",
+        )
     if np.max(np.abs(r0), initial=0.0) <= target:  # already closed (e.g. the design state)
         x, nfev, njev, method, err = x0, 1, 0, "trf", float(np.max(np.abs(r0), initial=0.0))
     else:

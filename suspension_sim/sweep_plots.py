@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from suspension_sim.errors import InputError
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -79,7 +81,14 @@ def plot_table(
     ``roll_centre``).
     """
     out_dir = Path(directory)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"{out_dir} is a file, not a folder", where="--plot")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(
+            f"cannot create folder {out_dir}: {exc.strerror}", where="--plot"
+        ) from None
     wanted = set(charts) if charts is not None else {c[0] for c in WHEEL_CHARTS} | {"roll_centre"}
     written = []
     for stem, pattern, name in WHEEL_CHARTS:

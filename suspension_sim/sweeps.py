@@ -374,10 +374,9 @@ def _load_yaml(path: Path) -> dict[str, SweepSpec]:
     import yaml
 
     file = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read the sweep file: {exc.strerror}", where=file) from None
+    from suspension_sim.textfiles import read_text
+
+    text = read_text(path, "sweep file")
     loader = yaml.SafeLoader(text)
     try:
         try:
@@ -651,6 +650,8 @@ def load_sweeps(path_or_workbook: str | os.PathLike[str] | Model) -> dict[str, S
     else:
         path = Path(path_or_workbook)  # type: ignore[arg-type]
     suffix = path.suffix.lower()
+    if path.is_dir():
+        raise InputError(f"{path} is a folder, not a sweep file", where=str(path))
     if not path.is_file():
         raise InputError(f"no such file: {path}", where=str(path), hint="check the path")
     if suffix in YAML_SUFFIXES:

@@ -94,6 +94,8 @@ def _check_args(args: argparse.Namespace) -> None:
         check_animation_path(args.animate)
     if args.screenshot:
         shot = Path(args.screenshot)
+        if shot.is_dir():
+            raise InputError(f"{shot} is a folder", where="--screenshot", hint="name a .png file")
         if shot.suffix.lower() not in IMAGE_SUFFIXES:
             raise InputError(
                 f"cannot write an image as {shot.suffix or 'a file without extension'!r}",

@@ -660,8 +660,11 @@ def _number_field(value: object, default: float, what: str, where: str) -> float
 
 
 def _read_map_csv(path: Path) -> tuple[list[MapEntry], dict[str, tuple[str, str]]]:
-    with path.open(newline="", encoding="utf-8-sig") as fh:
-        rows = list(csv.reader(fh))
+    import io
+
+    from suspension_sim.textfiles import read_text
+
+    rows = list(csv.reader(io.StringIO(read_text(path, "map file"), newline="")))
     if not rows:
         raise InputError("the map file is empty", where=str(path))
     head = [norm_name(c) for c in rows[0]]
@@ -705,8 +708,15 @@ def _read_map_yaml(path: Path) -> tuple[list[MapEntry], dict[str, tuple[str, str
             where=str(path),
             hint="pip install pyyaml, or write the map as CSV",
         ) from None
+    from suspension_sim.textfiles import read_text
+
+    text = read_text(path, "map file")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(text) or {}
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise InputError(f"not valid YAML: {exc.problem}", where=where) from None
     except yaml.YAMLError as exc:
         raise InputError(f"not valid YAML: {exc}", where=str(path)) from None
     if not isinstance(data, dict) or not set(data) <= {"channels", "corners"}:

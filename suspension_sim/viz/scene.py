@@ -817,6 +817,8 @@ def check_animation_path(path: str | Path) -> Path:
             ) from None
     if not p.parent.exists():
         raise InputError(f"folder {p.parent} does not exist", where="--animate")
+    if p.is_dir():
+        raise InputError(f"{p} is a folder", where="--animate", hint="give a file name")
     return p
 
 

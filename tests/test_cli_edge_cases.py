@@ -1,0 +1,37 @@
+"""Edge cases found in review: each is a clear error (or works), never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from suspension_sim.cli import main
+
+WORKBOOK = Path(__file__).resolve().parents[1] / "workbooks" / "fsae_car.xlsx"
+
+
+def test_sweep_file_saved_by_notepad_in_cp1252_reads(tmp_path: Path) -> None:
+    sweeps = tmp_path / "s.yaml"
+    sweeps.write_bytes(
+        b"sweeps:\n  h:\n    description: roll 2\xb0\n    motion: heave\n"
+        b"    start: 0\n    stop: 1\n    steps: 3\n"
+    )
+    out = tmp_path / "h.csv"
+    assert main(["sweep", str(WORKBOOK), "h", "--sweeps", str(sweeps), "--out", str(out)]) == 0
+    assert out.exists()
+
+
+def test_plot_folder_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    argv = ["sweep", str(WORKBOOK), "heave", "--out", str(tmp_path / "h.csv"), "--plot", str(afile)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--plot" in err and "is a file" in err and "Traceback" not in err
+
+
+def test_sweep_file_that_is_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["sweep", str(WORKBOOK), "heave", "--sweeps", str(tmp_path), "--out", "x.csv"]
+    assert main(argv) == 2
+    assert "is a folder" in capsys.readouterr().err
