@@ -194,7 +194,11 @@ def classify(car: Car) -> Topology:
             joints.append(BodyJoint(b.name, "rack", ids, reason, (part,)))
             continue
 
-        kind, frame, reason = _classify_plain(b.name, list(b.points), shared, others, pts)
+        try:
+            kind, frame, reason = _classify_plain(b.name, list(b.points), shared, others, pts)
+        except ModelError as exc:
+            exc.where = exc.where or (str(b.source) if b.source else car.source_path)
+            raise
         ids = new_params(b.name, kind)
         chain = "fixed" if kind == "fixed" else kind
         spins += kind == "link5"
