@@ -468,7 +468,8 @@ def solve(
             where="rack",
             hint="leave the rack at 0 or add a Steering section",
         )
-    ch = tuple(_finite(v, f"chassis[{i}]") for i, v in enumerate(chassis))
+    names = ("x", "y", "z", "roll", "pitch", "yaw")
+    ch = tuple(_finite(v, f"chassis ({names[i] if i < 6 else i})") for i, v in enumerate(chassis))
     if len(ch) != 6:
         raise InputError(
             f"{len(ch)} chassis values given",

@@ -757,6 +757,14 @@ class SweepResult:
             attrs = dict(metrics.attrs)
             metrics = metrics.drop(columns=[c for c in front.columns if c in metrics.columns])
             table = pd.concat([front, metrics], axis=1).copy()
+            # Strokes solved for a target are not limited by the solver: say so on
+            # every row, so a plot of the table cannot hide a bottomed-out damper.
+            table["dampers_beyond_limits"] = [
+                "; ".join(damper_limit_notes(p)).removeprefix(
+                    "dampers beyond their length limits: "
+                )
+                for p in self.poses
+            ]
             table.attrs.update(attrs)
         else:
             table = front

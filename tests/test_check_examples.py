@@ -87,3 +87,15 @@ def test_geometry_mistakes_are_named(
     assert sheet in err and "Traceback" not in err
     for w in words:
         assert w in err
+
+
+def test_wrong_length_unit_is_flagged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The same numbers read as inches: every tyre becomes 25 times too big.
+    broken = tmp_path / "inches.xlsx"
+    shutil.copy(WORKBOOKS / "fsae_car.xlsx", broken)
+    book = openpyxl.load_workbook(broken)
+    book["User Options"][_cell_of(book, "User Options", "Length unit", 1)] = "in"
+    book.save(broken)
+    assert main(["check", str(broken)]) == 0
+    out = capsys.readouterr().out
+    assert "unusual for a racing car" in out and "check the Length unit" in out

@@ -53,6 +53,8 @@ EXTRA_SECTIONS: tuple[str, ...] = (SWEEPS,)
 """Optional sections that the car reader accepts in the index but leaves to other modules
 (Sweeps: `suspension_sim.sweeps`, docs/sweeps.md); read them with `read_section`."""
 REQUIRED_SECTIONS: tuple[str, ...] = (COMPONENTS, HARD_POINTS)
+TYRE_RADIUS_MM = (100.0, 700.0)
+"""Outside this a tyre radius is probably in the wrong unit (a warning, not an error)."""
 MAX_COORDINATE_MM = 1e7
 """No point of a car is 10 km from its origin: larger values are typing errors (1e300)."""
 
@@ -901,6 +903,12 @@ class _CarReader:
                 upper_cell or cell,
                 f"{what}: kingpin points {lower!r} and {upper!r} are at the same place",
                 "the kingpin axis runs from the lower to the upper pivot: check Hard Points",
+            )
+        if not TYRE_RADIUS_MM[0] <= radius <= TYRE_RADIUS_MM[1]:
+            where = (rec["Tyre radius"] or cell).where
+            self.warnings.append(
+                f"{where}: tyre radius of {what} is {radius:.1f} mm, unusual for a racing "
+                f"car ({TYRE_RADIUS_MM[0]:g}-{TYRE_RADIUS_MM[1]:g} mm): check the Length unit"
             )
         return Wheel(name, body.name, centre, axis, radius, width, lower, upper, source=cell.source)
 
