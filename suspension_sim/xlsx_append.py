@@ -146,6 +146,14 @@ def add_sheet(
     name = sheet_name(name)
     if src.suffix.lower() not in (".xlsx", ".xlsm"):
         raise InputError(f"{src.name} is not an .xlsx workbook", where=option)
+    for lock in (src.with_name(f"~${src.name}"), src.with_name(f".~lock.{src.name}#")):
+        if lock.exists():
+            raise InputError(
+                f"{src.name} is open in Excel or LibreOffice ({lock.name} exists): its next "
+                "save would drop the results sheet",
+                where=option,
+                hint="close the workbook first, or write the results to a new file with --out",
+            )
     try:
         zf = zipfile.ZipFile(src)
     except (OSError, zipfile.BadZipFile) as exc:

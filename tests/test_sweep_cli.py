@@ -150,3 +150,14 @@ def test_progress_bar_is_off_without_a_terminal(monkeypatch: pytest.MonkeyPatch)
     update, close = progress_bar(5, "roll")
     update(1, 5)
     close()
+
+
+def test_into_workbook_refuses_a_workbook_open_in_excel(
+    workbook: Path, capsys: pytest.CaptureFixture
+) -> None:
+    lock = workbook.with_name(f"~${workbook.name}")
+    lock.write_bytes(b"owner")
+    before = workbook.read_bytes()
+    assert main(["sweep", str(workbook), "roll", "--into-workbook"]) == 2
+    assert "open in Excel" in capsys.readouterr().err
+    assert workbook.read_bytes() == before
