@@ -266,6 +266,12 @@ def sweep_values(
         if steps != 1:
             raise InputError("stop is missing", where=where, hint="give start, stop and steps")
         stop = start
+    if steps == 1 and float(stop) != float(start):
+        raise InputError(
+            f"one step cannot go from {start:g} to {stop:g}",
+            where=steps_where or where,
+            hint="use at least 2 steps, or give stop equal to start",
+        )
     return tuple(motions.span(float(start), float(stop), int(steps)))
 
 
