@@ -33,7 +33,8 @@ workbook generated from it compare equal.
     ``NAME = ["POINT", ...]``. A point named on two bodies is a ball joint.
 ``[[wheels]]``
     ``name, body, centre, axis_point, tyre_radius, tyre_width`` and optional
-    ``kingpin = [lower, upper]`` (both points on the wheel's body). With ``contact = [x, y, z]``,
+    ``kingpin = [lower, upper]`` (points of any body: a strut's top mount is on
+    the chassis). With ``contact = [x, y, z]``,
     ``camber_deg``, ``toe_deg`` and ``axis_offset`` the centre and axis points
     are computed so that the contact point sits exactly on the ground at the
     design condition (CONVENTIONS.md): ``C = CP + r (-sin g sin t,
@@ -248,7 +249,10 @@ def check_car(car: Car, where: str = "") -> None:
         kingpin = [k for k in (w.kingpin_lower, w.kingpin_upper) if k is not None]
         if len(kingpin) == 1:
             raise _error(where, f"wheel {w.name}", "give both kingpin points or neither")
-        _check_refs(car, where, f"wheel {w.name}", w.body, [w.centre, w.axis_point, *kingpin])
+        _check_refs(car, where, f"wheel {w.name}", w.body, [w.centre, w.axis_point])
+        used = {p for b in car.bodies for p in b.points}
+        if any(k not in used for k in kingpin):
+            raise _error(where, f"wheel {w.name}", f"kingpin points {kingpin} must be on a body")
     if car.rack is not None:
         left, right = car.rack.end_points
         _check_refs(car, where, "[steering]", car.rack.body, [left, right])

@@ -358,7 +358,7 @@ def test_mirror_rule_order_and_geometry(tmp_path: Path) -> None:
         ('FL_WA = "wheel"', 'FL_WA = "whee"', "placeholder"),
         ('Chassis = ["FL_A", "MID"]', 'Chassis = ["FL_A", "MID", "NOPE"]', "unknown points"),
         ("MID = [0.0, 0.0, 50.0]", "MID = [0.0, 0.0]", "expected [x, y, z]"),
-        ("[[dampers]]", 'kingpin = ["FL_A", "MID"]\n[[dampers]]', "not on body FL_Arm"),
+        ("[[dampers]]", 'kingpin = ["FL_A", "NOPE"]\n[[dampers]]', "must be on a body"),
         (
             "[[dampers]]",
             '[steering]\nbody = "FL_Arm"\nend_points = ["FL_A", "FL_B"]\n[[dampers]]',

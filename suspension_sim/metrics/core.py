@@ -161,12 +161,10 @@ def _static(model: Model) -> _Static:
         names=names,
         i_centre=np.array([inst_of[(w.centre, w.body)] for w in ws], dtype=int),
         i_axis=np.array([inst_of[(w.axis_point, w.body)] for w in ws], dtype=int),
-        i_lower=np.array(
-            [inst_of[(w.kingpin_lower, w.body)] if w.kingpin_lower else -1 for w in ws], dtype=int
-        ),
-        i_upper=np.array(
-            [inst_of[(w.kingpin_upper, w.body)] if w.kingpin_upper else -1 for w in ws], dtype=int
-        ),
+        # A kingpin point may sit on another body (a MacPherson strut's top mount
+        # is on the chassis): take its copy on the wheel's body when there is one.
+        i_lower=np.array([_copy(model, w.kingpin_lower, w.body) for w in ws], dtype=int),
+        i_upper=np.array([_copy(model, w.kingpin_upper, w.body) for w in ws], dtype=int),
         part=np.array([part_of[w.body] for w in ws], dtype=int),
         side=side,
         orient=orient,
@@ -196,6 +194,15 @@ def _static(model: Model) -> _Static:
 
 def _has_wheelbase(model: Model, st: _Static) -> bool:
     return model.car.options.wheelbase_mm is not None or bool(st.sides)
+
+
+def _copy(model: Model, point: str | None, body: str) -> int:
+    """Instance index of `point` on `body`, else its first copy; -1 for no point."""
+    if point is None:
+        return -1
+    copies = [i for i, p in enumerate(model.inst_point) if p == point]
+    on_body = [i for i in copies if model.inst_body[i] == body]
+    return (on_body or copies)[0]
 
 
 def _signed_ratio(model: Model) -> float | None:

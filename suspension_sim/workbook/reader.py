@@ -846,6 +846,21 @@ class _CarReader:
             )
         return name
 
+    def optional_kingpin_point(self, cell: _Cell | None, what: str) -> str | None:
+        """A kingpin pivot: any point that some body uses (a MacPherson strut's top
+        mount is on the chassis, not on the upright)."""
+        if cell is None or cell.blank:
+            return None
+        name = cell.text or ""
+        used = {p for b in self.bodies.values() for p in b.points}
+        if name not in used:
+            _fail(
+                cell,
+                f"{what} {name!r} is not a point of any body." + _suggest(name, sorted(used)),
+                "name a ball joint of the upright, or a strut's top mount",
+            )
+        return name
+
     def optional_point_on(self, cell: _Cell | None, body: Body, what: str) -> str | None:
         if cell is None or cell.blank:
             return None
@@ -890,8 +905,8 @@ class _CarReader:
         radius = self.required_length(rec["Tyre radius"], f"tyre radius of {what}", cell)
         width = self.required_length(rec["Tyre width"], f"tyre width of {what}", cell)
         lower_cell, upper_cell = rec["Kingpin lower"], rec["Kingpin upper"]
-        lower = self.optional_point_on(lower_cell, body, f"{what} kingpin lower point")
-        upper = self.optional_point_on(upper_cell, body, f"{what} kingpin upper point")
+        lower = self.optional_kingpin_point(lower_cell, f"{what} kingpin lower point")
+        upper = self.optional_kingpin_point(upper_cell, f"{what} kingpin upper point")
         if (lower is None) != (upper is None):
             _fail(
                 (lower_cell if lower is None else upper_cell) or cell,
