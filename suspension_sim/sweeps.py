@@ -832,6 +832,7 @@ def run_sweep(
         t0 = time.perf_counter()
         notes: list[str] = []
         try:
+            _check_step_limits(model, step.state)
             new = move(
                 pose,
                 step.state,
@@ -880,6 +881,17 @@ def _difference(at: State, end: State) -> str:
         if other is None or abs(tg.value - other.value) > 1e-9:
             parts.append(tg.describe())
     return ", ".join(parts) or at.describe()
+
+
+def _check_step_limits(model: Model, state: State) -> None:
+    """Refuse a step whose own strokes break a damper's limits, naming those strokes
+    (rather than the first increment on the way there that would)."""
+    from suspension_sim.solver import _check_damper_limits, _parse_shocks
+
+    free = {k.lower() for k in state.targets}
+    strokes = _parse_shocks(model, state.shocks)
+    held = {k: v for k, v in strokes.items() if k.lower() not in free}
+    _check_damper_limits(model, {**dict.fromkeys(strokes, 0.0), **held})
 
 
 def damper_limit_notes(pose: Pose) -> list[str]:
