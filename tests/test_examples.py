@@ -378,9 +378,9 @@ def test_source_errors_name_the_item(tmp_path: Path, old: str, new: str, message
 # -- workbooks ---------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def workbook_io():
-    writer = pytest.importorskip("suspension_sim.workbook.writer")
-    reader = pytest.importorskip("suspension_sim.workbook.reader")
-    return writer.write_car, reader.read_car
+    from suspension_sim.workbook import read_car, write_car
+
+    return write_car, read_car
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
@@ -400,8 +400,7 @@ def test_committed_workbook_matches_its_source(
 ) -> None:
     _, read_car = workbook_io
     path = ROOT / "workbooks" / f"{name}.xlsx"
-    if not path.exists():
-        pytest.skip(f"{path} not generated (scripts/make_example_workbooks.py)")
+    assert path.exists(), f"{path} missing: run scripts/make_example_workbooks.py"
     assert read_car(path) == cars[name], "stale: run scripts/make_example_workbooks.py --force"
 
 

@@ -10,12 +10,10 @@ range of strokes is an independent check of the screw-theory model.
 from __future__ import annotations
 
 import numpy as np
-import pytest
+import slvs  # a test dependency (pip install -e .[test]); never skipped
 from _cars import CORNER_BODIES, CORNER_POINTS, double_wishbone_corner
 
 from suspension_sim.model.model import Model
-
-slvs = pytest.importorskip("slvs", reason="slvs is a test dependency (pip install -e .[test])")
 
 P = {k: np.array(v) for k, v in CORNER_POINTS.items()}
 FIXED_GROUP, MOVING_GROUP = 1, 2

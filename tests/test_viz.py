@@ -41,7 +41,9 @@ def rendering() -> None:
     try:
         viz_probe.ensure_rendering()
     except RenderingUnavailableError as exc:
-        pytest.skip(f"no off-screen rendering here: {exc.render()}")
+        if os.environ.get("CI"):  # CI must render: .ci/run installs Mesa's EGL
+            raise
+        pytest.skip(f"no off-screen rendering on this machine: {exc.render()}")
 
 
 @pytest.fixture(scope="module")

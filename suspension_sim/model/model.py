@@ -18,6 +18,7 @@ replaying logged data needs no rewrite. Units: mm, rad.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
@@ -349,7 +350,8 @@ def load_model(path: str | os.PathLike[str], *, use_cache: bool = True) -> Model
             if isinstance(model, Model):
                 return model
         except Exception:  # a stale or broken cache entry is simply rebuilt
-            pass
+            with contextlib.suppress(OSError):
+                cache.unlink()
     from suspension_sim.workbook.reader import read_car
 
     model = Model(read_car(p))
@@ -359,8 +361,9 @@ def load_model(path: str | os.PathLike[str], *, use_cache: bool = True) -> Model
             with tmp.open("wb") as fh:
                 pickle.dump(model, fh, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, cache)
-        except OSError:
-            pass
+        except OSError:  # caching is an optimisation: a read-only cache folder is fine
+            with contextlib.suppress(OSError):
+                tmp.unlink()
     return model
 
 
