@@ -29,6 +29,19 @@ def _cell_of(book: openpyxl.Workbook, sheet: str, point: str, column: int) -> st
     raise AssertionError(point)
 
 
+def _broken_copy(
+    tmp_path: Path, sheet: str, row_name: str, column: int, value: object
+) -> tuple[Path, str]:
+    """A copy of the example car with one cell changed; returns it and the cell."""
+    broken = tmp_path / "broken.xlsx"
+    shutil.copy(WORKBOOKS / "fsae_car.xlsx", broken)
+    book = openpyxl.load_workbook(broken)
+    cell = _cell_of(book, sheet, row_name, column)
+    book[sheet][cell] = value
+    book.save(broken)
+    return broken, cell
+
+
 @pytest.mark.parametrize(
     ("sheet", "point", "column", "value", "words"),
     [
@@ -45,12 +58,7 @@ def test_check_on_a_broken_copy_points_at_the_cell(
     value: str,
     words: list[str],
 ) -> None:
-    broken = tmp_path / "broken.xlsx"
-    shutil.copy(WORKBOOKS / "fsae_car.xlsx", broken)
-    book = openpyxl.load_workbook(broken)
-    cell = _cell_of(book, sheet, point, column)
-    book[sheet][cell] = value
-    book.save(broken)
+    broken, cell = _broken_copy(tmp_path, sheet, point, column, value)
     assert main(["check", str(broken)]) != 0
     err = capsys.readouterr().err
     assert f"{sheet}!{cell}" in err
@@ -76,12 +84,7 @@ def test_geometry_mistakes_are_named(
     value: object,
     words: list[str],
 ) -> None:
-    broken = tmp_path / "broken.xlsx"
-    shutil.copy(WORKBOOKS / "fsae_car.xlsx", broken)
-    book = openpyxl.load_workbook(broken)
-    cell = _cell_of(book, sheet, point, column)
-    book[sheet][cell] = value
-    book.save(broken)
+    broken, _ = _broken_copy(tmp_path, sheet, point, column, value)
     assert main(["check", str(broken)]) == 2
     err = capsys.readouterr().err
     assert sheet in err and "Traceback" not in err
