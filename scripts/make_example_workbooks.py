@@ -4,7 +4,7 @@ Usage::
 
     python scripts/make_example_workbooks.py [--force] [--out DIR] [NAME ...]
 
-Without NAME every example in `suspension_sim.examples.EXAMPLES` is handled.
+Without NAME every example in `suspension_sim.workbook.examples.EXAMPLES` is handled.
 A missing workbook is written. An existing one that already reads back equal
 to its source, with the same notes, is left untouched (so regenerating causes
 no spurious binary diffs: openpyxl stamps every save with the time). A stale
@@ -19,9 +19,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from suspension_sim import examples
 from suspension_sim.description import Car
 from suspension_sim.errors import SuspensionSimError
+from suspension_sim.workbook import examples
 
 
 def notes_for(name: str) -> list[str]:

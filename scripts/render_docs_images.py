@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 import imageio.v3 as iio  # noqa: E402
 
-from suspension_sim.model.model import Model  # noqa: E402
-from suspension_sim.solver import Pose  # noqa: E402
+from suspension_sim import Model  # noqa: E402
+from suspension_sim.solve.solver import Pose  # noqa: E402
 from suspension_sim.viz import build_scene, render_image, scene_info  # noqa: E402
 
 

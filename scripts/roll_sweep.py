@@ -6,7 +6,7 @@ Usage::
 
 Defaults: workbooks/fsae_car.xlsx, out/roll_sweep/, +-2 deg. Writes roll.csv
 (one row per step: the roll angle, then every metric) and the charts of
-`suspension_sim.sweep_plots` (camber, toe, caster, scrub, trail, motion
+`suspension_sim.outputs.plots` (camber, toe, caster, scrub, trail, motion
 ratio, roll centre). Positive roll lifts the left side (CONVENTIONS.md).
 """
 
@@ -16,10 +16,10 @@ import argparse
 from pathlib import Path
 
 import suspension_sim
-from suspension_sim.motions import span
-from suspension_sim.outputs import write_table
-from suspension_sim.sweep_plots import plot_sweep
-from suspension_sim.sweeps import MotionSpec, SweepSpec, run_sweep
+from suspension_sim.outputs.plots import plot_sweep
+from suspension_sim.outputs.tables import write_table
+from suspension_sim.sweeps.motions import span
+from suspension_sim.sweeps.run import MotionSpec, SweepSpec, run_sweep
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "workbooks" / "fsae_car.xlsx"
 

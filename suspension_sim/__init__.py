@@ -8,24 +8,39 @@ Typical use::
     print(pose.points)
 
 Internal units are mm, rad and N in the ISO 8855 model frame
-(+X forward, +Y left, +Z up); see docs/ and CONVENTIONS.
+(+X forward, +Y left, +Z up); see docs/conventions.md.
+
+The package reads in one direction (docs/model.md, "Layout"): workbook ->
+description -> model -> solve -> metrics / sweeps -> outputs / viz /
+validation -> api -> cli. Names here are imported lazily so that
+``import suspension_sim`` stays cheap.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.model.model import Model
+    from suspension_sim.api import Model, load, solve
+    from suspension_sim.solve.pose import Pose, SolveInfo
+
+_LAZY = {
+    "Model": "suspension_sim.api",
+    "load": "suspension_sim.api",
+    "solve": "suspension_sim.api",
+    "Pose": "suspension_sim.solve.pose",
+    "SolveInfo": "suspension_sim.solve.pose",
+}
 
 
-def load(path: str, *, use_cache: bool = True) -> Model:
-    """Read a workbook and build its kinematic model (cached by file content)."""
-    from suspension_sim.model.model import load_model
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
 
-    return load_model(path, use_cache=use_cache)
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'suspension_sim' has no attribute {name!r}")
 
 
-__all__ = ["__version__", "load"]
+__all__ = ["Model", "Pose", "SolveInfo", "__version__", "load", "solve"]

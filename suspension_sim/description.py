@@ -181,3 +181,14 @@ class Car:
             if d.body == body:
                 return d
         return None
+
+    def damper_design_length(self, damper: Damper | str) -> float:
+        """Eye-to-eye length of a damper at design (mm): |moving - chassis point|.
+
+        Every stroke is measured from it (``length = design - stroke``), so it is
+        computed here and nowhere else.
+        """
+        d = self.damper(damper) if isinstance(damper, str) else damper
+        if d is None:
+            raise KeyError(damper)
+        return float(np.linalg.norm(self.point(d.moving_point) - self.point(d.chassis_point)))

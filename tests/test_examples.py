@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from suspension_sim import examples
 from suspension_sim.description import CHASSIS, Car, Wheel
 from suspension_sim.errors import WorkbookError
-from suspension_sim.examples import EXAMPLES, load_source, load_toml
+from suspension_sim.workbook import examples
+from suspension_sim.workbook.examples import EXAMPLES, load_source, load_toml
 
 ROOT = Path(__file__).resolve().parents[1]
 Y_UP = ((0, 0, 1), (1, 0, 0), (0, 1, 0))
@@ -290,7 +290,7 @@ def test_template_api(cars: dict[str, Car]) -> None:
     assert examples.template_car() == cars["template"]
     notes = examples.template_notes()
     assert notes and all(isinstance(n, str) and n for n in notes)
-    assert examples.source_dir() == Path(examples.__file__).parent / "data" / "examples"
+    assert examples.source_dir() == Path(examples.__file__).parents[1] / "data" / "examples"
 
 
 def test_unknown_example_is_refused() -> None:

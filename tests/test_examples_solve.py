@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import suspension_sim
-from suspension_sim.solver import Pose
+from suspension_sim.solve.pose import Pose
 
 WORKBOOKS = Path(__file__).resolve().parents[1] / "workbooks"
 EXAMPLES = ["fsae_car", "template", "five_link_rear", "macpherson_front", "solid_axle_rear"]

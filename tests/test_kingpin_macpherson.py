@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import suspension_sim
+from suspension_sim import Model
 from suspension_sim.metrics import pose_metrics
-from suspension_sim.model.model import Model
 
 WORKBOOK = Path(__file__).resolve().parents[1] / "workbooks" / "macpherson_front.xlsx"
 

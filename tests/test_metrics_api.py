@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from _cars import double_wishbone_corner, four_corner_car
 
+from suspension_sim import Model
 from suspension_sim.description import Options
 from suspension_sim.errors import InputError
 from suspension_sim.metrics import (
@@ -21,7 +22,6 @@ from suspension_sim.metrics import (
     pose_metrics,
     wheel_dampers,
 )
-from suspension_sim.model.model import Model
 
 ROOT = Path(__file__).resolve().parents[1]
 

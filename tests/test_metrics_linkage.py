@@ -36,10 +36,10 @@ from _metric_cars import (
 )
 
 import suspension_sim
+from suspension_sim import Model
 from suspension_sim.description import Options, Wheel
 from suspension_sim.metrics import linkage, pose_metrics
-from suspension_sim.model.model import Model
-from suspension_sim.sensitivity import part_twists, screw_axis, wheel_tangents
+from suspension_sim.solve.sensitivity import part_twists, screw_axis, wheel_tangents
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -20,10 +20,10 @@ from _metric_cars import solid_axle_car, wishbone_car
 from scipy.linalg import logm
 
 import suspension_sim
+from suspension_sim import Model
 from suspension_sim.metrics import pose_metrics, wheel_dampers
-from suspension_sim.model.model import Model
-from suspension_sim.solver import Pose
-from suspension_sim.targets import contact_z, wheel_travel
+from suspension_sim.solve.pose import Pose
+from suspension_sim.solve.targets import contact_z, wheel_travel
 
 H = 0.01  # mm of travel or rack, deg of roll
 RTOL = 1e-6

@@ -13,9 +13,9 @@ import pytest
 from _metric_cars import TYRE_RADIUS, fixed_wheel_car
 from scipy.spatial.transform import Rotation
 
+from suspension_sim import Model
 from suspension_sim.metrics import pose_metrics, wheel
-from suspension_sim.model.model import Model
-from suspension_sim.solver import Pose, SolveInfo
+from suspension_sim.solve.solver import Pose, SolveInfo
 
 C_LEFT = np.array([0.0, 600.0, 260.0])
 

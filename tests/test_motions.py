@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 from _cars import four_corner_car
 
-from suspension_sim import motions
-from suspension_sim.continuation import move
+from suspension_sim import Model
 from suspension_sim.description import Rack
 from suspension_sim.errors import InputError
-from suspension_sim.examples import load_source
-from suspension_sim.model.model import Model
-from suspension_sim.motions import State
-from suspension_sim.solver import Pose
-from suspension_sim.targets import contact_z, wheel_travel
+from suspension_sim.solve.continuation import move
+from suspension_sim.solve.pose import Pose
+from suspension_sim.solve.targets import contact_z, wheel_travel
+from suspension_sim.sweeps import motions
+from suspension_sim.sweeps.motions import State
+from suspension_sim.workbook.examples import load_source
 
 Z = np.array([0.0, 0.0, 1.0])
 

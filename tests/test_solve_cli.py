@@ -11,8 +11,8 @@ import pytest
 from _cars import four_corner_car
 
 import suspension_sim
+from suspension_sim import Model
 from suspension_sim.cli import main
-from suspension_sim.model.model import Model
 from suspension_sim.workbook.writer import write_car
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from _cars import CORNER_POINTS, double_wishbone_corner
 
-from suspension_sim.model.model import Model
+from suspension_sim import Model
 
 P = {k: np.array(v) for k, v in CORNER_POINTS.items()}
 

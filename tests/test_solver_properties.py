@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from _cars import double_wishbone_corner, four_corner_car
 
+from suspension_sim import Model
 from suspension_sim.description import Damper
 from suspension_sim.errors import InputError, SolveError
-from suspension_sim.model.model import Model
 from suspension_sim.model.screws import rotation_xyz
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import slvs  # a test dependency (pip install -e .[test]); never skipped
 from _cars import CORNER_BODIES, CORNER_POINTS, double_wishbone_corner
 
-from suspension_sim.model.model import Model
+from suspension_sim import Model
 
 P = {k: np.array(v) for k, v in CORNER_POINTS.items()}
 FIXED_GROUP, MOVING_GROUP = 1, 2

@@ -10,10 +10,10 @@ import pytest
 from _cars import four_corner_car
 
 import suspension_sim
+from suspension_sim import Model
 from suspension_sim.errors import InputError
-from suspension_sim.model.model import Model
-from suspension_sim.motions import steer
-from suspension_sim.steering import left_turn_rack_sign, rack_per_wheel_degree
+from suspension_sim.solve.steering import left_turn_rack_sign, rack_per_wheel_degree
+from suspension_sim.sweeps.motions import steer
 
 WORKBOOKS = Path(__file__).resolve().parents[1] / "workbooks"
 

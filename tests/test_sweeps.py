@@ -14,12 +14,13 @@ import openpyxl
 import pytest
 from _cars import four_corner_car
 
-from suspension_sim.continuation import check_branch, move, pose_distance
+from suspension_sim import Model
 from suspension_sim.errors import InputError, WorkbookError
-from suspension_sim.model.model import Model
-from suspension_sim.motions import State
-from suspension_sim.solver import Pose
-from suspension_sim.sweeps import (
+from suspension_sim.solve.continuation import check_branch, move, pose_distance
+from suspension_sim.solve.pose import Pose
+from suspension_sim.solve.targets import wheel_travel
+from suspension_sim.sweeps.motions import State
+from suspension_sim.sweeps.run import (
     SHEET_HEADER,
     MotionSpec,
     SweepSpec,
@@ -28,7 +29,6 @@ from suspension_sim.sweeps import (
     run_named_sweep,
     run_sweep,
 )
-from suspension_sim.targets import wheel_travel
 from suspension_sim.workbook import read_car, write_car
 
 Z = np.array([0.0, 0.0, 1.0])

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from _cars import four_corner_car
 
+from suspension_sim import Model
 from suspension_sim.errors import InputError
-from suspension_sim.model.model import Model
-from suspension_sim.sensitivity import input_tangents, part_twists, point_rates
-from suspension_sim.targets import contact_z, coordinate, wheel_travel
+from suspension_sim.solve.sensitivity import input_tangents, part_twists, point_rates
+from suspension_sim.solve.targets import contact_z, coordinate, wheel_travel
 
 
 @pytest.fixture(scope="module")

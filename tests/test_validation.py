@@ -466,7 +466,7 @@ def test_solvespace_reference_points_match_the_model() -> None:
 
     _need(CAR_WB)
     import suspension_sim
-    from suspension_sim.motions import State, ground_targets
+    from suspension_sim.sweeps.motions import State, ground_targets
 
     sys.path.insert(0, str(ROOT / "validation"))
     try:

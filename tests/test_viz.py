@@ -13,8 +13,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import types
-from collections.abc import Iterator
 from pathlib import Path
 
 import imageio.v3 as iio
@@ -22,10 +20,9 @@ import numpy as np
 import pytest
 from _cars import four_corner_car
 
-from suspension_sim import cli
+from suspension_sim import Model, cli
 from suspension_sim.errors import InputError, RenderingUnavailableError
-from suspension_sim.model.model import Model
-from suspension_sim.solver import Pose
+from suspension_sim.solve.pose import Pose
 from suspension_sim.viz import probe as viz_probe
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -358,41 +355,24 @@ def test_view_without_display_needs_screenshot(
     assert "--screenshot" in capsys.readouterr().err
 
 
-@pytest.fixture
-def no_sweeps(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "suspension_sim.sweeps", None)
+def test_view_sweep_animation(rendering: None, test_workbook: Path, tmp_path: Path) -> None:
+    """A real named sweep (sweeps.yaml beside the workbook) drawn frame by frame."""
+    folder = tmp_path / "car"
+    folder.mkdir()
+    workbook = folder / test_workbook.name
+    workbook.write_bytes(test_workbook.read_bytes())
+    (folder / "sweeps.yaml").write_text(
+        "version: 1\nsweeps:\n  Bump:\n    motion: bump\n    wheel: FL\n"
+        "    start: -10\n    stop: 10\n    steps: 3\n"
+    )
+    out = tmp_path / "bump.gif"
+    argv = ["view", str(workbook), "--sweep", "Bump", "--animate", str(out)]
+    assert cli.main([*argv, "--size", "160", "120"]) == 0
+    frames = iio.imread(out, index=None)
+    assert frames.shape[:3] == (3, 120, 160)
+    assert not np.array_equal(frames[0], frames[-1])  # the wheel moved between frames
 
 
-def test_view_sweep_without_sweeps_module(
-    no_sweeps: None, test_workbook: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    argv = ["view", str(test_workbook), "--sweep", "bump", "--animate", str(tmp_path / "a.gif")]
-    assert cli.main(argv) == 2
-    assert "sweeps are not available in this build" in capsys.readouterr().err
+def test_view_sweep_needs_animate(test_workbook: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["view", str(test_workbook), "--sweep", "bump"]) == 2
     assert "--animate" in capsys.readouterr().err
-
-
-@pytest.fixture
-def fake_sweeps(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, str]]]:
-    """A stand-in `suspension_sim.sweeps` with the agreed `run_named_sweep` signature."""
-    calls: list[tuple[str, str]] = []
-    mod = types.ModuleType("suspension_sim.sweeps")
-
-    def run_named_sweep(model: Model, workbook_path: str, sweep_name: str) -> list[Pose]:
-        calls.append((str(workbook_path), sweep_name))
-        return _sweep(model, 3)
-
-    mod.run_named_sweep = run_named_sweep  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "suspension_sim.sweeps", mod)
-    yield calls
-
-
-def test_view_sweep_animation(
-    rendering: None, fake_sweeps: list[tuple[str, str]], test_workbook: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "bump.gif"
-    argv = ["view", str(test_workbook), "--sweep", "Bump", "--animate", str(out)]
-    assert cli.main([*argv, "--size", "160", "120"]) == 0
-    assert fake_sweeps == [(str(test_workbook), "Bump")]
-    assert iio.imread(out, index=None).shape[:3] == (3, 120, 160)

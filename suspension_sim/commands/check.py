@@ -25,13 +25,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def run(args: argparse.Namespace) -> int:
+    from suspension_sim.model import KinematicModel
     from suspension_sim.model.mobility import mobility
-    from suspension_sim.model.model import Model
     from suspension_sim.model.topology import PARAM_NAMES
     from suspension_sim.workbook import read_car
 
     car = read_car(args.workbook)
-    model = Model(car)
+    model = KinematicModel(car)
     notes = {
         j.body: f"{j.kind} ({len(PARAM_NAMES[j.kind])} parameter(s)): {j.reason}"
         for j in model.topology.joints

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from suspension_sim.workbook.writer import ensure_writable, write_car
 
     ensure_writable(args.path, force=args.force)  # fail before building anything
-    from suspension_sim.examples import template_car
+    from suspension_sim.workbook.examples import template_car
 
     path = write_car(template_car(), args.path, force=args.force, notes=TEMPLATE_NOTES)
     print(f"wrote {path}")

@@ -100,7 +100,7 @@ def points_table(pose: object) -> pd.DataFrame:
 
 def run(args: argparse.Namespace) -> int:
     from suspension_sim import load
-    from suspension_sim.outputs import check_table_path, write_table
+    from suspension_sim.outputs.tables import check_table_path, write_table
 
     if args.out:
         check_table_path(args.out, protect=args.workbook, force=args.force)

@@ -69,7 +69,7 @@ def progress_bar(total: int, name: str) -> tuple[Callable[[int, int], None], Cal
 
 def _check_outputs(args: argparse.Namespace, sheet: str) -> None:
     """Refuse bad output options before a long run (write_table checks again)."""
-    from suspension_sim.outputs import FORMATS
+    from suspension_sim.outputs.tables import FORMATS
 
     if args.out:
         out = Path(args.out)
@@ -93,7 +93,7 @@ def _check_outputs(args: argparse.Namespace, sheet: str) -> None:
         if not out.parent.exists():
             raise InputError(f"folder {out.parent} does not exist", where="--out")
     if args.into_workbook:
-        from suspension_sim.xlsx_append import existing_sheets
+        from suspension_sim.outputs.xlsx_append import existing_sheets
 
         names = {n.casefold() for n in existing_sheets(args.workbook)}
         if sheet.casefold() in names and not args.force:
@@ -106,9 +106,9 @@ def _check_outputs(args: argparse.Namespace, sheet: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from suspension_sim import load
-    from suspension_sim.outputs import write_table
-    from suspension_sim.sweeps import find_sweep, run_sweep
-    from suspension_sim.xlsx_append import add_sheet, sheet_name
+    from suspension_sim.outputs.tables import write_table
+    from suspension_sim.outputs.xlsx_append import add_sheet, sheet_name
+    from suspension_sim.sweeps.run import find_sweep, run_sweep
 
     spec = find_sweep(args.workbook, args.sweep, args.sweeps)
     sheet = sheet_name(RESULTS_SHEET.format(spec.name))
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         path = write_table(table, args.out, protect=args.workbook, force=args.force)
         print(f"wrote {path} ({len(table)} rows)")
     if args.plot:
-        from suspension_sim.sweep_plots import plot_sweep
+        from suspension_sim.outputs.plots import plot_sweep
 
         if result.poses:
             paths = plot_sweep(result, args.plot)

@@ -113,18 +113,10 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def _sweep_poses(model: object, workbook: str, name: str) -> list[object]:
-    """The poses of a named sweep, from `suspension_sim.sweeps` (issue 4)."""
-    try:
-        from suspension_sim.sweeps import run_named_sweep  # type: ignore[attr-defined]
-    except ImportError as exc:
-        if exc.name not in (None, "suspension_sim.sweeps"):
-            raise
-        raise InputError(
-            "sweeps are not available in this build",
-            where="--sweep",
-            hint="render single poses with --shocks/--rack/--chassis and --screenshot",
-        ) from None
-    return list(run_named_sweep(model, workbook, name))
+    """The poses of a named sweep (docs/sweeps.md)."""
+    from suspension_sim.sweeps import run_named_sweep
+
+    return list(run_named_sweep(model, workbook, name))  # type: ignore[arg-type]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -108,7 +108,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "deg",
         "car",
         "rack / steering ratio (only when the workbook gives the ratio); the ratio's "
-        "direction comes from the geometry (suspension_sim.steering).",
+        "direction comes from the geometry (suspension_sim.solve.steering).",
         "+ = left turn (ISO 8855), whichever side of the axle the rack is",
     ),
     # -- dampers --------------------------------------------------------------

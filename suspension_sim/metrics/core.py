@@ -3,7 +3,7 @@
 Computed in the iso convention from the model's own point copies (no
 DataFrame look-ups), vectorised over wheels, then signed by the output
 preset. Rates and linkage metrics come from one IFT solve
-(`suspension_sim.sensitivity.wheel_tangents`) per pose. See docs/metrics.md
+(`suspension_sim.solve.sensitivity.wheel_tangents`) per pose. See docs/metrics.md
 for every definition and the design decisions.
 """
 
@@ -22,18 +22,18 @@ from suspension_sim.metrics import linkage, rates, wheel
 from suspension_sim.metrics.catalogue import CATALOGUE, Metric
 from suspension_sim.metrics.conventions import Preset, preset
 from suspension_sim.metrics.vectors import Z_UP, cross, reject, unit
-from suspension_sim.sensitivity import (
+from suspension_sim.solve.sensitivity import (
     Tangents,
     input_tangents,
     part_twists,
     screw_axis,
     wheel_tangents,
 )
-from suspension_sim.solver import _blas
+from suspension_sim.solve.solver import blas_controller
 
 if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.model.model import Model
-    from suspension_sim.solver import Pose
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.pose import Pose
 
 DEG = 180.0 / np.pi
 EX, EY, EZ = np.eye(3)
@@ -76,14 +76,16 @@ class _Static:
     roll: np.ndarray  # (n, n) travel weights of each wheel's front-view motion (its axle's roll)
 
 
-_STATIC: weakref.WeakKeyDictionary[Model, _Static] = weakref.WeakKeyDictionary()
-_LAYOUT: weakref.WeakKeyDictionary[Model, dict[bool, tuple[Slot, ...]]] = (
+_STATIC: weakref.WeakKeyDictionary[KinematicModel, _Static] = weakref.WeakKeyDictionary()
+_LAYOUT: weakref.WeakKeyDictionary[KinematicModel, dict[bool, tuple[Slot, ...]]] = (
     weakref.WeakKeyDictionary()
 )
-_KEYS: weakref.WeakKeyDictionary[Model, dict[bool, tuple[str, ...]]] = weakref.WeakKeyDictionary()
+_KEYS: weakref.WeakKeyDictionary[KinematicModel, dict[bool, tuple[str, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def _static(model: Model) -> _Static:
+def _static(model: KinematicModel) -> _Static:
     cached = _STATIC.get(model)
     if cached is not None:
         return cached
@@ -192,11 +194,11 @@ def _static(model: Model) -> _Static:
     return st
 
 
-def _has_wheelbase(model: Model, st: _Static) -> bool:
+def _has_wheelbase(model: KinematicModel, st: _Static) -> bool:
     return model.car.options.wheelbase_mm is not None or bool(st.sides)
 
 
-def _copy(model: Model, point: str | None, body: str) -> int:
+def _copy(model: KinematicModel, point: str | None, body: str) -> int:
     """Instance index of `point` on `body`, else its first copy; -1 for no point."""
     if point is None:
         return -1
@@ -205,17 +207,17 @@ def _copy(model: Model, point: str | None, body: str) -> int:
     return (on_body or copies)[0]
 
 
-def _signed_ratio(model: Model) -> float | None:
+def _signed_ratio(model: KinematicModel) -> float | None:
     """mm of rack per steering-wheel degree, signed so + degrees = left turn; None without."""
     rack = model.car.rack
     if rack is None or not rack.ratio_mm_per_deg:
         return None
-    from suspension_sim.steering import rack_per_wheel_degree
+    from suspension_sim.solve.steering import rack_per_wheel_degree
 
     return rack_per_wheel_degree(model)
 
 
-def layout(model: Model, rates: bool = True) -> tuple[Slot, ...]:
+def layout(model: KinematicModel, rates: bool = True) -> tuple[Slot, ...]:
     """The (metric id, where, component) of every column `pose_metrics` returns, in order."""
     cache = _LAYOUT.setdefault(model, {})
     if rates in cache:
@@ -232,14 +234,14 @@ def layout(model: Model, rates: bool = True) -> tuple[Slot, ...]:
     return cache[rates]
 
 
-def _keys(model: Model, rates: bool) -> tuple[str, ...]:
+def _keys(model: KinematicModel, rates: bool) -> tuple[str, ...]:
     cache = _KEYS.setdefault(model, {})
     if rates not in cache:
         cache[rates] = tuple(CATALOGUE[m].key(w, c) for m, w, c in layout(model, rates))
     return cache[rates]
 
 
-def _places(m: Metric, model: Model, st: _Static) -> list[str]:
+def _places(m: Metric, model: KinematicModel, st: _Static) -> list[str]:
     """Where a metric applies for this model ([""] for a car-wide one, [] for none)."""
     if m.scope == "car":
         if m.id in ("rack",):
@@ -289,7 +291,7 @@ def pose_metrics(pose: Pose, convention: str | None = None, rates: bool = True) 
     values: dict[Slot, float] = {}
     _inputs(pose, values)
     if pose.converged:
-        with _blas().limit(limits=1, user_api="blas"):  # small systems: threads only cost
+        with blas_controller().limit(limits=1, user_api="blas"):  # small systems: threads only cost
             _wheels(pose, _static(model), pre, rates, values)
     nan = float("nan")
     # "+ 0.0" turns -0.0 into 0.0 so tables do not show "-0".
@@ -328,7 +330,9 @@ def _inputs(pose: Pose, out: dict[Slot, float]) -> None:
         out[("damper_length", name, "")] = float(length) - stroke
 
 
-def _inst_rates(model: Model, dP: np.ndarray, dq: np.ndarray, idx: np.ndarray) -> np.ndarray:
+def _inst_rates(
+    model: KinematicModel, dP: np.ndarray, dq: np.ndarray, idx: np.ndarray
+) -> np.ndarray:
     """Chassis-frame velocities of point copies `idx` per tangent column: (m, n_cols, 3)."""
     slots = model.inst_slots[idx]
     r = np.where(slots[:, :, None] >= 0, dq[np.maximum(slots, 0)], 0.0)
@@ -570,7 +574,7 @@ def _steer(pre: Preset, toe: np.ndarray, st: _Static) -> np.ndarray:
     return wheel.steer(toe, st.toe0, st.side)
 
 
-def wheel_dampers(model: Model) -> dict[str, str | None]:
+def wheel_dampers(model: KinematicModel) -> dict[str, str | None]:
     """Wheel -> the damper its motion ratio refers to (None: no damper moves with it)."""
     st = _static(model)
     return {

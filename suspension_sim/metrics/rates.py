@@ -1,6 +1,6 @@
 """Rates of the wheel metrics: analytic directional derivatives along IFT tangents.
 
-`suspension_sim.sensitivity.wheel_tangents` gives, at a solved pose, the
+`suspension_sim.solve.sensitivity.wheel_tangents` gives, at a solved pose, the
 rate of every joint parameter per mm of each wheel's travel (others and the
 rack held) and per mm of rack (every travel held). The point velocities
 that follow (mm/mm, chassis frame) are pushed through the *derivatives* of

@@ -16,16 +16,15 @@ wrong:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from suspension_sim.model.topology import GRUEBLER_FREEDOM
+from suspension_sim.tolerances import RANK_TOL
 
-if False:  # pragma: no cover - import for type checkers only, avoids a cycle
-    from suspension_sim.model.model import Model
-
-RANK_TOL = 1e-9
-"""Singular values below this fraction of the largest count as zero (columns normalised)."""
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model.model import KinematicModel
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,7 @@ class Mobility:
         return out
 
 
-def mobility(model: Model) -> Mobility:
+def mobility(model: KinematicModel) -> Mobility:
     """Count the mechanism's degrees of freedom at design (see module docstring)."""
     topo = model.topology
     freedoms = sum(GRUEBLER_FREEDOM[j.kind] for j in topo.joints)

@@ -18,27 +18,39 @@ replaying logged data needs no rewrite. Units: mm, rad.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import os
-import pickle
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, TypeVar
 
 import numpy as np
 import scipy.sparse as sps
 
 from suspension_sim.description import CHASSIS, Car
-from suspension_sim.model.screws import cache_dir, chain_template
+from suspension_sim.model.screws import chain_template
 from suspension_sim.model.topology import SIGNATURES, Part, Topology, classify
 
-if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.model.mobility import Mobility
-    from suspension_sim.solver import Pose
+_T = TypeVar("_T")
 
-CACHE_VERSION = 1
+
+class Derived:
+    """Memo of data that higher layers derive from one model (solver problems,
+    metric layouts, the damper-wheel map): computed once per model and key,
+    held here instead of in module-level dictionaries or ``model.__dict__``."""
+
+    def __init__(self) -> None:
+        self._values: dict[Any, Any] = {}
+
+    def get(self, key: Any, build: Callable[[], _T]) -> _T:
+        """The value for `key`, building (and keeping) it on first use."""
+        try:
+            return self._values[key]  # type: ignore[no-any-return]
+        except KeyError:
+            value = build()
+            self._values[key] = value
+            return value
+
+    def clear(self) -> None:
+        self._values.clear()
 
 
 @dataclass(frozen=True)
@@ -61,8 +73,12 @@ class JacobianLayout:
     shape: tuple[int, int]
 
 
-class Model:
-    """A car's kinematic model. Build with `Model(car)` or `load_model(path)`."""
+class KinematicModel:
+    """A car's kinematic model: transforms, residuals and Jacobian, nothing else.
+
+    Build with `KinematicModel(car)`; `suspension_sim.load` returns the
+    user-facing `suspension_sim.Model`, which adds `solve` on top.
+    """
 
     def __init__(self, car: Car):
         self.car = car
@@ -71,6 +87,8 @@ class Model:
         self._build_parts()
         self._build_instances()
         self._layouts: dict[bytes, JacobianLayout] = {}
+        self.derived = Derived()
+        """Per-model memo for higher layers (see `Derived`)."""
 
     # -- construction -----------------------------------------------------------
     def _build_parts(self) -> None:
@@ -289,26 +307,6 @@ class Model:
             ids.append(self.topology.rack_param)
         return np.array(ids, dtype=int)
 
-    def mobility(self) -> Mobility:
-        """Degree-of-freedom report at design (computed once per model)."""
-        if "_mobility" not in self.__dict__:
-            from suspension_sim.model.mobility import mobility
-
-            self.__dict__["_mobility"] = mobility(self)
-        return self.__dict__["_mobility"]
-
-    def solve(self, *args: object, **kwargs: object) -> Pose:
-        """Solve a pose; see `suspension_sim.solver.solve` for the arguments."""
-        from suspension_sim.solver import solve
-
-        return solve(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    # -- pickling for the model cache ------------------------------------------
-    def __getstate__(self) -> dict[str, object]:
-        state = self.__dict__.copy()
-        state["_layouts"] = {}
-        return state
-
 
 def _conjugate(F: np.ndarray, T: np.ndarray, Finv: np.ndarray, homogeneous: bool) -> np.ndarray:
     """F @ [T; 0 0 0 h] @ Finv for stacks: F, Finv (n, 4, 4), T (n, 3, 4, B) -> (n, 3, 4, B).
@@ -319,59 +317,3 @@ def _conjugate(F: np.ndarray, T: np.ndarray, Finv: np.ndarray, homogeneous: bool
     if homogeneous:
         FT[:, :, 3] += F[:, :3, 3, None]
     return np.einsum("nikb,nkl->nilb", FT, Finv[:, :, :])[:, :, :4]
-
-
-# -- loading with a cache -------------------------------------------------------
-def _model_cache_path(path: Path) -> Path | None:
-    base = cache_dir()
-    if base is None:
-        return None
-    from suspension_sim import __version__
-
-    digest = hashlib.sha256(path.read_bytes())
-    digest.update(f"{__version__}-{CACHE_VERSION}".encode())
-    return base / f"model_{digest.hexdigest()[:24]}.pkl"
-
-
-def load_model(path: str | os.PathLike[str], *, use_cache: bool = True) -> Model:
-    """Read a workbook and build its model; an unchanged workbook loads from cache."""
-    from suspension_sim.errors import WorkbookError
-
-    p = Path(path)
-    if not p.is_file():
-        raise WorkbookError(
-            "no such workbook", where=str(p), hint="check the path (run from the project folder?)"
-        )
-    cache = _model_cache_path(p) if use_cache else None
-    if cache is not None and cache.exists():
-        try:
-            with cache.open("rb") as fh:
-                model = pickle.load(fh)
-            if isinstance(model, Model):
-                return model
-        except Exception:  # a stale or broken cache entry is simply rebuilt
-            with contextlib.suppress(OSError):
-                cache.unlink()
-    from suspension_sim.workbook.reader import read_car
-
-    model = Model(read_car(p))
-    if cache is not None:
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-        try:
-            with tmp.open("wb") as fh:
-                pickle.dump(model, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, cache)
-        except OSError:  # caching is an optimisation: a read-only cache folder is fine
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-    return model
-
-
-def batch_params(model: Model, q: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
-    """Stack parameter vectors into the (n_params, B) layout used everywhere."""
-    arr = np.asarray(q, dtype=float)
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.shape[0] != model.n_params:
-        arr = arr.T
-    return arr

@@ -30,7 +30,7 @@ from suspension_sim.validation.drive import (
 from suspension_sim.validation.export import Column, Export
 
 if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.model.model import Model
+    from suspension_sim.model import KinematicModel
 
 DEFAULT_TOLERANCES: dict[str, float] = {"angle": 0.02, "length": 0.1, "ratio": 0.005}
 """Largest deviation allowed: deg for angles, mm for lengths, plain for ratios."""
@@ -214,7 +214,7 @@ def evaluate_metrics(
 
 
 def validate(
-    model: Model,
+    model: KinematicModel,
     export: Export,
     *,
     drive: Drive = "motion",
@@ -290,7 +290,7 @@ def diagnose(res: ChannelResult) -> list[str]:
     return notes
 
 
-def _design_warnings(model: Model, steps: list[StepResult]) -> list[str]:
+def _design_warnings(model: KinematicModel, steps: list[StepResult]) -> list[str]:
     """Notes about the car that affect the comparison (contact points off the ground)."""
     out: list[str] = []
     wheels = model.car.wheels

@@ -6,7 +6,7 @@ Two drives:
     The export's own motion channels: chassis heave (z, mm), roll and pitch
     (deg) prescribed about the workbook's chassis reference point, every tyre
     contact point held on the ground (each damper replaced by a ``contact_z``
-    target for its wheel, `suspension_sim.motions.ground_targets`), rack
+    target for its wheel, `suspension_sim.sweeps.motions.ground_targets`), rack
     travel from ``Rack Travel`` or ``Steering Wheel Angle`` x Steering ratio.
 ``dampers``
     As Rowe validated against OptimumK: every damper's stroke from the
@@ -36,8 +36,8 @@ from suspension_sim.validation.channels import (
 from suspension_sim.validation.export import Column, Export
 
 if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.model.model import Model
-    from suspension_sim.solver import Pose
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.pose import Pose
 
 Drive = Literal["motion", "dampers"]
 DRIVES: tuple[str, ...] = ("motion", "dampers")
@@ -57,7 +57,7 @@ class StepResult:
 
 
 # -- corners, wheels and dampers ----------------------------------------------------------
-def corner_wheels(model: Model, channel_map: ChannelMap | None = None) -> dict[str, str]:
+def corner_wheels(model: KinematicModel, channel_map: ChannelMap | None = None) -> dict[str, str]:
     """{export corner: wheel name} for the corners this car has.
 
     From the map file's ``corners`` if given, else by wheel name (FL, Front
@@ -104,7 +104,7 @@ def corner_wheels(model: Model, channel_map: ChannelMap | None = None) -> dict[s
     return {**named, **out}
 
 
-def design_lengths(model: Model) -> dict[str, float]:
+def design_lengths(model: KinematicModel) -> dict[str, float]:
     """Damper body -> eye-to-eye length at design (mm)."""
     car = model.car
     return {
@@ -114,7 +114,7 @@ def design_lengths(model: Model) -> dict[str, float]:
 
 
 def column_key(
-    model: Model,
+    model: KinematicModel,
     column: Column,
     wheels: Mapping[str, str],
     dampers_of: Mapping[str, str] | None,
@@ -175,9 +175,9 @@ def column_key(
     raise InputError(f"cannot compare {metric} per corner", where=column.where)
 
 
-def wheel_dampers_or_none(model: Model) -> dict[str, str] | None:
+def wheel_dampers_or_none(model: KinematicModel) -> dict[str, str] | None:
     """{wheel: damper} when every wheel has its own damper, else None."""
-    from suspension_sim.motions import wheel_dampers
+    from suspension_sim.sweeps.motions import wheel_dampers
 
     try:
         return wheel_dampers(model)
@@ -186,7 +186,9 @@ def wheel_dampers_or_none(model: Model) -> dict[str, str] | None:
 
 
 # -- the drive ------------------------------------------------------------------------------
-def motion_inputs(model: Model, export: Export) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def motion_inputs(
+    model: KinematicModel, export: Export
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """(chassis (n, 6) in mm/deg, rack (n,) mm, motion channel names used) from the export."""
     n = export.n_steps
     motion = export.motion()
@@ -210,7 +212,7 @@ def motion_inputs(model: Model, export: Export) -> tuple[np.ndarray, np.ndarray,
                 where=col.where,
                 hint="add a Steering section, or ignore the column in a --map file",
             )
-        from suspension_sim.steering import rack_per_wheel_degree
+        from suspension_sim.solve.steering import rack_per_wheel_degree
 
         ratio = rack_per_wheel_degree(model, where=col.where)
         rack = _finite(col) * ratio
@@ -236,7 +238,7 @@ def _finite(col: Column) -> np.ndarray:
 
 
 def damper_strokes(
-    model: Model,
+    model: KinematicModel,
     export: Export,
     wheels: Mapping[str, str],
     dampers_of: Mapping[str, str] | None,
@@ -277,7 +279,7 @@ def damper_strokes(
 
 
 def drive_model(
-    model: Model,
+    model: KinematicModel,
     export: Export,
     drive: Drive,
     wheels: Mapping[str, str],
@@ -285,7 +287,7 @@ def drive_model(
 ) -> tuple[list[StepResult], list[str]]:
     """Solve every step of the export; returns the step results and the input columns used."""
     from suspension_sim.errors import SuspensionSimError
-    from suspension_sim.motions import State, ground_targets
+    from suspension_sim.sweeps.motions import State, ground_targets
 
     chassis, rack, used = motion_inputs(model, export)
     strokes: dict[str, np.ndarray] = {}

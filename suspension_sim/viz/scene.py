@@ -40,7 +40,7 @@ from suspension_sim.errors import InputError, SolveError
 if TYPE_CHECKING:  # pragma: no cover
     import pyvista as pv
 
-    from suspension_sim.solver import Pose
+    from suspension_sim.solve.pose import Pose
 
 Colour = tuple[float, float, float]
 

@@ -16,10 +16,10 @@ import numpy as np
 from suspension_sim.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.model.model import Model
+    from suspension_sim.model import KinematicModel
 
 
-def rack_per_wheel_degree(model: Model, *, where: str = "steering") -> float:
+def rack_per_wheel_degree(model: KinematicModel, *, where: str = "steering") -> float:
     """Signed mm of rack travel per degree of steering-wheel angle (+ = left turn).
 
     Raises InputError (naming `where`) when the car has no rack or no ratio.
@@ -41,7 +41,7 @@ def rack_per_wheel_degree(model: Model, *, where: str = "steering") -> float:
     return abs(rack.ratio_mm_per_deg) * left_turn_rack_sign(model)
 
 
-def left_turn_rack_sign(model: Model) -> float:
+def left_turn_rack_sign(model: KinematicModel) -> float:
     """+1 when rack travel toward +Y turns the steered wheels left, -1 otherwise.
 
     From the implicit-function-theorem rates at design: the summed yaw rate of
@@ -49,7 +49,7 @@ def left_turn_rack_sign(model: Model) -> float:
     """
     if "_left_turn_rack_sign" in model.__dict__:
         return model.__dict__["_left_turn_rack_sign"]
-    from suspension_sim.sensitivity import input_tangents, point_rates
+    from suspension_sim.solve.sensitivity import input_tangents, point_rates
 
     pose = model.solve()
     tangents = input_tangents(pose)

@@ -1,6 +1,6 @@
 """Named sweeps: defined in YAML or in a workbook's Sweeps section, run step by step.
 
-A sweep is a motion (`suspension_sim.motions`: heave, roll, pitch, steer,
+A sweep is a motion (`suspension_sim.sweeps.motions`: heave, roll, pitch, steer,
 single-wheel bump, or Rowe's direct inputs) over a range of values,
 optionally crossed with a second motion (a grid), with inputs and targets
 held throughout. docs/sweeps.md describes both file forms::
@@ -11,7 +11,7 @@ held throughout. docs/sweeps.md describes both file forms::
     result.problems         # steps that could not be solved, with the reason
 
 The runner walks from design to the first step, then from each solved step
-to the next, by continuation (`suspension_sim.continuation`): small
+to the next, by continuation (`suspension_sim.solve.continuation`): small
 increments, each warm-started from the previous pose and screened for a jump
 to another assembly branch. A step that cannot be reached (or only on
 another branch) is reported in `problems` and the sweep goes on from the last
@@ -36,17 +36,23 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from suspension_sim import motions
-from suspension_sim.continuation import MAX_HALVINGS, MAX_STEP_DEG, MAX_STEP_MM, MoveError, move
 from suspension_sim.errors import InputError, SuspensionSimError, WorkbookError
-from suspension_sim.motions import CHASSIS_AXES, Motion, State
-from suspension_sim.targets import AXES, Target, contact_z, coordinate, wheel_travel
+from suspension_sim.solve.continuation import (
+    MAX_HALVINGS,
+    MAX_STEP_DEG,
+    MAX_STEP_MM,
+    MoveError,
+    move,
+)
+from suspension_sim.solve.targets import AXES, Target, contact_z, coordinate, wheel_travel
+from suspension_sim.sweeps import motions
+from suspension_sim.sweeps.motions import CHASSIS_AXES, Motion, State
 
 if TYPE_CHECKING:  # pragma: no cover
     import yaml
 
-    from suspension_sim.model.model import Model
-    from suspension_sim.solver import Pose
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.pose import Pose
 
 YAML_SUFFIXES = (".yaml", ".yml")
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm")
@@ -94,7 +100,7 @@ class MotionSpec:
     unit: str | None = None
     where: str = ""
 
-    def build(self, model: Model) -> Motion:
+    def build(self, model: KinematicModel) -> Motion:
         """The motion on this model (InputError at `where` for unknown names)."""
         try:
             return motions.build(model, self.kind, self.values, of=self.of, unit=self.unit)
@@ -123,7 +129,7 @@ class SweepSpec:
     description: str = ""
     where: str = ""
 
-    def build(self, model: Model) -> Motion:
+    def build(self, model: KinematicModel) -> Motion:
         """The sweep's steps on this model (InputError naming the definition's place)."""
         motion = self.motion.build(model)
         if self.grid is not None:
@@ -139,7 +145,7 @@ class SweepSpec:
                 raise _relocate(exc, self.where) from None
         return motion
 
-    def held_state(self, model: Model) -> State:
+    def held_state(self, model: KinematicModel) -> State:
         """`fixed` and `targets` as a State (names checked against the model)."""
         shocks: dict[str, float] = {}
         rack = 0.0
@@ -641,7 +647,7 @@ def _sheet_held(rec: dict[str, Any]) -> tuple[dict[str, float], dict[str, Target
 
 
 # -- loading ------------------------------------------------------------------------------
-def load_sweeps(path_or_workbook: str | os.PathLike[str] | Model) -> dict[str, SweepSpec]:
+def load_sweeps(path_or_workbook: str | os.PathLike[str] | KinematicModel) -> dict[str, SweepSpec]:
     """Sweep definitions by name from a YAML file or a workbook's Sweeps section.
 
     A workbook (or a `Model`, meaning its workbook) without a Sweeps section
@@ -805,7 +811,7 @@ class SweepResult:
 
 
 def run_sweep(
-    model: Model,
+    model: KinematicModel,
     spec: SweepSpec,
     progress: Callable[[int, int], None] | None = None,
     *,
@@ -818,7 +824,7 @@ def run_sweep(
 
     progress(done, total) is called after each step. `convention` picks the
     metrics' sign preset for the table (None: the workbook's). The
-    continuation settings are those of `suspension_sim.continuation.move`.
+    continuation settings are those of `suspension_sim.solve.continuation.move`.
     A step that cannot be solved is recorded in `problems` (with the
     reason) and the sweep continues from the last solved pose. InputError
     for a definition that does not fit the model (unknown wheel, ...).
@@ -883,15 +889,15 @@ def _difference(at: State, end: State) -> str:
     return ", ".join(parts) or at.describe()
 
 
-def _check_step_limits(model: Model, state: State) -> None:
+def _check_step_limits(model: KinematicModel, state: State) -> None:
     """Refuse a step whose own strokes break a damper's limits, naming those strokes
     (rather than the first increment on the way there that would)."""
-    from suspension_sim.solver import _check_damper_limits, _parse_shocks
+    from suspension_sim.solve.inputs import check_damper_limits, parse_shocks
 
     free = {k.lower() for k in state.targets}
-    strokes = _parse_shocks(model, state.shocks)
+    strokes = parse_shocks(model, state.shocks)
     held = {k: v for k, v in strokes.items() if k.lower() not in free}
-    _check_damper_limits(model, {**dict.fromkeys(strokes, 0.0), **held})
+    check_damper_limits(model, {**dict.fromkeys(strokes, 0.0), **held})
 
 
 def damper_limit_notes(pose: Pose) -> list[str]:
@@ -913,7 +919,7 @@ def damper_limit_notes(pose: Pose) -> list[str]:
 
 
 def run_named_sweep(
-    model: Model,
+    model: KinematicModel,
     workbook_path: str | os.PathLike[str],
     name: str,
     sweep_file: str | os.PathLike[str] | None = None,

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from suspension_sim.sweeps import SweepResult
+    from suspension_sim.sweeps.run import SweepResult
 
 WHEEL_CHARTS: tuple[tuple[str, str, str], ...] = (
     ("camber", "camber_{}_deg", "camber"),

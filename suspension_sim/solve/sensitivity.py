@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.solver import Pose
+    from suspension_sim.solve.pose import Pose
 
 
 @dataclass(frozen=True)

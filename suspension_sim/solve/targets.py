@@ -25,7 +25,7 @@ import numpy as np
 from suspension_sim.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.model.model import Model
+    from suspension_sim.model import KinematicModel
 
 AXES = {"x": 0, "y": 1, "z": 2}
 
@@ -75,7 +75,7 @@ class CompiledTargets:
     height for contact targets.
     """
 
-    def __init__(self, model: Model, targets: Mapping[str, Target], chassis_T: np.ndarray):
+    def __init__(self, model: KinematicModel, targets: Mapping[str, Target], chassis_T: np.ndarray):
         self.model = model
         self.keys = tuple(targets)
         self.targets = tuple(targets.values())

@@ -1,7 +1,7 @@
 """Motions: sequences of input states for sweeps (OptimumK-style and Rowe's direct inputs).
 
 A step of a sweep is a `State`: damper strokes, rack travel, chassis state and
-targets (a target replaces an input, see `suspension_sim.targets`). A
+targets (a target replaces an input, see `suspension_sim.solve.targets`). A
 `Motion` is a sequence of `Step` s, each a state with the value(s) of the
 swept variable(s) for the results table.
 
@@ -45,125 +45,23 @@ Units at this API: mm and degrees (CONVENTIONS.md).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.targets import Target, contact_z, wheel_travel
+from suspension_sim.solve.inputs import CHASSIS_AXES, State, axis_unit
+from suspension_sim.solve.targets import Target, contact_z, wheel_travel
 
 if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.model.model import Model
-    from suspension_sim.solver import Pose
-
-CHASSIS_AXES: tuple[str, ...] = ("x", "y", "z", "roll", "pitch", "yaw")
-"""Chassis state components, in the order of the solver's ``chassis`` tuple."""
+    from suspension_sim.model import KinematicModel
 
 GROUND_MOTIONS: tuple[str, ...] = ("heave", "roll", "pitch", "steer")
 DIRECT_MOTIONS: tuple[str, ...] = ("stroke", "rack", "chassis")
 MOTION_KINDS: tuple[str, ...] = (*GROUND_MOTIONS, "bump", *DIRECT_MOTIONS)
 """Every motion kind a sweep may name."""
-
-ZERO_CHASSIS: tuple[float, float, float, float, float, float] = (0.0,) * 6
-
-
-# -- a step -------------------------------------------------------------------------
-@dataclass(frozen=True)
-class State:
-    """The inputs of one pose (mm; chassis roll/pitch/yaw in degrees).
-
-    shocks: strokes of the dampers this state sets (others are 0), mm, + in
-    compression. rack: mm, + toward +Y. chassis: x, y, z, roll, pitch, yaw
-    relative to design. targets: {input name: Target}; a targeted input (a
-    damper body or ``"rack"``) is solved for, its value here is only a guess.
-    """
-
-    shocks: Mapping[str, float] = field(default_factory=dict)
-    rack: float = 0.0
-    chassis: tuple[float, float, float, float, float, float] = ZERO_CHASSIS
-    targets: Mapping[str, Target] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        ch = tuple(float(v) for v in self.chassis)
-        if len(ch) != 6:
-            raise InputError(
-                f"{len(ch)} chassis values given", where="state", hint="give x y z roll pitch yaw"
-            )
-        object.__setattr__(self, "chassis", ch)
-        object.__setattr__(self, "rack", float(self.rack))
-        object.__setattr__(self, "shocks", {str(k): float(v) for k, v in self.shocks.items()})
-        object.__setattr__(self, "targets", dict(self.targets))
-
-    def merge(self, other: State, *, names: tuple[str, str] = ("first", "second")) -> State:
-        """The two states applied together: inputs and chassis add, targets unite.
-
-        An input that one state drives by a target cannot also be set or
-        targeted differently by the other (InputError naming both; `names`
-        say which motions the states come from).
-        """
-        targets = dict(self.targets)
-        for key, tg in other.targets.items():
-            if key in targets and targets[key] != tg:
-                raise InputError(
-                    f"{names[0]} and {names[1]} both drive {key}: "
-                    f"{targets[key].describe()} vs {tg.describe()}",
-                    where="motions",
-                    hint="combine a single-wheel or direct motion with the direct 'rack' or "
-                    "'chassis' motions, or ground motions with each other",
-                )
-            targets[key] = tg
-        shocks = dict(self.shocks)
-        for key, v in other.shocks.items():
-            shocks[key] = shocks.get(key, 0.0) + v
-        for a, b, (na, nb) in ((self, other, names), (other, self, names[::-1])):
-            for key in a.targets:
-                if key in b.shocks and b.shocks[key] != 0.0:
-                    raise InputError(
-                        f"{na} drives {key} by a target ({a.targets[key].describe()}) while "
-                        f"{nb} sets it to {b.shocks[key]:g} mm",
-                        where="motions",
-                        hint="a targeted input is solved for; do not also fix it",
-                    )
-                if key.lower() == "rack" and b.rack != 0.0:
-                    raise InputError(
-                        f"{na} drives the rack by a target while {nb} sets it to {b.rack:g} mm",
-                        where="motions",
-                    )
-        chassis = tuple(a + b for a, b in zip(self.chassis, other.chassis, strict=True))
-        return State(shocks, self.rack + other.rack, chassis, targets)  # type: ignore[arg-type]
-
-    def solve(
-        self,
-        model: Model,
-        guess: Pose | np.ndarray | None = None,
-        *,
-        on_failure: Literal["raise", "return"] = "raise",
-        tolerance: float | None = None,
-    ) -> Pose:
-        """Solve this state (see `suspension_sim.solver.solve`)."""
-        return model.solve(
-            shocks=dict(self.shocks),
-            rack=self.rack,
-            chassis=self.chassis,
-            guess=guess,
-            tolerance=tolerance,
-            on_failure=on_failure,
-            targets=dict(self.targets) or None,
-        )
-
-    def describe(self, targets: bool = True) -> str:
-        """One line: the non-zero inputs (and the targets unless `targets` is False)."""
-        parts = [f"{k} {v:g} mm" for k, v in self.shocks.items() if v]
-        if self.rack:
-            parts.append(f"rack {self.rack:g} mm")
-        for axis, v in zip(CHASSIS_AXES, self.chassis, strict=True):
-            if v:
-                parts.append(f"chassis {axis} {v:g} {_unit(axis)}")
-        if targets:
-            parts += [f"{k}: {t.describe()}" for k, t in self.targets.items()]
-        return ", ".join(parts) or "design"
 
 
 @dataclass(frozen=True)
@@ -214,10 +112,6 @@ class Motion(Sequence[Step]):
         return Motion(self.name, self.columns, steps)
 
 
-def _unit(axis: str) -> str:
-    return "deg" if axis in ("roll", "pitch", "yaw") else "mm"
-
-
 def _values(values: Sequence[float] | np.ndarray, what: str) -> list[float]:
     out = [float(v) for v in np.atleast_1d(np.asarray(values, dtype=float))]
     if not out:
@@ -238,7 +132,7 @@ def span(start: float, stop: float, steps: int) -> list[float]:
 
 
 # -- which damper carries which wheel --------------------------------------------------
-def damper_wheels(model: Model) -> dict[str, str]:
+def damper_wheels(model: KinematicModel) -> dict[str, str]:
     """{damper body: wheel name}: the wheel on the same corner as each damper.
 
     Found once per model from the design pose: the rate of every wheel
@@ -253,7 +147,7 @@ def damper_wheels(model: Model) -> dict[str, str]:
         return dict(cache)
     from scipy.optimize import linear_sum_assignment
 
-    from suspension_sim.sensitivity import input_tangents, point_rates
+    from suspension_sim.solve.sensitivity import input_tangents, point_rates
 
     wheels = model.car.wheels
     dampers = model.damper_names
@@ -293,40 +187,40 @@ def damper_wheels(model: Model) -> dict[str, str]:
     return out
 
 
-def wheel_dampers(model: Model) -> dict[str, str]:
+def wheel_dampers(model: KinematicModel) -> dict[str, str]:
     """{wheel name: damper body}, the inverse of `damper_wheels`."""
     return {w: d for d, w in damper_wheels(model).items()}
 
 
-def ground_targets(model: Model, z: float = 0.0) -> dict[str, Target]:
+def ground_targets(model: KinematicModel, z: float = 0.0) -> dict[str, Target]:
     """Every damper replaced by a target holding its wheel's contact point at world z (mm)."""
     return {d: contact_z(w, z) for d, w in damper_wheels(model).items()}
 
 
 # -- ground motions -------------------------------------------------------------------
-def heave(model: Model, values: Sequence[float] | np.ndarray) -> Motion:
+def heave(model: KinematicModel, values: Sequence[float] | np.ndarray) -> Motion:
     """Chassis z displacement (mm; + = up, i.e. droop) with the contact points on the ground."""
     return _ground(model, "heave", "chassis_heave_mm", values, axis=2)
 
 
-def roll(model: Model, values: Sequence[float] | np.ndarray) -> Motion:
+def roll(model: KinematicModel, values: Sequence[float] | np.ndarray) -> Motion:
     """Chassis roll (deg; + lifts the left side) with the contact points on the ground."""
     return _ground(model, "roll", "chassis_roll_deg", values, axis=3)
 
 
-def pitch(model: Model, values: Sequence[float] | np.ndarray) -> Motion:
+def pitch(model: KinematicModel, values: Sequence[float] | np.ndarray) -> Motion:
     """Chassis pitch (deg; + = nose down) with the contact points on the ground."""
     return _ground(model, "pitch", "chassis_pitch_deg", values, axis=4)
 
 
 def steer(
-    model: Model, values: Sequence[float] | np.ndarray, unit: Literal["mm", "deg"] = "mm"
+    model: KinematicModel, values: Sequence[float] | np.ndarray, unit: Literal["mm", "deg"] = "mm"
 ) -> Motion:
     """Steering with the contact points on the ground.
 
     unit "mm": rack travel (+ toward +Y). unit "deg": steering-wheel angle,
     + = left turn, converted with the Steering ratio (mm of rack per degree,
-    direction from the geometry: `suspension_sim.steering`); InputError if the
+    direction from the geometry: `suspension_sim.solve.steering`); InputError if the
     workbook gives no ratio.
     """
     rack = model.car.rack
@@ -338,7 +232,7 @@ def steer(
     if unit == "mm":
         column, factor = "rack_mm", 1.0
     elif unit == "deg":
-        from suspension_sim.steering import rack_per_wheel_degree
+        from suspension_sim.solve.steering import rack_per_wheel_degree
 
         column, factor = "steering_wheel_angle_deg", rack_per_wheel_degree(model, where="motions")
     else:
@@ -349,7 +243,7 @@ def steer(
 
 
 def _ground(
-    model: Model, name: str, column: str, values: Sequence[float] | np.ndarray, axis: int
+    model: KinematicModel, name: str, column: str, values: Sequence[float] | np.ndarray, axis: int
 ) -> Motion:
     targets = ground_targets(model)
     steps = []
@@ -361,7 +255,7 @@ def _ground(
 
 
 # -- single wheel -----------------------------------------------------------------------
-def bump(model: Model, wheel: str, values: Sequence[float] | np.ndarray) -> Motion:
+def bump(model: KinematicModel, wheel: str, values: Sequence[float] | np.ndarray) -> Motion:
     """One wheel's travel prescribed (mm; + bump, - droop), every other input held.
 
     The wheel's damper is replaced by a `wheel_travel` target; the chassis
@@ -378,14 +272,14 @@ def bump(model: Model, wheel: str, values: Sequence[float] | np.ndarray) -> Moti
 
 
 # -- Rowe's direct inputs -------------------------------------------------------------------
-def stroke(model: Model, damper: str, values: Sequence[float] | np.ndarray) -> Motion:
+def stroke(model: KinematicModel, damper: str, values: Sequence[float] | np.ndarray) -> Motion:
     """One damper's stroke (mm, + compression), everything else held."""
     name = _match(damper, list(model.damper_names), "damper")
     steps = tuple(Step((v,), State(shocks={name: v})) for v in _values(values, f"stroke {name}"))
     return Motion(f"stroke {name}", (f"stroke_{name}_mm",), steps)
 
 
-def rack(model: Model, values: Sequence[float] | np.ndarray) -> Motion:
+def rack(model: KinematicModel, values: Sequence[float] | np.ndarray) -> Motion:
     """Rack travel (mm, + toward +Y) with the strokes and the chassis held."""
     if model.car.rack is None:
         raise InputError(
@@ -395,7 +289,7 @@ def rack(model: Model, values: Sequence[float] | np.ndarray) -> Motion:
     return Motion("rack", ("rack_mm",), steps)
 
 
-def chassis(model: Model, axis: str, values: Sequence[float] | np.ndarray) -> Motion:
+def chassis(model: KinematicModel, axis: str, values: Sequence[float] | np.ndarray) -> Motion:
     """One chassis coordinate (mm or deg) with the strokes and the rack held.
 
     The wheels then move with the chassis (nothing holds them on the ground).
@@ -413,7 +307,7 @@ def chassis(model: Model, axis: str, values: Sequence[float] | np.ndarray) -> Mo
 def _chassis_column(axis: str) -> str:
     """Table column of a chassis coordinate (the metrics' names where they exist)."""
     named = {"z": "heave", "roll": "roll", "pitch": "pitch"}
-    return f"chassis_{named.get(axis, axis)}_{_unit(axis)}"
+    return f"chassis_{named.get(axis, axis)}_{axis_unit(axis)}"
 
 
 # -- combining ------------------------------------------------------------------------------
@@ -441,7 +335,7 @@ def grid(primary: Motion, secondary: Motion) -> Motion:
 
 
 def build(
-    model: Model,
+    model: KinematicModel,
     kind: str,
     values: Sequence[float] | np.ndarray,
     *,
@@ -486,7 +380,7 @@ def build(
     return chassis(model, str(of), values)
 
 
-def _example_of(model: Model, kind: str) -> str:
+def _example_of(model: KinematicModel, kind: str) -> str:
     if kind == "bump":
         return model.car.wheels[0].name if model.car.wheels else "FL"
     if kind == "stroke":

@@ -92,7 +92,7 @@ _T = TypeVar("_T")
 # -- locations ----------------------------------------------------------------
 def source_dir() -> Path:
     """Folder holding the example sources (``<name>.toml``), inside the package."""
-    return Path(__file__).resolve().parent / "data" / "examples"
+    return Path(__file__).resolve().parents[1] / "data" / "examples"
 
 
 def source_path(name: str) -> Path:
@@ -107,7 +107,7 @@ def workbooks_dir() -> Path:
 
     Only meaningful in a source checkout; an installed package has none.
     """
-    return Path(__file__).resolve().parent.parent / "workbooks"
+    return Path(__file__).resolve().parents[2] / "workbooks"
 
 
 # -- public builders ----------------------------------------------------------

@@ -41,12 +41,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.motions import CHASSIS_AXES, State
-from suspension_sim.solver import Pose, chassis_transform
-from suspension_sim.targets import CompiledTargets, Target
+from suspension_sim.solve.inputs import CHASSIS_AXES, State
+from suspension_sim.solve.pose import Pose, chassis_transform
+from suspension_sim.solve.targets import CompiledTargets, Target
 
 if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.model.model import Model
+    from suspension_sim.model import KinematicModel
 
 MAX_STEP_MM = 5.0
 """Largest increment of a stroke, the rack, a chassis coordinate or a target value (mm)."""
@@ -156,7 +156,7 @@ def predicted_params(prev: Pose, state: State) -> np.ndarray:
     return q
 
 
-def _body_distances(model: Model, Q: np.ndarray) -> tuple[list[str], np.ndarray]:
+def _body_distances(model: KinematicModel, Q: np.ndarray) -> tuple[list[str], np.ndarray]:
     """Per body, the largest distance between its points in the three parameter
     columns of Q: (bodies, 3) of [|P1 - P0|, |P2 - P0|, |P2 - P1|] (chassis frame, mm)."""
     P, _ = model.instance_positions(Q, derivatives=False)

@@ -1,0 +1,102 @@
+"""Diagnostics of a solve: conditioning (toggle poses), mobility, and why a pose stays open."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sps
+from scipy.sparse.csgraph import connected_components
+
+from suspension_sim.model.mobility import Mobility, mobility
+from suspension_sim.solve.problem import problem
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.pose import Pose
+
+
+def design_mobility(model: KinematicModel) -> Mobility:
+    """Degree-of-freedom report at design, computed once per model."""
+    return model.derived.get("mobility", lambda: mobility(model))
+
+
+def singular_ratio(J: np.ndarray, blocks: Sequence[tuple[np.ndarray, np.ndarray]] | None) -> float:
+    """Smallest min/max singular value over J's independent blocks (columns unit norm).
+
+    `blocks` (rows, columns) come from the body graph; None derives them from J.
+    """
+    if blocks is None:
+        pattern = (J != 0).astype(float)
+        ncomp, labels = connected_components(sps.csr_matrix(pattern.T @ pattern), directed=False)
+        found = []
+        for c in range(ncomp):
+            cols = np.flatnonzero(labels == c)
+            found.append((np.flatnonzero(pattern[:, cols].sum(axis=1) > 0), cols))
+        blocks = found
+    worst = 1.0
+    for rows, cols in blocks:
+        A = J[np.ix_(rows, cols)]
+        norms = np.linalg.norm(A, axis=0)
+        norms[norms == 0] = 1.0
+        s = np.linalg.svd(A / norms, compute_uv=False) if A.size else np.zeros(0)
+        if len(s) < len(cols) or not s.size or s[0] <= 0:
+            return 0.0
+        worst = min(worst, float(s[-1] / s[0]))
+    return worst
+
+
+def explain_failure(pose: Pose) -> str:
+    """Say which joints stayed open, by how much, and which inputs drive them."""
+    m = pose.model
+    gaps = pose.residuals
+    open_pts = gaps[gaps > pose.info.tolerance_mm].sort_values(ascending=False)
+    lines = [f"the joints did not close (largest gap {gaps.max():.4g} mm):"]
+    for point, gap in open_pts.head(5).items():
+        bodies = sorted(
+            {
+                b
+                for p, pair in zip(m.pair_point, m.pair_bodies, strict=True)
+                if p == point
+                for b in pair
+            }
+        )
+        lines.append(f"  joint {point} between {' and '.join(bodies)} left open by {gap:.4g} mm")
+    involved = inputs_near(pose, set(open_pts.index))
+    if involved:
+        lines.append("  inputs driving them: " + ", ".join(involved))
+    return "\n".join(lines)
+
+
+def inputs_near(pose: Pose, points: set[str]) -> list[str]:
+    """Inputs in the same closed loop as the given joints, formatted 'name = value'."""
+    m = pose.model
+    locked = m.input_params()
+    prob = problem(m, locked)
+    bodies_open = {
+        b for p, pair in zip(m.pair_point, m.pair_bodies, strict=True) if p in points for b in pair
+    }
+    cols_open = {
+        int(c) for c, p in enumerate(prob.unknowns) if m.topology.param_body[p] in bodies_open
+    }
+    comp_bodies: set[str] = set()
+    for _rows, cols in prob.blocks:
+        if cols_open & {int(c) for c in cols}:
+            comp_bodies |= {m.topology.param_body[prob.unknowns[c]] for c in cols}
+    # An input belongs to a loop when its body shares a joined point with the loop.
+    out = []
+    for d in m.car.dampers:
+        if d.body in comp_bodies:
+            out.append(f"shock {d.body} = {pose.shocks[d.body]:g} mm")
+    rack = m.car.rack
+    if rack is not None:
+        neighbours = {
+            b
+            for p, pair in zip(m.pair_point, m.pair_bodies, strict=True)
+            if rack.body in pair
+            for b in pair
+        }
+        if neighbours & comp_bodies:
+            out.append(f"rack = {pose.rack:g} mm")
+    return out

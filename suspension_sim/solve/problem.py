@@ -1,0 +1,50 @@
+"""The unknowns of one set of locked inputs, and the independent blocks they split into.
+
+With every stroke, the rack and the chassis state given, a full car's
+Jacobian splits into independent blocks (one per corner, or an axle and
+whatever couples it); the blocks come from the body graph once per lock set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sps
+from scipy.sparse.csgraph import connected_components
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model import JacobianLayout, KinematicModel
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The unknowns of one lock set and the blocks they split into."""
+
+    unknowns: np.ndarray
+    layout: JacobianLayout
+    blocks: tuple[tuple[np.ndarray, np.ndarray], ...]  # (rows, cols) per connected block
+
+
+def problem(model: KinematicModel, locked: np.ndarray) -> Problem:
+    """The unknowns and independent blocks when `locked` parameters are held (cached)."""
+    key = ("problem", np.asarray(locked, dtype=int).tobytes())
+    return model.derived.get(key, lambda: _build_problem(model, locked))
+
+
+def _build_problem(model: KinematicModel, locked: np.ndarray) -> Problem:
+    mask = np.ones(model.n_params, dtype=bool)
+    mask[locked] = False
+    unknowns = np.flatnonzero(mask)
+    lay = model.layout(unknowns)
+    n = len(unknowns)
+    rows = np.repeat(np.arange(lay.shape[0]), np.diff(lay.indptr))
+    S = sps.csr_matrix((np.ones(len(rows)), (rows, lay.indices)), shape=lay.shape)
+    ncomp, labels = connected_components((S.T @ S).tocsr(), directed=False) if n else (0, [])
+    blocks = []
+    for c in range(ncomp):
+        cols = np.flatnonzero(labels == c)
+        rws = np.unique(rows[np.isin(lay.indices, cols)])
+        blocks.append((rws, cols))
+    return Problem(unknowns, lay, tuple(blocks))

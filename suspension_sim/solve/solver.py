@@ -1,0 +1,287 @@
+"""Solve a full-car pose: close every joint for given strokes, rack and chassis state.
+
+Unknowns are the joint parameters that are not inputs. scipy's trust-region
+reflective method runs first with the analytic sparse Jacobian (its sparsity
+pattern is the body graph); if it stops short of the tolerance,
+Levenberg-Marquardt takes over from the best point found. The result says
+which method closed the pose, the iterations, the function evaluations and
+the largest residual, and flags near-singular (toggle) configurations.
+
+A pose that does not close is never returned silently: by default a
+`SolveError` names the inputs, their values and the joints left open; with
+``on_failure="return"`` the best-effort pose comes back with
+``converged=False`` (for the 3-D view's red points).
+
+Units at this API: mm for strokes, rack and chassis x/y/z; degrees for
+chassis roll, pitch and yaw (docs/conventions.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import scipy.sparse as sps
+from scipy.optimize import least_squares
+from threadpoolctl import ThreadpoolController
+
+from suspension_sim.errors import InputError, ModelError, SolveError
+from suspension_sim.solve.diagnostics import design_mobility, explain_failure, singular_ratio
+from suspension_sim.solve.inputs import (
+    check_damper_limits,
+    finite_number,
+    locked_params,
+    parse_shocks,
+    set_inputs,
+)
+from suspension_sim.solve.pose import Pose, SolveInfo, chassis_transform
+from suspension_sim.solve.problem import problem
+from suspension_sim.tolerances import DENSE_LIMIT, INNER_TARGET_MM, NEAR_SINGULAR_RATIO
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.targets import CompiledTargets, Target
+
+
+@lru_cache(maxsize=1)
+def blas_controller() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
+def solve_params(
+    model: KinematicModel,
+    q_start: np.ndarray,
+    locked: np.ndarray,
+    tolerance: float,
+    targets: CompiledTargets | None = None,
+) -> tuple[np.ndarray, SolveInfo]:
+    """Move the unlocked parameters of q_start until every joint closes.
+
+    `targets` add residual rows (one per input left unlocked). Returns the full
+    parameter vector and the solve record. Never raises for a non-converged
+    result: the caller decides (see `solve`).
+
+    BLAS runs single-threaded here: for ~100x100 systems threads only add
+    overhead, and on a busy 2-core machine they made a warm solve 10x slower.
+    """
+    with blas_controller().limit(limits=1, user_api="blas"):
+        return _solve_params(model, q_start, locked, tolerance, targets)
+
+
+def _solve_params(
+    model: KinematicModel,
+    q_start: np.ndarray,
+    locked: np.ndarray,
+    tolerance: float,
+    targets: CompiledTargets | None,
+) -> tuple[np.ndarray, SolveInfo]:
+    t0 = time.perf_counter()
+    prob = problem(model, locked)
+    lay = prob.layout
+    q = np.array(q_start, dtype=float)
+    if len(prob.unknowns) == 0:
+        r = model.residuals(q[:, None])[:, 0]
+        err = float(np.max(np.abs(r), initial=0.0))
+        info = SolveInfo(
+            err <= tolerance, "none", 0, 1, 0, err, tolerance, time.perf_counter() - t0, 1.0, False
+        )
+        return q, info
+
+    # The Jacobian's sparsity pattern comes from the body graph (the layout).
+    # Small systems (a full car has ~80 unknowns) solve fastest with the exact
+    # trust-region subproblem on the dense matrix, filled straight from that
+    # pattern; large ones keep it sparse and use LSMR.
+    dense = lay.shape[1] <= DENSE_LIMIT
+    last: dict[str, object] = {}
+
+    def evaluate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray | sps.csr_matrix]:
+        if last.get("x") is not None and np.array_equal(last["x"], x):  # type: ignore[arg-type]
+            return last["r"], last["J"]  # type: ignore[return-value]
+        q[prob.unknowns] = x
+        r, data, P, dP = model.evaluate_state(q[:, None], lay)
+        r = r[:, 0]
+        J: np.ndarray | sps.csr_matrix
+        if dense:
+            J = np.zeros(lay.shape)
+            J[lay.rows, lay.indices] = data[:, 0]
+        else:
+            J = sps.csr_matrix((data[:, 0], lay.indices, lay.indptr), shape=lay.shape)
+        if targets is not None:
+            rt, Jt = targets.evaluate(P[:, :, 0], dP[:, :, :, 0], prob.unknowns)
+            r = np.concatenate([r, rt])
+            J = np.vstack([J, Jt]) if dense else sps.vstack([J, sps.csr_matrix(Jt)], format="csr")
+        last.update(x=x.copy(), r=r, J=J)
+        return r, J
+
+    def fun(x: np.ndarray) -> np.ndarray:
+        return evaluate(x)[0]
+
+    def jac(x: np.ndarray) -> np.ndarray | sps.csr_matrix:
+        return evaluate(x)[1]
+
+    def jac_dense(x: np.ndarray) -> np.ndarray:
+        J = jac(x)
+        return J if isinstance(J, np.ndarray) else J.toarray()
+
+    x0 = q[prob.unknowns].copy()
+    target = min(tolerance, INNER_TARGET_MM)
+
+    def stop_when_closed(intermediate_result: object) -> None:
+        if np.max(np.abs(intermediate_result.fun)) <= target:  # type: ignore[attr-defined]
+            raise StopIteration
+
+    r0 = fun(x0)
+    if not np.all(np.isfinite(r0)):
+        raise SolveError(
+            "the joint residuals are not finite at the starting pose",
+            where=model.car.source_path or model.car.name,
+            hint="a point is at an impossible place (check Hard Points), or the guess is NaN",
+        )
+    if np.max(np.abs(r0), initial=0.0) <= target:  # already closed (e.g. the design state)
+        x, nfev, njev, method, err = x0, 1, 0, "trf", float(np.max(np.abs(r0), initial=0.0))
+    else:
+        res = least_squares(
+            fun,
+            x0,
+            jac=jac,
+            method="trf",
+            tr_solver="exact" if dense else "lsmr",
+            ftol=1e-15,
+            xtol=1e-15,
+            gtol=1e-15,
+            max_nfev=100,
+            callback=stop_when_closed,
+        )
+        x, nfev, njev, method = res.x, res.nfev, res.njev or 0, "trf"
+        err = float(np.max(np.abs(res.fun)))
+    if err > tolerance:
+        res2 = least_squares(
+            fun,
+            x,
+            jac=jac_dense,
+            method="lm",
+            ftol=1e-15,
+            xtol=1e-15,
+            gtol=1e-15,
+            max_nfev=2000,
+        )
+        err2 = float(np.max(np.abs(res2.fun)))
+        nfev += res2.nfev
+        njev += res2.njev or 0
+        method = "trf+lm"
+        if err2 < err:
+            x, err = res2.x, err2
+    q[prob.unknowns] = x
+    ratio = singular_ratio(jac_dense(x), None if targets is not None else prob.blocks)
+    info = SolveInfo(
+        converged=err <= tolerance,
+        method=method,
+        iterations=njev,
+        nfev=nfev,
+        njev=njev,
+        max_residual_mm=err,
+        tolerance_mm=tolerance,
+        seconds=time.perf_counter() - t0,
+        singular_ratio=ratio,
+        near_singular=ratio < NEAR_SINGULAR_RATIO,
+    )
+    return q, info
+
+
+def solve(
+    model: KinematicModel,
+    shocks: Sequence[float] | Mapping[str, float] | None = None,
+    rack: float = 0.0,
+    chassis: Sequence[float] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    guess: Pose | np.ndarray | None = None,
+    tolerance: float | None = None,
+    on_failure: Literal["raise", "return"] = "raise",
+    targets: Mapping[str, Target] | None = None,
+) -> Pose:
+    """Solve the pose for the given inputs (mm; chassis roll/pitch/yaw in degrees).
+
+    shocks: one stroke per damper in Damping order, or {damper body: stroke};
+    positive in compression. rack: mm, positive toward +Y. chassis: x, y, z,
+    roll, pitch, yaw relative to design. guess: a previous pose (or parameter
+    vector) to warm-start from; the design condition otherwise. targets:
+    {input name: Target} replaces those inputs (damper bodies or "rack") by
+    targets (see `suspension_sim.solve.targets`); their given values are then only
+    the starting guess.
+    """
+    mob = design_mobility(model)
+    if not mob.ok:
+        raise ModelError(
+            "the mechanism is under-constrained, so a pose would not be unique:\n  "
+            + "\n  ".join(mob.lines()),
+            where=model.car.source_path or model.car.name,
+            hint="run 'suspension-sim check' on the workbook and fix the bodies it names",
+        )
+    strokes = parse_shocks(model, shocks)
+    rack_mm = finite_number(rack, "rack")
+    if model.topology.rack_param is None and rack_mm != 0.0:
+        raise InputError(
+            "this workbook has no steering rack",
+            where="rack",
+            hint="leave the rack at 0 or add a Steering section",
+        )
+    names = ("x", "y", "z", "roll", "pitch", "yaw")
+    ch = tuple(
+        finite_number(v, f"chassis ({names[i] if i < 6 else i})") for i, v in enumerate(chassis)
+    )
+    if len(ch) != 6:
+        raise InputError(
+            f"{len(ch)} chassis values given",
+            where="chassis",
+            hint="give x y z (mm) roll pitch yaw (deg)",
+        )
+    check_damper_limits(model, strokes)
+    tol = float(tolerance if tolerance is not None else model.car.options.solver_tolerance_mm)
+
+    if guess is None:
+        q0 = np.zeros(model.n_params)
+    elif isinstance(guess, Pose):
+        q0 = guess.params.copy()
+    else:
+        q0 = np.asarray(guess, dtype=float).copy()
+        if q0.shape != (model.n_params,):
+            raise InputError(
+                f"guess has shape {q0.shape}, expected ({model.n_params},)", where="guess"
+            )
+    set_inputs(model, q0, strokes, rack_mm)
+    locked = locked_params(model, tuple(targets or ()))
+    compiled = None
+    if targets:
+        from suspension_sim.solve.targets import CompiledTargets
+
+        compiled = CompiledTargets(model, targets, chassis_transform(model, ch))
+    q, info = solve_params(model, q0, locked, tol, compiled)
+    if targets:
+        for name, value in zip(
+            model.damper_names, q[list(model.topology.damper_params)], strict=True
+        ):
+            strokes[name] = float(value)
+        if model.topology.rack_param is not None:
+            rack_mm = float(q[model.topology.rack_param])
+    if info.converged and info.max_residual_mm > INNER_TARGET_MM and mob.redundant:
+        info = dataclasses.replace(
+            info,
+            message=f"redundant joints ({', '.join(mob.redundant_points)}) bind by "
+            f"{info.max_residual_mm:.2g} mm here: a least-squares compromise within tolerance",
+        )
+    pose = Pose(model, q, strokes, rack_mm, ch, info)  # type: ignore[arg-type]
+    pose.targets = dict(targets or {})
+    if not info.converged:
+        pose.failure = explain_failure(pose)
+        if on_failure == "raise":
+            err = SolveError(
+                pose.failure,
+                where="solve",
+                hint="check the inputs against the travel the geometry allows",
+            )
+            err.pose = pose  # type: ignore[attr-defined]
+            raise err
+    return pose
