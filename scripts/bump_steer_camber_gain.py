@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 import suspension_sim
+from suspension_sim.errors import run_reporting_errors
 from suspension_sim.outputs.plots import wheel_chart
 from suspension_sim.outputs.tables import write_table
 from suspension_sim.sweeps.motions import span
@@ -76,4 +77,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_reporting_errors(main))

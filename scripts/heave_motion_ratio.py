@@ -17,6 +17,7 @@ import argparse
 from pathlib import Path
 
 import suspension_sim
+from suspension_sim.errors import run_reporting_errors
 from suspension_sim.outputs.plots import line_chart, plot_sweep
 from suspension_sim.outputs.tables import write_table
 from suspension_sim.sweeps.motions import span
@@ -62,4 +63,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_reporting_errors(main))

@@ -7,7 +7,7 @@ Usage::
 Defaults: workbooks/fsae_car.xlsx, out/roll_sweep/, +-2 deg. Writes roll.csv
 (one row per step: the roll angle, then every metric) and the charts of
 `suspension_sim.outputs.plots` (camber, toe, caster, scrub, trail, motion
-ratio, roll centre). Positive roll lifts the left side (CONVENTIONS.md).
+ratio, roll centre). Positive roll lifts the left side (docs/conventions.md).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import argparse
 from pathlib import Path
 
 import suspension_sim
+from suspension_sim.errors import run_reporting_errors
 from suspension_sim.outputs.plots import plot_sweep
 from suspension_sim.outputs.tables import write_table
 from suspension_sim.sweeps.motions import span
@@ -60,4 +61,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_reporting_errors(main))

@@ -6,7 +6,7 @@ Usage::
 
 Defaults: workbooks/fsae_car.xlsx, out/steer_sweep_ackermann/, rack +-30 mm
 (+ = toward +Y, left). Steer angle: + = wheel turned left, both wheels;
-Ackermann % = (d_i - d_o) / (d_i_ideal - d_o) x 100 (CONVENTIONS.md).
+Ackermann % = (d_i - d_o) / (d_i_ideal - d_o) x 100 (docs/conventions.md).
 Writes steer.csv, steer_angles.png, ackermann.png and the standard charts
 (camber, caster, scrub radius and trail against rack travel).
 """
@@ -17,6 +17,7 @@ import argparse
 from pathlib import Path
 
 import suspension_sim
+from suspension_sim.errors import run_reporting_errors
 from suspension_sim.outputs.plots import line_chart, plot_sweep
 from suspension_sim.outputs.tables import write_table
 from suspension_sim.sweeps.motions import span
@@ -64,4 +65,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_reporting_errors(main))

@@ -20,7 +20,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.2.0"
+from suspension_sim import moved
+from suspension_sim.version import __version__
+
+moved.install()
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.api import Model, load, solve

@@ -1,7 +1,7 @@
 """The validated, immutable description of a car, as read from a workbook.
 
 Everything here is already converted: lengths in mm, angles in rad, forces in
-N, coordinates in the model frame of CONVENTIONS.md (ISO 8855: +X forward,
+N, coordinates in the model frame of docs/conventions.md (ISO 8855: +X forward,
 +Y left, +Z up). The workbook's own units and axis map are kept in `Options`
 only so that the writer can reproduce the workbook.
 
@@ -13,7 +13,7 @@ equal.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -191,4 +191,10 @@ class Car:
         d = self.damper(damper) if isinstance(damper, str) else damper
         if d is None:
             raise KeyError(damper)
-        return float(np.linalg.norm(self.point(d.moving_point) - self.point(d.chassis_point)))
+        return damper_length(self.point(d.chassis_point), self.point(d.moving_point))
+
+
+def damper_length(chassis_xyz: Sequence[float], moving_xyz: Sequence[float]) -> float:
+    """Eye-to-eye length (mm) of a damper whose eyes are at these points (mm): the one
+    formula of `Car.damper_design_length`, for readers that have no `Car` yet."""
+    return float(np.linalg.norm(np.subtract(moving_xyz, chassis_xyz, dtype=float)))

@@ -7,6 +7,9 @@ The CLI prints these without a traceback and exits non-zero.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+
 
 class SuspensionSimError(Exception):
     """Base class for every error meant for the user (no traceback shown).
@@ -52,3 +55,16 @@ class RenderingUnavailableError(SuspensionSimError):
     """Off-screen rendering is not possible on this machine (missing GL libraries)."""
 
     exit_code = 4
+
+
+def run_reporting_errors(main: Callable[[], int | None]) -> int:
+    """Run a script's ``main()``: a user error prints its message (no traceback)
+    and becomes the exit code, as in the CLI; Ctrl-C exits 130."""
+    try:
+        return int(main() or 0)
+    except SuspensionSimError as exc:
+        print(f"error: {exc.render()}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

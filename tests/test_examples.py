@@ -55,7 +55,7 @@ def spin_axis(car: Car, w: Wheel) -> np.ndarray:
 
 
 def contact_point(car: Car, w: Wheel) -> np.ndarray:
-    """CP = C - r d/|d|, d = n - (n.s)s, n = +Z (CONVENTIONS.md), mm."""
+    """CP = C - r d/|d|, d = n - (n.s)s, n = +Z (docs/conventions.md), mm."""
     n = np.array([0.0, 0.0, 1.0])
     s = spin_axis(car, w)
     d = n - (n @ s) * s
@@ -202,7 +202,7 @@ def test_fsae_static_camber_and_toe(fsae: Car) -> None:
 
 
 def test_fsae_kingpin_figures(fsae: Car) -> None:
-    """Caster, KPI, scrub radius and trail by CONVENTIONS.md, at design."""
+    """Caster, KPI, scrub radius and trail by docs/conventions.md, at design."""
     for name, caster_deg, kpi_deg, scrub_mm, trail_mm in (
         ("FL", 5.0, 7.0, 35.5, 19.8),
         ("RL", 2.2, 4.5, 36.8, 10.1),

@@ -1,12 +1,13 @@
 """The double-wishbone corner against a closed-form solution.
 
 The corner is solved in closed form by successive circle-sphere intersections
-(the solver blog in shared/seeds): the rocker eye on its pivot circle meets
-the sphere of the damper length; the pushrod's lower end on the wishbone
-circle meets the sphere of the pushrod length; the upper ball joint on its
-circle meets the kingpin-length sphere about the lower one; the outer tie-rod
-end is the trilateration of three spheres. Nothing here calls the solver's
-model code, so agreement to 1e-6 mm is an independent check.
+(the construction of the open-kinematics article, docs/references.md): the
+rocker eye on its pivot circle meets the sphere of the damper length; the
+pushrod's lower end on the wishbone circle meets the sphere of the pushrod
+length; the upper ball joint on its circle meets the kingpin-length sphere
+about the lower one; the outer tie-rod end is the trilateration of three
+spheres. Nothing here calls the solver's model code, so agreement to 1e-6 mm
+is an independent check.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def circle_sphere_angle(
 ) -> float:
     """Angle (rad, from design) that puts p, turning about a->b, at `radius` from centre.
 
-    A cos t + B sin t + C = 0 (blog, 'Circle-Sphere Intersection'); of the two
+    A cos t + B sin t + C = 0 (circle-sphere intersection); of the two
     roots, the one nearer the design condition.
     """
     axis = (b - a) / np.linalg.norm(b - a)

@@ -1,7 +1,7 @@
 """The double-wishbone corner against SolveSpace's solver (`slvs`).
 
 SolveSpace knows nothing of screws or joint classes: every rigid body is a
-minimal rigid set of point-to-point distances (SOLVESPACE_NOTES.md), chassis
+minimal rigid set of point-to-point distances (SolveSpace's slvs Python API), chassis
 points are in a constant group, and the damper length and rack position are
 plain distances and fixed points. Agreement of every point to 1e-6 mm over a
 range of strokes is an independent check of the screw-theory model.

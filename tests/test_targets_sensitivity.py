@@ -18,7 +18,7 @@ def model() -> Model:
 
 
 def contact_point(pose, wheel) -> np.ndarray:  # type: ignore[no-untyped-def]
-    """CONVENTIONS.md: CP = C - r d/|d|, d = n - (n.s)s, from the posed points."""
+    """docs/conventions.md: CP = C - r d/|d|, d = n - (n.s)s, from the posed points."""
     c = pose.points.loc[wheel.centre].to_numpy(dtype=float)
     a = pose.points.loc[wheel.axis_point].to_numpy(dtype=float)
     s = (a - c) / np.linalg.norm(a - c)

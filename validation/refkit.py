@@ -16,7 +16,7 @@ the same numbers by another road. This module has
   plane z = 0, see `SlvsCar._contact`);
 * `wheel_channels`: camber, toe, steer, caster, KPI, scrub radius, trail,
   spindle length, half track, wheel travel and damper length from solved
-  points, written from the formulas of CONVENTIONS.md (not from
+  points, written from the formulas of docs/conventions.md (not from
   suspension_sim.metrics), in the OptimumK sign preset (toe + = toe-out);
 * `write_export`: the OptimumK export layout (docs/validation.md).
 
@@ -265,7 +265,7 @@ def damper_of_wheels(car: RefCar) -> dict[str, str]:
 
 # -- chassis pose -----------------------------------------------------------------------------
 def rotation(roll_deg: float, pitch_deg: float, yaw_deg: float) -> np.ndarray:
-    """R = Rz(yaw) Ry(pitch) Rx(roll) (CONVENTIONS.md), angles in degrees."""
+    """R = Rz(yaw) Ry(pitch) Rx(roll) (docs/conventions.md), angles in degrees."""
     a, b, c = (math.radians(v) for v in (roll_deg, pitch_deg, yaw_deg))
     rx = np.array([[1, 0, 0], [0, math.cos(a), -math.sin(a)], [0, math.sin(a), math.cos(a)]])
     ry = np.array([[math.cos(b), 0, math.sin(b)], [0, 1, 0], [-math.sin(b), 0, math.cos(b)]])
@@ -490,7 +490,7 @@ class SlvsCar:
         return out
 
 
-# -- metrics (CONVENTIONS.md, written independently) --------------------------------------
+# -- metrics (docs/conventions.md, written independently) --------------------------------------
 def wheel_channels(
     car: RefCar,
     pts: Mapping[str, np.ndarray],

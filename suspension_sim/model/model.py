@@ -124,6 +124,10 @@ class KinematicModel:
         self.inst_part = np.array(part_of, dtype=int)
         self.inst_point = tuple(names)
         self.inst_body = tuple(bodies)
+        self.inst_index: dict[tuple[str, str], int] = {
+            (n, b): i for i, (n, b) in enumerate(zip(names, bodies, strict=True))
+        }
+        """(point, body) -> row of that point copy in every per-instance array."""
         self.inst_design = np.array([pts[n] for n in names], dtype=float).reshape(-1, 3)
         # Design coordinates in each part's local frame, and that frame's placement.
         frame = self.frame[self.inst_part]
@@ -176,7 +180,7 @@ class KinematicModel:
         return np.flatnonzero(~structural)
 
     # -- evaluation -------------------------------------------------------------
-    def local_transforms(self, q: np.ndarray, derivatives: bool = True) -> np.ndarray:
+    def local_transforms(self, q: np.ndarray) -> np.ndarray:
         """Local PoE transforms of every part, (n_parts, 1 + kmax, 3, 4, B).
 
         Entry 0 is T(q) (top three rows), entry 1 + k its derivative with
@@ -201,7 +205,7 @@ class KinematicModel:
         kmax, 3, 4, B), its derivative with respect to each joint parameter.
         Used for reporting body frames; the hot path uses `instance_positions`.
         """
-        local = self.local_transforms(q, derivatives)
+        local = self.local_transforms(q)
         n = len(self.parts)
         G = _conjugate(self.frame, local[:, 0], self.frame_inv, homogeneous=True)
         if not derivatives:
@@ -219,7 +223,7 @@ class KinematicModel:
         p = F (T (F^-1 x)): the design point in its part's local frame is
         precomputed, so one pass of two einsums serves every point and slot.
         """
-        local = self.local_transforms(q, derivatives)[self.inst_part]
+        local = self.local_transforms(q)[self.inst_part]
         if not derivatives:
             local = local[:, :1]
         # T @ [x_local; 1] for the transform and each derivative.

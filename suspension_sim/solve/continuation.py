@@ -41,8 +41,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.solve.inputs import CHASSIS_AXES, State
+from suspension_sim.solve.inputs import CHASSIS_AXES
 from suspension_sim.solve.pose import Pose, chassis_transform
+from suspension_sim.solve.state import State
 from suspension_sim.solve.targets import CompiledTargets, Target
 
 if TYPE_CHECKING:  # pragma: no cover

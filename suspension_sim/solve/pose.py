@@ -77,7 +77,7 @@ class Pose:
 
     @cached_property
     def chassis_transform(self) -> np.ndarray:
-        """4x4 world transform of the chassis (CONVENTIONS.md: about the reference point)."""
+        """4x4 world transform of the chassis (docs/conventions.md: about the reference point)."""
         return chassis_transform(self.model, self.chassis)
 
     @cached_property

@@ -113,9 +113,7 @@ def wheel_tangents(pose: Pose) -> Tangents:
     J = model.jacobian(pose.params, everything).toarray()
     _, dP = model.instance_positions(pose.params[:, None], derivatives=True)
     assert dP is not None
-    inst_of = {
-        (p, b): i for i, (p, b) in enumerate(zip(model.inst_point, model.inst_body, strict=True))
-    }
+    inst_of = model.inst_index
     rows = []
     for w in wheels:
         i = inst_of[(w.centre, w.body)]

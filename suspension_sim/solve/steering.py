@@ -47,17 +47,18 @@ def left_turn_rack_sign(model: KinematicModel) -> float:
     From the implicit-function-theorem rates at design: the summed yaw rate of
     every wheel's spin axis per mm of rack (computed once per model).
     """
-    if "_left_turn_rack_sign" in model.__dict__:
-        return model.__dict__["_left_turn_rack_sign"]
-    from suspension_sim.solve.sensitivity import input_tangents, point_rates
+    return model.derived.get("left_turn_rack_sign", lambda: _left_turn_rack_sign(model))
 
-    pose = model.solve()
+
+def _left_turn_rack_sign(model: KinematicModel) -> float:
+    from suspension_sim.solve.sensitivity import input_tangents, point_rates
+    from suspension_sim.solve.solver import solve
+
+    pose = solve(model)
     tangents = input_tangents(pose)
     k = tangents.inputs.index("rack")
     rates = point_rates(pose, tangents)[:, :, k]
-    inst = {
-        (p, b): i for i, (p, b) in enumerate(zip(model.inst_point, model.inst_body, strict=True))
-    }
+    inst = model.inst_index
     yaw = 0.0
     for w in model.car.wheels:
         c, a = inst[(w.centre, w.body)], inst[(w.axis_point, w.body)]
@@ -70,6 +71,4 @@ def left_turn_rack_sign(model: KinematicModel) -> float:
             where="steering",
             hint="check the tie rods join the rack and the uprights",
         )
-    sign = 1.0 if yaw > 0 else -1.0
-    model.__dict__["_left_turn_rack_sign"] = sign
-    return sign
+    return 1.0 if yaw > 0 else -1.0

@@ -1,9 +1,9 @@
-"""Targets: hold a quantity at a value in place of an input (solver blog).
+"""Targets: hold a quantity at a value in place of an input (as open-kinematics does).
 
 An input (a damper stroke or the rack) is unlocked and a target residual is
 added in its place, so the system stays square. Built in:
 
-* ``contact_z(wheel, z)``: world z of the tyre contact point (CONVENTIONS.md:
+* ``contact_z(wheel, z)``: world z of the tyre contact point (docs/conventions.md:
   ``CP = C - r d/|d|``, ``d = n - (n.s)s``); OptimumK-style ground motions
   hold all four at 0 while the chassis pose is prescribed;
 * ``wheel_travel(wheel, mm)``: displacement of the wheel centre along the
@@ -81,10 +81,7 @@ class CompiledTargets:
         self.targets = tuple(targets.values())
         self.R = chassis_T[:3, :3]
         self.t = chassis_T[:3, 3]
-        inst_of = {
-            (p, b): i
-            for i, (p, b) in enumerate(zip(model.inst_point, model.inst_body, strict=True))
-        }
+        inst_of = model.inst_index
         wheels = {w.name: w for w in model.car.wheels}
         n = len(self.targets)
         self.i = np.zeros(n, dtype=int)  # first point copy (wheel centre / the point)

@@ -17,7 +17,7 @@ solver. For a lower-wishbone angle theta the corner follows in closed form:
 The motion holds the tyre on the ground: for each chassis heave/roll and rack
 travel, theta is the root of "contact-point height = 0", a smooth scalar
 function found with scipy's brentq to 1e-14 rad (the only iteration here).
-Channels come from validation/refkit.py (formulas of CONVENTIONS.md written
+Channels come from validation/refkit.py (formulas of docs/conventions.md written
 separately from suspension_sim.metrics), in the OptimumK layout and signs.
 
 Writes corner.xlsx (the workbook, with openpyxl) and export.csv beside this

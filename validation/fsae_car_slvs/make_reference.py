@@ -3,7 +3,7 @@
 Provenance: the car is read from the workbook with openpyxl alone
 (validation/refkit.py), solved by SolveSpace's constraint solver (`slvs`,
 a Newton solver on point coordinates, no screws, no joint classes), and
-measured with refkit's own metric code (CONVENTIONS.md formulas, written
+measured with refkit's own metric code (docs/conventions.md formulas, written
 separately from suspension_sim.metrics). suspension_sim is not imported.
 
 Motion (OptimumK-style, every tyre's lowest point on the ground z = 0, the
