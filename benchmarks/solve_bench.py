@@ -1,7 +1,9 @@
 """Solver speed figures (printed, never asserted): run `python benchmarks/solve_bench.py`.
 
-* model build: cold (empty cache: workbook read, joint classification, sympy
-  PoE templates generated and lambdified) and cached (unchanged workbook);
+* model build: cold (empty cache folder: workbook read with openpyxl, joint
+  classification; the PoE templates are shipped pre-generated) and cached
+  (unchanged workbook: the car comes from its JSON cache entry, openpyxl is
+  never imported);
 * one full-car solve from the design condition (cold) and warm-started from
   a neighbouring pose;
 * states per second over 1,000 realistic input states (smooth damper-pot-like

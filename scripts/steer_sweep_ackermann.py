@@ -20,8 +20,8 @@ import suspension_sim
 from suspension_sim.errors import run_reporting_errors
 from suspension_sim.outputs.plots import line_chart, plot_sweep
 from suspension_sim.outputs.tables import write_table
+from suspension_sim.sweeps import MotionSpec, SweepSpec, run_sweep
 from suspension_sim.sweeps.motions import span
-from suspension_sim.sweeps.run import MotionSpec, SweepSpec, run_sweep
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "workbooks" / "fsae_car.xlsx"
 

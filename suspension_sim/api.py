@@ -87,14 +87,46 @@ def solve(
 def load(path: str | os.PathLike[str], *, use_cache: bool = True) -> Model:
     """Read a workbook and build its model.
 
-    The validated car description is cached by the workbook's content (see
-    `suspension_sim.cache`), so an unchanged workbook skips the reader.
+    The validated car description is cached as plain JSON by the workbook's
+    content, its file name and the package's own code (`suspension_sim.cache`),
+    so an unchanged workbook skips the reader (and openpyxl) entirely. Any
+    cache problem only warns once and reads the workbook; ``use_cache=False``
+    always reads it.
     """
-    from suspension_sim.workbook.reader import read_car
+    import dataclasses
+    import hashlib
+
+    from suspension_sim import cache
+    from suspension_sim.workbook.car_json import car_from_json, car_to_json
 
     p = Path(path)
     if not p.is_file():
         raise WorkbookError(
             "no such workbook", where=str(p), hint="check the path (run from the project folder?)"
         )
-    return Model(read_car(p))
+
+    def digest() -> str | None:
+        try:
+            return hashlib.sha256(p.read_bytes()).hexdigest()
+        except OSError:  # unreadable: the reader reports it
+            return None
+
+    before = digest() if use_cache else None
+    key = f"{before}|{p.name}|{cache.package_fingerprint()}" if before else None
+    if key is not None:
+        payload = cache.read_entry("car", key)
+        if payload is not None:
+            try:
+                car = car_from_json(payload)
+            except ValueError as exc:  # well-formed, but not a car of this code
+                cache.reject_entry("car", key, f"is not a car ({exc})")
+                car = None
+            if car is not None:
+                return Model(dataclasses.replace(car, source_path=str(p)))
+
+    from suspension_sim.workbook.reader import read_car
+
+    car = read_car(p)
+    if key is not None and digest() == before:  # not changed while it was being read
+        cache.write_entry("car", key, car_to_json(car).encode())
+    return Model(car)

@@ -21,6 +21,9 @@ import numpy as np
 CHASSIS = "Chassis"
 """Name of the body that is the chassis (the sprung mass)."""
 
+SIGN_CONVENTIONS: tuple[str, ...] = ("iso", "optimumk")
+"""Output presets a workbook or command may choose (docs/conventions.md); `iso` first."""
+
 IDENTITY_AXIS_MAP: tuple[tuple[int, int, int], ...] = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
 
 
@@ -194,7 +197,9 @@ class Car:
         return damper_length(self.point(d.chassis_point), self.point(d.moving_point))
 
 
-def damper_length(chassis_xyz: Sequence[float], moving_xyz: Sequence[float]) -> float:
+def damper_length(
+    chassis_xyz: Sequence[float] | np.ndarray, moving_xyz: Sequence[float] | np.ndarray
+) -> float:
     """Eye-to-eye length (mm) of a damper whose eyes are at these points (mm): the one
     formula of `Car.damper_design_length`, for readers that have no `Car` yet."""
     return float(np.linalg.norm(np.subtract(moving_xyz, chassis_xyz, dtype=float)))

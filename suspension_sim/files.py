@@ -44,12 +44,20 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def is_temp_name(name: str) -> bool:
+    """True for a name ending in ``.tmp``, or in ``.tmp`` plus one extension (``.tmp.png``)."""
+    if name.endswith(".tmp"):
+        return True
+    _, sep, tail = name.rpartition(".tmp.")
+    return bool(sep) and bool(tail) and "." not in tail
+
+
 def remove_stale_temps(folder: Path) -> None:
     """Delete our temporary files in `folder` whose writing process is gone."""
     with contextlib.suppress(OSError):
         for entry in folder.iterdir():
             name = entry.name
-            if not (name.startswith(".") and TEMP_TAG in name and name.endswith(".tmp")):
+            if not (name.startswith(".") and TEMP_TAG in name and is_temp_name(name)):
                 continue
             pid_text = name.rsplit(TEMP_TAG, 1)[1].split("-", 1)[0]
             if pid_text.isdigit() and not _pid_alive(int(pid_text)):
@@ -58,19 +66,23 @@ def remove_stale_temps(folder: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | os.PathLike[str], *, mode: int | None = None) -> Iterator[Path]:
+def atomic_path(
+    path: str | os.PathLike[str], *, mode: int | None = None, suffix: str | None = None
+) -> Iterator[Path]:
     """Yield a temporary path to write; on success it replaces `path` atomically.
 
     Raises OSError as the operating system reports it (the caller turns that
     into a user error naming its option or file); the temporary file never
     outlives the call. `mode` defaults to the target's current permission bits,
-    or the umask's for a new file.
+    or the umask's for a new file. `suffix`, one extension such as ``".png"``, is
+    appended to the temporary name (``....tmp.png``) for writers that pick the
+    format from the name.
     """
     target = resolve_target(path)
     folder = target.parent
     remove_stale_temps(folder)
     fd, tmp_name = tempfile.mkstemp(
-        prefix=f".{target.name}{TEMP_TAG}{os.getpid()}-", suffix=".tmp", dir=folder
+        prefix=f".{target.name}{TEMP_TAG}{os.getpid()}-", suffix=f".tmp{suffix or ''}", dir=folder
     )
     os.close(fd)
     tmp = Path(tmp_name)

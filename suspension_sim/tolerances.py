@@ -23,3 +23,47 @@ COINCIDENT_MM = 1e-9
 """Two points closer than this are the same point (a pivot on its joint axis)."""
 PARALLEL_SIN = 1e-12
 """|sin| of the angle below which two lines or vectors are parallel."""
+NORM_FLOOR_MM = 1e-12
+"""A vector length is floored at this before dividing by it (guards a zero length only)."""
+
+# -- metrics ------------------------------------------------------------------------
+CENTRE_AT_INFINITY_MM = 1e7
+"""An instant centre farther than this (10 km) from its reference point is at infinity:
+nearly parallel force lines (a few 1e-5 rad apart) print blank, not a huge number."""
+MIN_STEER_TWIST = 1e-9
+"""rad per mm of rack below which the rack does not steer a wheel (no steering axis)."""
+MIN_DAMPER_RATE = 1e-6
+"""mm of stroke per mm of wheel travel below which a wheel does not move a damper."""
+STRAIGHT_AHEAD_RAD = 1e-6
+"""Mean roadwheel angle below which the car is straight ahead (Ackermann is 0/0)."""
+COINCIDENT_LINES_MM = 1e-6
+"""Two parallel lines closer than this coincide (a roll or pitch centre on the common line)."""
+
+# -- sweeps -------------------------------------------------------------------------
+NO_WHEEL_RATE = 1e-9
+"""mm of wheel-centre motion per mm of stroke below which a damper carries no wheel."""
+LIMIT_NOTE_MM = 1e-6
+"""A target-driven damper length past its min/max by more than this gets a sweep note."""
+SAME_TARGET_MM = 1e-9
+"""Two values of one target (mm) closer than this are the same (where a walk stopped)."""
+
+# -- drawing ------------------------------------------------------------------------
+COLLINEAR_RATIO = 1e-6
+"""A body whose points spread less than this fraction of their length across it is
+drawn as a line (or, across its plane, as a plate)."""
+
+# -- validation ---------------------------------------------------------------------
+REPEATED_COLUMN_ATOL = 1e-9
+"""A channel exported on two sheets must agree to this (mm or deg) at every step."""
+SAME_AXLE_X_MM = 1.0
+"""Wheels whose centres differ in x by less than this are on one axle (no front/rear)."""
+CONTACT_OFF_GROUND_MM = 0.5
+"""A design tyre contact point further than this from z = 0 gets a validation warning."""
+
+# -- workbook -----------------------------------------------------------------------
+SAME_PLACE_MM = 1e-6
+"""Two hard points closer than this are at the same place: a wheel's centre and axis
+point, or its two kingpin points, must be further apart."""
+MAX_COORDINATE_MM = 1e7
+"""No point of a car is 10 km from its origin: larger coordinates are typing errors
+(1e300, or the wrong Length unit)."""

@@ -1,8 +1,11 @@
-"""Units and axis maps of the workbook, and conversion to the model frame.
+"""Units and axis maps, and conversion to the model frame.
 
 The model works in mm, rad and N in the ISO 8855 frame (+X forward, +Y left,
 +Z up). A workbook may use another length/angle/force unit and any CAD frame;
 its `User Options` name them, and everything is converted once, on load.
+`UNITS` is the project's one table of unit names, aliases and factors: the
+workbook reader and the validation export headers both read it (through
+`unit_kind`, `length_factor`, `angle_factor`, `to_internal`, `convert`, ...).
 
 Axis map: a 3x3 signed permutation matrix ``M`` whose rows are the model axes
 X, Y, Z written in workbook axes, so ``model = M @ workbook``. It is accepted
@@ -20,47 +23,50 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-
-from suspension_sim.description import IDENTITY_AXIS_MAP
+from dataclasses import dataclass
+from typing import Literal
 
 AxisMap = tuple[tuple[int, int, int], ...]
 """A 3x3 signed permutation matrix as nested tuples of -1/0/1."""
 
-IDENTITY: AxisMap = IDENTITY_AXIS_MAP
+IDENTITY: AxisMap = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
+"""The identity axis map (equal to `suspension_sim.description.IDENTITY_AXIS_MAP`)."""
 
-LENGTH_UNITS: dict[str, float] = {"mm": 1.0, "m": 1000.0, "in": 25.4}
-"""mm per unit of length."""
+Kind = Literal["length", "angle", "force"]
+"""What a unit measures; internal units: mm, rad, N."""
 
-ANGLE_UNITS: dict[str, float] = {"deg": math.pi / 180.0, "rad": 1.0}
-"""rad per unit of angle."""
+INTERNAL_UNIT: dict[Kind, str] = {"length": "mm", "angle": "rad", "force": "N"}
+"""The model's unit of each kind."""
 
-FORCE_UNITS: dict[str, float] = {"N": 1.0, "lbf": 4.4482216152605}
-"""N per unit of force (1 lbf = 4.4482216152605 N exactly)."""
 
-_ALIASES: dict[str, str] = {
-    "millimetre": "mm",
-    "millimetres": "mm",
-    "millimeter": "mm",
-    "millimeters": "mm",
-    "metre": "m",
-    "metres": "m",
-    "meter": "m",
-    "meters": "m",
-    "inch": "in",
-    "inches": "in",
-    "degree": "deg",
-    "degrees": "deg",
-    "°": "deg",
-    "radian": "rad",
-    "radians": "rad",
-    "n": "N",
-    "newton": "N",
-    "newtons": "N",
-    "lb": "lbf",
-    "lbs": "lbf",
+@dataclass(frozen=True)
+class Unit:
+    """A unit: canonical name, kind, internal units per one of it, other spellings."""
+
+    name: str
+    kind: Kind
+    factor: float
+    """mm, rad or N per one of this unit (e.g. 25.4 for 'in')."""
+    aliases: tuple[str, ...] = ()
+
+
+UNITS: tuple[Unit, ...] = (
+    Unit("mm", "length", 1.0, ("millimetre", "millimetres", "millimeter", "millimeters")),
+    Unit("cm", "length", 10.0),
+    Unit("m", "length", 1000.0, ("metre", "metres", "meter", "meters")),
+    Unit("in", "length", 25.4, ("inch", "inches", '"')),
+    Unit("deg", "angle", math.pi / 180.0, ("degree", "degrees", "°", "º")),
+    Unit("rad", "angle", 1.0, ("radian", "radians")),
+    Unit("mrad", "angle", 1e-3),
+    Unit("N", "force", 1.0, ("newton", "newtons")),
+    Unit("lbf", "force", 4.4482216152605, ("lb", "lbs")),
+)
+"""The one table of units, for the workbook and for imported exports alike
+(1 lbf = 4.4482216152605 N exactly). Names and aliases match case-insensitively."""
+
+_BY_SPELLING: dict[str, Unit] = {
+    spelling.casefold(): u for u in UNITS for spelling in (u.name, *u.aliases)
 }
-
-_AXES = "XYZ"
 
 
 class UnitError(ValueError):
@@ -68,63 +74,109 @@ class UnitError(ValueError):
 
 
 # -- unit names ---------------------------------------------------------------
-def _canonical(text: str, table: dict[str, float], kind: str) -> str:
-    """Canonical unit name for `text` (case-insensitive, a few aliases)."""
+def find_unit(text: str) -> Unit | None:
+    """The unit `text` names (case-insensitive, surrounding spaces ignored), or None."""
+    return _BY_SPELLING.get(str(text).strip().casefold())
+
+
+def unit_kind(text: str) -> Kind | None:
+    """'length', 'angle' or 'force' for a unit's name or alias; None if not a unit."""
+    found = find_unit(text)
+    return None if found is None else found.kind
+
+
+def unit_names(kind: Kind) -> tuple[str, ...]:
+    """Canonical names of the units of `kind`, e.g. ('mm', 'cm', 'm', 'in')."""
+    return tuple(u.name for u in UNITS if u.kind == kind)
+
+
+def spellings(kind: Kind) -> dict[str, float]:
+    """Every accepted spelling (names and aliases, as written in `UNITS`) of the units of
+    `kind` -> internal units (mm, rad, N) per one of it."""
+    return {s: u.factor for u in UNITS if u.kind == kind for s in (u.name, *u.aliases)}
+
+
+def _unit(text: str, kind: Kind) -> Unit:
+    """The unit of `kind` that `text` names; `UnitError` listing the valid ones if none."""
+    found = find_unit(text)
+    if found is not None and found.kind == kind:
+        return found
     key = str(text).strip()
-    for name in table:
-        if key.lower() == name.lower():
-            return name
-    alias = _ALIASES.get(key.lower())
-    if alias in table:
-        return alias
-    valid = ", ".join(table)
-    raise UnitError(f"unknown {kind} unit {key!r}; valid: {valid}")
+    other = f" (that is a unit of {found.kind})" if found else ""
+    valid = ", ".join(unit_names(kind))
+    raise UnitError(f"unknown {kind} unit {key!r}{other}; valid: {valid}")
+
+
+def canonical_unit(text: str, kind: Kind) -> str:
+    """Canonical name of the unit of `kind` that `text` names (e.g. 'inches' -> 'in')."""
+    return _unit(text, kind).name
 
 
 def length_unit(text: str) -> str:
-    """Canonical length unit name ('mm', 'm' or 'in') for a user's text."""
-    return _canonical(text, LENGTH_UNITS, "length")
+    """Canonical length unit name ('mm', 'cm', 'm' or 'in') for a user's text."""
+    return canonical_unit(text, "length")
 
 
 def angle_unit(text: str) -> str:
-    """Canonical angle unit name ('deg' or 'rad') for a user's text."""
-    return _canonical(text, ANGLE_UNITS, "angle")
+    """Canonical angle unit name ('deg', 'rad' or 'mrad') for a user's text."""
+    return canonical_unit(text, "angle")
 
 
 def force_unit(text: str) -> str:
     """Canonical force unit name ('N' or 'lbf') for a user's text."""
-    return _canonical(text, FORCE_UNITS, "force")
+    return canonical_unit(text, "force")
 
 
 def length_factor(unit: str) -> float:
     """mm per `unit` (e.g. 25.4 for 'in')."""
-    return LENGTH_UNITS[length_unit(unit)]
+    return _unit(unit, "length").factor
 
 
 def angle_factor(unit: str) -> float:
     """rad per `unit` (e.g. pi/180 for 'deg')."""
-    return ANGLE_UNITS[angle_unit(unit)]
+    return _unit(unit, "angle").factor
 
 
 def force_factor(unit: str) -> float:
     """N per `unit` (e.g. 4.448... for 'lbf')."""
-    return FORCE_UNITS[force_unit(unit)]
+    return _unit(unit, "force").factor
+
+
+def unit_factor(unit: str) -> float:
+    """Internal units (mm, rad or N) per `unit`, whatever its kind; `UnitError` if unknown."""
+    found = find_unit(unit)
+    if found is None:
+        raise UnitError(f"unknown unit {str(unit).strip()!r}")
+    return found.factor
+
+
+def convert(value: float, unit: str, to: str) -> float:
+    """`value` in `unit` expressed in unit `to` of the same kind (e.g. 1 rad -> 57.3 deg)."""
+    target = find_unit(to)
+    if target is None:
+        raise UnitError(f"unknown unit {str(to).strip()!r}")
+    return float(value) * _unit(unit, target.kind).factor / target.factor
 
 
 # -- scalar conversion --------------------------------------------------------
-def to_internal(value: float, factor: float) -> float:
-    """A workbook value times its unit factor (e.g. inches -> mm)."""
-    return float(value) * factor
+def _factor(unit: str | float) -> float:
+    return unit_factor(unit) if isinstance(unit, str) else float(unit)
 
 
-def from_internal(value: float, factor: float) -> float:
-    """Internal value (mm, rad, N) back in the workbook unit.
+def to_internal(value: float, unit: str | float) -> float:
+    """A value in `unit` (a unit name, or its factor from `unit_factor`) as mm, rad or N."""
+    return float(value) * _factor(unit)
+
+
+def from_internal(value: float, unit: str | float) -> float:
+    """Internal value (mm, rad, N) back in `unit` (a unit name or its factor).
 
     Picks, among the float nearest ``value / factor`` and its two neighbours,
     one that converts back to exactly `value` when there is one, so that
     writing a car and reading it again gives the same floats in nearly every
     case (otherwise it is off by about one ulp).
     """
+    factor = _factor(unit)
     value = float(value)
     guess = value / factor
     for candidate in (guess, math.nextafter(guess, math.inf), math.nextafter(guess, -math.inf)):
@@ -134,6 +186,7 @@ def from_internal(value: float, factor: float) -> float:
 
 
 # -- axis maps ----------------------------------------------------------------
+_AXES = "XYZ"
 _SHORT_TOKEN = re.compile(r"^([+-]?)([XYZ])$", re.IGNORECASE)
 _NUMBER_TOKEN = re.compile(r"[+-]?\d+(?:\.\d*)?")
 
@@ -190,7 +243,7 @@ def validate_axis_map(matrix: Sequence[Sequence[float]]) -> AxisMap:
         for v in r:
             if v not in (-1, 0, 1):
                 raise UnitError(f"axis map {shown} holds {v!r}; entries must be -1, 0 or 1")
-    ints = tuple(tuple(int(v) for v in r) for r in rows)
+    ints: AxisMap = tuple((int(r[0]), int(r[1]), int(r[2])) for r in rows)
     for i in range(3):
         row_nonzero = sum(1 for v in ints[i] if v)
         col_nonzero = sum(1 for r in ints if r[i])
@@ -204,7 +257,7 @@ def validate_axis_map(matrix: Sequence[Sequence[float]]) -> AxisMap:
             f"axis map {shown} mirrors the car (determinant -1): left and right would swap;"
             " flip the sign of one axis"
         )
-    return ints  # type: ignore[return-value]
+    return ints
 
 
 def _det(m: AxisMap) -> int:
@@ -232,7 +285,7 @@ def format_matrix(matrix: Sequence[Sequence[float]]) -> str:
 
 def invert_axis_map(axis_map: AxisMap) -> AxisMap:
     """Inverse of a signed permutation (its transpose): ``workbook = inv @ model``."""
-    return tuple(tuple(axis_map[j][i] for j in range(3)) for i in range(3))  # type: ignore[return-value]
+    return tuple((axis_map[0][i], axis_map[1][i], axis_map[2][i]) for i in range(3))
 
 
 def apply_axis_map(axis_map: AxisMap, xyz: Sequence[float]) -> tuple[float, float, float]:

@@ -23,7 +23,7 @@ Where things are (cells a test may edit):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +155,16 @@ def write_workbook(path: Path, edits: Mapping[str, Any] | None = None) -> Path:
         wb[sheet][cell] = value
     wb.save(path)
     return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every test (and every process it starts) caches into one per-session temporary
+    folder, never ~/.cache. Session-scoped, so it is in place before any other fixture."""
+    folder = tmp_path_factory.mktemp("suspension_sim_cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SUSPENSION_SIM_CACHE_DIR", str(folder))
+        yield folder
 
 
 @pytest.fixture

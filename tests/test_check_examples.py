@@ -46,7 +46,13 @@ def _broken_copy(
     ("sheet", "point", "column", "value", "words"),
     [
         ("Hard Points", "FL_UBJ", 3, "12,5 mm", ["must be a number"]),
-        ("Components", "FL_Upright", 2, "FL_UBJ_TYPO", ["FL_UBJ_TYPO", "not in Hard Points"]),
+        (
+            "Components",
+            "FL_Upright",
+            2,
+            "FL_UBJ_TYPO",
+            ["'FL_UBJ_TYPO'", "not in Hard Points", "Did you mean 'FL_UBJ'?"],
+        ),
     ],
 )
 def test_check_on_a_broken_copy_points_at_the_cell(

@@ -22,6 +22,7 @@ from suspension_sim.metrics import (
     pose_metrics,
     wheel_dampers,
 )
+from suspension_sim.metrics.catalogue import markdown_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,6 +81,11 @@ def test_docs_describe_every_metric() -> None:
     text = (ROOT / "docs" / "metrics.md").read_text()
     for mid, metric in CATALOGUE.items():
         assert f"`{metric.stem}" in text or mid in text, mid
+    # The "All columns" table is the catalogue's own, regenerated, not edited by hand.
+    assert markdown_table() in text
+    conventions = (ROOT / "docs" / "conventions.md").read_text()
+    for mid in CATALOGUE:
+        assert f"`{mid}`" in conventions, mid
 
 
 def test_rates_false_is_the_geometry_subset(model: Model) -> None:

@@ -4,8 +4,9 @@ Each rate is the derivative of a reported metric along a motion the solver
 can reproduce with targets: single-wheel bump (wheel_travel targets on every
 wheel, the rack held), pure steer (rack moved, every travel held) and chassis
 roll with every contact point held on the ground (contact_z targets). The
-instant centres are checked against the finite screw of the carrier between
-the two solved poses.
+screw-axis diagnostics are checked against the finite screw of the carrier
+between the two solved poses, the force-based centres against the finite
+velocities of carrier-fixed points.
 """
 
 from __future__ import annotations
@@ -124,11 +125,14 @@ def carrier_in_chassis(pose: Pose, body: str) -> np.ndarray:
 @pytest.mark.parametrize(
     "car", [four_corner_car, lambda: wishbone_car(("FL", "FR", "RL", "RR"), incline_deg={"F": 2.5})]
 )
-def test_instant_centres_match_the_finite_screw(car) -> None:  # type: ignore[no-untyped-def]
+def test_screw_axis_diagnostics_match_the_finite_screw(car) -> None:  # type: ignore[no-untyped-def]
+    """`fvic_axis`/`svic_axis`: the finite screw of the carrier between two solved poses
+    (wheel travel +-H) pierces the view planes through CP (normals x_h and y_h)."""
     model = Model(car())
     base = model.solve(shocks=[6.0, -4.0, 2.0, 1.0], chassis=(0.0, 0.0, 4.0, 0.7, -0.4, 0.0))
     m = pose_metrics(base)
     T = base.chassis_transform
+    x_h, y_h, _n = views(base)
     for w in model.car.wheels[:3]:
         plus, minus = (travel_pose(model, base, w.name, s * H) for s in (1, -1))
         D = carrier_in_chassis(plus, w.body) @ np.linalg.inv(carrier_in_chassis(minus, w.body))
@@ -136,11 +140,10 @@ def test_instant_centres_match_the_finite_screw(car) -> None:  # type: ignore[no
         omega = np.array([xi[2, 1], xi[0, 2], xi[1, 0]])
         v = xi[:3, 3]
         p0 = np.cross(omega, v) / (omega @ omega)  # a point on the screw axis
-        c = np.linalg.inv(T)[:3] @ np.append(base.points.loc[w.centre].to_numpy(float), 1.0)
-        for axis, comps in ((0, ("y", "z")), (1, ("x", "z"))):
-            t = (c[axis] - p0[axis]) / omega[axis]
-            ic = T[:3, :3] @ (p0 + t * omega) + T[:3, 3]  # world
-            key = "fvic" if axis == 0 else "svic"
+        p0_w, omega_w = T[:3, :3] @ p0 + T[:3, 3], T[:3, :3] @ omega  # world
+        cp = np.array([m[f"contact_point_{w.name}_{a}_mm"] for a in "xyz"])
+        for normal, key, comps in ((x_h, "fvic_axis", "yz"), (y_h, "svic_axis", "xz")):
+            ic = p0_w + ((cp - p0_w) @ normal) / (omega_w @ normal) * omega_w
             for comp in comps:
                 got = m[f"{key}_{w.name}_{comp}_mm"]
                 want = ic["xyz".index(comp)]
@@ -202,7 +205,7 @@ def test_roll_camber_closed_form_at_a_symmetric_design(model: Model) -> None:
 
 
 # -- linkage metrics against finite motions of the carrier ----------------------------
-# The antis, in-plane instant centres and roll/pitch centres are defined by the
+# The antis, force-based instant centres and roll/pitch centres are defined by the
 # velocity of carrier-fixed points (docs/metrics.md, "Linkage metrics"): truths
 # here come from solved poses with the wheel travel moved +-H, using nothing from
 # the metric code but the reported contact points.
@@ -324,35 +327,37 @@ def test_antis_are_the_reference_points_fore_aft_over_vertical_motion(
             )
 
 
-def planar_centre_fd(
-    model: Model, base: Pose, deltas: dict[str, float], wheel: str, axis: int
+def force_centre_fd(
+    model: Model, base: Pose, deltas: dict[str, float], wheel: str, view: str
 ) -> np.ndarray:
-    """Point of the chassis plane through C (normal chassis axis `axis`) whose finite-difference
-    velocity has no in-plane component; world frame. Solved from the affine velocity field."""
-    T = base.chassis_transform
-    c = next(base.points.loc[w.centre].to_numpy(float) for w in model.car.wheels if w.name == wheel)
-    e1, e2 = (T[:3, k] for k in range(3) if k != axis)
-    v0 = displacement(model, base, deltas, wheel, c)
-    a = displacement(model, base, deltas, wheel, c + 100.0 * e1) - v0
-    b = displacement(model, base, deltas, wheel, c + 100.0 * e2) - v0
-    basis = np.column_stack([e1, e2])
+    """Point of the view plane through the carrier-fixed CP (normal x_h for "front", y_h for
+    "side") whose finite-difference velocity has no in-plane component; world frame.
+    Solved from the affine velocity field of three points of the plane."""
+    x_h, y_h, n = views(base)
+    e1 = y_h if view == "front" else x_h
+    m = pose_metrics(base, rates=False)
+    cp = np.array([m[f"contact_point_{wheel}_{a}_mm"] for a in "xyz"])
+    v0 = displacement(model, base, deltas, wheel, cp)
+    a = displacement(model, base, deltas, wheel, cp + 100.0 * e1) - v0
+    b = displacement(model, base, deltas, wheel, cp + 100.0 * n) - v0
+    basis = np.column_stack([e1, n])
     coef = np.linalg.solve(basis.T @ np.column_stack([a, b]) / 100.0, -(basis.T @ v0))
-    return c + coef[0] * e1 + coef[1] * e2
+    return cp + coef[0] * e1 + coef[1] * n
 
 
-def test_planar_instant_centres_match_finite_differences(
+def test_force_based_instant_centres_match_finite_differences(
     linkage_case: tuple[Model, Pose, dict[str, float]],
 ) -> None:
     model, base, m = linkage_case
     for w in model.car.wheels[:2]:
-        for axis, key, comps, motion in (
-            (0, "fvic_planar", "yz", roll_of(model, w.name)),
-            (1, "svic_planar", "xz", heave_of(model, w.name)),
+        for view, key, comps, motion in (
+            ("front", "fvic", "yz", roll_of(model, w.name)),
+            ("side", "svic", "xz", heave_of(model, w.name)),
         ):
             got = np.array([m[f"{key}_{w.name}_{c}_mm"] for c in comps])
             if np.all(np.isnan(got)):  # at infinity (the inclined-link axle in side view)
                 continue
-            ic = planar_centre_fd(model, base, motion, w.name, axis)
+            ic = force_centre_fd(model, base, motion, w.name, view)
             want = ic[["xyz".index(c) for c in comps]]
             assert got == pytest.approx(want, rel=1e-6, abs=1e-5), (key, w.name)
 

@@ -1,4 +1,4 @@
-"""Wheel angles and kingpin geometry against hand-built geometry (CONVENTIONS.md).
+"""Wheel angles and kingpin geometry against hand-built geometry (docs/conventions.md).
 
 Truths come from explicit rotations (scipy) and plane geometry, never from
 the metric code: a wheel tilted by a known angle about X and turned by a
@@ -72,7 +72,8 @@ def test_known_tilt_gives_known_camber_and_toe(side: int, tilt: float, turn: flo
 
 
 def test_front_view_camber_drift_with_steer_matches_conventions_note() -> None:
-    """CONVENTIONS.md: the projection drifts ~0.1 deg from the inclination at 17 deg of steer."""
+    """docs/conventions.md: the projection drifts ~0.1 deg from the inclination at 17 deg
+    of steer."""
     s = tilted_spin(2.0, 17.0, 1)
     drift = np.degrees(wheel.camber_front_view(s, np.array([0.0, 1.0, 0.0])) - wheel.camber(s))
     assert -0.12 < drift < -0.08

@@ -1,7 +1,7 @@
 """Motions: ground motions, single-wheel bump, direct inputs, grids.
 
 Numbers are checked against quantities computed here from the solved
-points with the CONVENTIONS.md formulas, not against the solver's own
+points with the docs/conventions.md formulas, not against the solver's own
 targets.
 """
 
@@ -16,9 +16,9 @@ from suspension_sim.description import Rack
 from suspension_sim.errors import InputError
 from suspension_sim.solve.continuation import move
 from suspension_sim.solve.pose import Pose
+from suspension_sim.solve.state import State
 from suspension_sim.solve.targets import contact_z, wheel_travel
 from suspension_sim.sweeps import motions
-from suspension_sim.sweeps.motions import State
 from suspension_sim.workbook.examples import load_source
 
 Z = np.array([0.0, 0.0, 1.0])
@@ -35,7 +35,7 @@ def design(model: Model) -> Pose:
 
 
 def contact_point(pose: Pose, wheel_name: str) -> np.ndarray:
-    """CONVENTIONS.md: CP = C - r d/|d|, d = n - (n.s)s, from the posed points."""
+    """docs/conventions.md: CP = C - r d/|d|, d = n - (n.s)s, from the posed points."""
     w = next(w for w in pose.model.car.wheels if w.name == wheel_name)
     c = pose.points.loc[w.centre].to_numpy(dtype=float)
     a = pose.points.loc[w.axis_point].to_numpy(dtype=float)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -108,15 +107,26 @@ def test_missing_workbook(tmp_path: Path, capsys) -> None:  # type: ignore[no-un
 
 
 def test_unchanged_workbook_loads_from_the_cache(
-    workbook: Path, tmp_path: Path, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("SUSPENSION_SIM_CACHE_DIR", str(tmp_path / "cache"))
-    t0 = time.perf_counter()
+    workbook: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from suspension_sim.workbook import reader
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("SUSPENSION_SIM_CACHE_DIR", str(cache))
+    reads: list[Path] = []
+    real_read_car = reader.read_car
+
+    def counting_read_car(path: Path) -> object:
+        reads.append(Path(path))
+        return real_read_car(path)
+
+    monkeypatch.setattr(reader, "read_car", counting_read_car)
     first = suspension_sim.load(workbook)
-    cold = time.perf_counter() - t0
-    assert list((tmp_path / "cache").glob("model_*.pkl"))
+    assert reads == [workbook] and len(list(cache.glob("car-*.entry"))) == 1
     second = suspension_sim.load(workbook)
+    assert reads == [workbook]  # a cache hit: the workbook was not read again
     assert second is not first and second.car == first.car
+    assert [p.source for p in second.car.points] == [p.source for p in first.car.points]
     assert np.array_equal(
         second.solve(shocks=[3, 3, 3, 3]).params, first.solve(shocks=[3, 3, 3, 3]).params
     )
@@ -127,7 +137,7 @@ def test_unchanged_workbook_loads_from_the_cache(
 
     write_car(dataclasses.replace(car, name="changed"), copy)
     assert suspension_sim.load(copy).car.name == "changed"
-    assert cold > 0
+    assert reads == [workbook, copy] and len(list(cache.glob("car-*.entry"))) == 2
 
 
 def test_output_edge_cases(workbook: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import re
+import sys
 import textwrap
 import zipfile
 from pathlib import Path
@@ -72,20 +75,65 @@ def test_a_failed_step_writes_what_was_solved_and_exits_non_zero(
     assert "1 problem(s)" in stdout and "step 2 (wheel_travel_FL_mm = 300)" in stdout
 
 
-def test_plots_are_real_charts(workbook: Path) -> None:
-    from matplotlib.image import imread
+def test_charts_plot_the_table(workbook: Path) -> None:
+    import imageio.v3 as iio
 
-    folder = workbook.with_name("plots")
-    assert main(["sweep", str(workbook), "roll_at_steer", "--plot", str(folder)]) == 0
-    names = {p.name for p in folder.glob("*.png")}
+    from suspension_sim.metrics import label
+    from suspension_sim.outputs.plots import DPI, WHEEL_CHARTS, table_figures
+
+    folder, out = workbook.with_name("plots"), workbook.with_name("grid.csv")
+    argv = ["sweep", str(workbook), "roll_at_steer", "--out", str(out), "--plot", str(folder)]
+    assert main(argv) == 0
     expected = {"camber", "toe", "caster", "scrub", "trail", "motion_ratio", "roll_centre"}
-    assert names == {f"{n}.png" for n in expected}
-    for name in names:
-        path = folder / name
-        assert path.stat().st_size > 15_000, name
-        rgb = (imread(path)[:, :, :3] * 255).astype(np.int64)
-        colours = np.unique(rgb[:, :, 0] << 16 | rgb[:, :, 1] << 8 | rgb[:, :, 2])
-        assert len(colours) > 20 and rgb.std() > 10, name  # drawn lines, not blank
+    assert {p.name for p in folder.iterdir()} == {f"{n}.png" for n in expected}  # no temp left
+    table = pd.read_csv(out)  # the step index is a column
+    wheels = ["FL", "FR", "RL", "RR"]
+    figures = table_figures(
+        table, "chassis_roll_deg", wheels=wheels, series="rack_mm", title="roll_at_steer"
+    )
+    assert set(figures) == expected
+    # each per-wheel chart: a panel per wheel, a line per rack value, the table's numbers
+    plotted: dict[tuple[str, str, float], np.ndarray] = {}
+    for stem, pattern, _ in WHEEL_CHARTS:
+        axes = [ax for ax in figures[stem].axes if ax.get_visible()]
+        assert [ax.get_title() for ax in axes] == wheels
+        for ax, wheel in zip(axes, wheels, strict=True):
+            lines = ax.get_lines()
+            assert len(lines) == 2
+            for line, rack in zip(lines, (-10.0, 10.0), strict=True):
+                rows = table[table["rack_mm"] == rack]
+                xy = np.asarray(line.get_xydata())
+                assert xy[:, 0].tolist() == rows["chassis_roll_deg"].tolist() == [-1.0, 1.0]
+                assert xy[:, 1].tolist() == rows[pattern.format(wheel)].tolist()
+                plotted[(stem, wheel, rack)] = xy[:, 1]
+    # the car is symmetric: FL at (roll r, rack s) is FR at (-r, -s), camber and caster alike
+    for stem in ("camber", "caster"):
+        mirrored = plotted[(stem, "FR", 10.0)][::-1]
+        np.testing.assert_allclose(plotted[(stem, "FL", -10.0)], mirrored, atol=1e-9)
+    assert not np.allclose(plotted[("camber", "FL", -10.0)], plotted[("camber", "FR", -10.0)])
+    # roll centre: height against lateral offset, and against roll, per axle and rack value
+    migration, height = figures["roll_centre"].axes
+    order = [(axle, rack) for axle in ("front", "rear") for rack in (-10.0, 10.0)]
+    for ax, x in ((migration, "roll_centre_lateral_{}_mm"), (height, "chassis_roll_deg")):
+        lines = ax.get_lines()
+        labels = [f"{axle} {label('rack_mm')} = {rack:g}" for axle, rack in order]
+        assert [ln.get_label() for ln in lines] == labels
+        for line, (axle, rack) in zip(lines, order, strict=True):
+            rows = table[table["rack_mm"] == rack]
+            xy = np.asarray(line.get_xydata())
+            assert xy[:, 0].tolist() == rows[x.format(axle)].tolist()
+            assert xy[:, 1].tolist() == rows[f"roll_centre_height_{axle}_mm"].tolist()
+    # each file is its figure drawn: same size, same pixels, and not blank
+    for stem, fig in figures.items():
+        image = iio.imread(folder / f"{stem}.png")
+        fig.canvas.draw()
+        drawn = np.asarray(fig.canvas.buffer_rgba())
+        w, h = fig.get_size_inches() * DPI
+        assert image.shape == drawn.shape == (round(h), round(w), 4), stem
+        assert np.mean(np.any(image != drawn, axis=-1)) < 1e-3, stem
+        rgb = image[:, :, :3].astype(int)
+        blue = np.all(np.abs(rgb - (31, 119, 180)) < 30, axis=-1)  # matplotlib's first line
+        assert blue.sum() > 200 and rgb.std() > 10, stem
 
 
 def cells(path: Path) -> dict[str, dict[str, object]]:
@@ -135,6 +183,35 @@ def test_into_workbook_adds_one_sheet_and_touches_nothing_else(
     assert list(cells(workbook)) == [*before, "Results roll"]
 
 
+def test_outputs_write_through_links(workbook: Path, capsys: pytest.CaptureFixture) -> None:
+    """A linked --out file and a linked workbook stay links; their targets get the data."""
+    data = workbook.parent / "data"
+    data.mkdir()
+    target = data / "roll.csv"
+    target.write_text("old\n", encoding="utf-8")
+    target.chmod(0o640)
+    link = workbook.with_name("roll.csv")
+    link.symlink_to(target)
+    assert main(["sweep", str(workbook), "roll", "--out", str(link)]) == 0
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert pd.read_csv(target)["chassis_roll_deg"].tolist() == [-1.0, 0.0, 1.0]
+    assert target.stat().st_mode & 0o777 == 0o640  # the replaced file keeps its mode
+    # a link to the source workbook is the source workbook: refused
+    to_source = workbook.with_name("results.xlsx")
+    to_source.symlink_to(workbook)
+    assert main(["sweep", str(workbook), "roll", "--out", str(to_source), "--force"]) == 2
+    assert "source workbook" in capsys.readouterr().err
+    # the results sheet is added to the linked workbook's target
+    moved = data / "car.xlsx"
+    workbook.rename(moved)
+    workbook.symlink_to(moved)
+    assert main(["sweep", str(workbook), "roll", "--into-workbook"]) == 0
+    assert workbook.is_symlink()
+    assert "Results roll" in openpyxl.load_workbook(moved).sheetnames
+    leftovers = [p.name for p in (*data.iterdir(), *workbook.parent.iterdir()) if ".tmp" in p.name]
+    assert leftovers == []
+
+
 def test_bad_options_are_refused_before_running(
     workbook: Path, capsys: pytest.CaptureFixture
 ) -> None:
@@ -145,11 +222,40 @@ def test_bad_options_are_refused_before_running(
     assert "Did you mean 'roll'" in capsys.readouterr().err
 
 
+class Terminal(io.StringIO):
+    """A text stream that says it is a terminal (where the progress bar draws)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_counts_every_step(workbook: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["sweep", str(workbook), "bad"]) == 3  # 2 of 3 steps solved, all 3 counted
+    shown = terminal.getvalue()
+    assert shown.startswith("\rbad:")
+    counts = [(int(a), int(b)) for a, b in re.findall(r"(\d+)/(\d+) \[", shown)]
+    assert counts[0] == (0, 3) and counts[-1] == (3, 3)
+    assert [n for n, _ in counts] == sorted(n for n, _ in counts)
+
+
 def test_progress_bar_is_off_without_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CI", "1")
-    update, close = progress_bar(5, "roll")
-    update(1, 5)
+    monkeypatch.delenv("CI", raising=False)
+    for stream in (io.StringIO(), Terminal()):
+        if isinstance(stream, Terminal):
+            monkeypatch.setenv("CI", "1")
+        update, close = progress_bar(5, "roll", stream=stream)
+        update(1, 5)
+        close()
+        assert stream.getvalue() == ""
+    shown = Terminal()
+    monkeypatch.delenv("CI")
+    update, close = progress_bar(5, "roll", stream=shown)
+    update(5, 5)
     close()
+    assert "5/5" in shown.getvalue()
 
 
 def test_into_workbook_refuses_a_workbook_open_in_excel(

@@ -1,11 +1,12 @@
 """Sweep definitions (YAML and the workbook's Sweeps section) and the sweep runner.
 
-Truths are computed here from the solved points (CONVENTIONS.md formulas) or
-by independent solves, not taken from the runner.
+Truths are computed here from the solved points (docs/conventions.md formulas)
+or by independent solves, not taken from the runner.
 """
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -18,10 +19,9 @@ from suspension_sim import Model
 from suspension_sim.errors import InputError, WorkbookError
 from suspension_sim.solve.continuation import check_branch, move, pose_distance
 from suspension_sim.solve.pose import Pose
+from suspension_sim.solve.state import State
 from suspension_sim.solve.targets import wheel_travel
-from suspension_sim.sweeps.motions import State
-from suspension_sim.sweeps.run import (
-    SHEET_HEADER,
+from suspension_sim.sweeps import (
     MotionSpec,
     SweepSpec,
     find_sweep,
@@ -29,6 +29,7 @@ from suspension_sim.sweeps.run import (
     run_named_sweep,
     run_sweep,
 )
+from suspension_sim.sweeps.sheet import SHEET_HEADER
 from suspension_sim.workbook import read_car, write_car
 
 Z = np.array([0.0, 0.0, 1.0])
@@ -80,7 +81,7 @@ def write(tmp_path: Path, text: str, name: str = "sweeps.yaml") -> Path:
 
 
 def camber(pose: Pose, wheel_name: str) -> float:
-    """CONVENTIONS.md: camber = -asin(s.n), s the spin axis pointing outboard (deg)."""
+    """docs/conventions.md: camber = -asin(s.n), s the spin axis pointing outboard (deg)."""
     w = next(w for w in pose.model.car.wheels if w.name == wheel_name)
     c = pose.points.loc[w.centre].to_numpy(dtype=float)
     a = pose.points.loc[w.axis_point].to_numpy(dtype=float)
@@ -225,6 +226,84 @@ def test_find_sweep_looks_beside_the_workbook_and_lists_names(tmp_path: Path) ->
     with pytest.raises(InputError, match="Did you mean 'roll'") as exc:
         find_sweep(path, "rol")
     assert "bump_FL" in (exc.value.hint or "")
+
+
+def spaced_damper_workbook(tmp_path: Path) -> Path:
+    """The test car with its front-left damper body renamed 'FL Damper' (a space)."""
+    path = write_car(four_corner_car(), tmp_path / "car.xlsx")
+    wb = openpyxl.load_workbook(path)
+    renamed = 0
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.value == "FL_Damper":
+                    c.value = "FL Damper"
+                    renamed += 1
+    assert renamed == 2  # its Components row and its Damping row
+    wb.save(path)
+    return path
+
+
+def damper_length(pose: Pose, corner: str) -> float:
+    """Eye-to-eye length of a corner's damper from the solved points (mm)."""
+    c = pose.points.loc[f"{corner}_DMP_C"].to_numpy(dtype=float)
+    m = pose.points.loc[f"{corner}_DMP_M"].to_numpy(dtype=float)
+    return float(np.linalg.norm(m - c))
+
+
+def test_names_with_spaces_in_a_sweep_file(tmp_path: Path) -> None:
+    path = spaced_damper_workbook(tmp_path)
+    model = Model(read_car(path))
+    assert "FL Damper" in model.damper_names
+    yaml_path = write(
+        tmp_path,
+        """\
+        sweeps:
+          stroke:
+            motion: stroke FL Damper
+            values: [4]
+          held:
+            motion: stroke FR Damper     # FR_Damper: spaces ~ underscores
+            values: [2]
+            fixed: {FL Damper: 3}
+          targeted:
+            motion: bump FR
+            values: [5]
+            targets:
+              FL Damper: wheel_travel(FL, -6)
+          typo:
+            motion: stroke FL Dampr
+            values: [1]
+        """,
+    )
+    specs = load_sweeps(yaml_path)
+    assert specs["stroke"].motion.of == "FL Damper"
+    design = model.solve()
+    (pose,) = run_sweep(model, specs["stroke"]).poses
+    assert damper_length(pose, "FL") == pytest.approx(damper_length(design, "FL") - 4, abs=1e-6)
+    assert damper_length(pose, "FR") == pytest.approx(damper_length(design, "FR"), abs=1e-9)
+    (pose,) = run_sweep(model, specs["held"]).poses
+    assert damper_length(pose, "FL") == pytest.approx(damper_length(design, "FL") - 3, abs=1e-6)
+    assert damper_length(pose, "FR") == pytest.approx(damper_length(design, "FR") - 2, abs=1e-6)
+    (pose,) = run_sweep(model, specs["targeted"]).poses
+    for wheel, want in (("FL", -6.0), ("FR", 5.0)):
+        w = next(x for x in model.car.wheels if x.name == wheel)
+        z = pose.points.loc[w.centre, "z"] - model.car.point(w.centre)[2]
+        assert z == pytest.approx(want, abs=1e-6)
+    with pytest.raises(InputError, match=re.escape("'FL Dampr'. Did you mean 'FL Damper'?")) as exc:
+        specs["typo"].build(model)
+    assert exc.value.where == f"{yaml_path}:15"
+    # the workbook's own Sweeps section takes the same names
+    wb = openpyxl.load_workbook(path)
+    ws = wb.create_sheet("Sweeps")
+    ws.append(list(SHEET_HEADER))
+    ws.append(["s", "stroke FR_Damper", 1, 1, 1, None, None, None, None, "FL Damper=3"])
+    wb["Index"].append(["Sweeps", "Sweeps!A1:L2"])
+    wb.save(path)
+    sheet = load_sweeps(path)["s"]
+    assert sheet.fixed == {"FL Damper": 3.0}
+    (pose,) = run_sweep(model, sheet).poses
+    assert damper_length(pose, "FL") == pytest.approx(damper_length(design, "FL") - 3, abs=1e-6)
 
 
 # -- running -------------------------------------------------------------------------

@@ -13,6 +13,69 @@ from suspension_sim.units import UnitError
 ROWE = ((0, 0, 1), (1, 0, 0), (0, 1, 0))  # CAD frame Y up, Z forward
 
 
+# Every spelling the workbook reader or the validation export headers accepted before the
+# two unit tables became one, against hand numbers (1 in = 25.4 mm exactly, 1 lbf =
+# 4.4482216152605 N exactly by definition).
+DEG = math.pi / 180.0
+OLD_SPELLINGS: list[tuple[str, str, str, float]] = [
+    *[(t, "length", "mm", 1.0) for t in ("mm", "millimetre", "millimetres", "millimeter")],
+    ("millimeters", "length", "mm", 1.0),
+    ("cm", "length", "cm", 10.0),
+    *[(t, "length", "m", 1000.0) for t in ("m", "metre", "metres", "meter", "meters")],
+    *[(t, "length", "in", 25.4) for t in ("in", "inch", "inches", '"')],
+    *[(t, "angle", "deg", DEG) for t in ("deg", "degree", "degrees", "°", "º")],
+    *[(t, "angle", "rad", 1.0) for t in ("rad", "radian", "radians")],
+    ("mrad", "angle", "mrad", 0.001),
+    *[(t, "force", "N", 1.0) for t in ("N", "n", "newton", "newtons")],
+    *[(t, "force", "lbf", 4.4482216152605) for t in ("lbf", "lb", "lbs")],
+]
+
+
+@pytest.mark.parametrize("text, kind, name, factor", OLD_SPELLINGS)
+def test_every_old_spelling(text: str, kind: str, name: str, factor: float) -> None:
+    for written in (text, text.upper(), f" {text} "):
+        assert units.unit_kind(written) == kind
+        assert units.canonical_unit(written, kind) == name  # type: ignore[arg-type]
+        assert units.to_internal(2.0, written) == pytest.approx(2.0 * factor, rel=1e-15)
+    factor_of = {
+        "length": units.length_factor,
+        "angle": units.angle_factor,
+        "force": units.force_factor,
+    }[kind]
+    assert factor_of(text) == pytest.approx(factor, rel=1e-15)
+
+
+def test_hand_conversions() -> None:
+    assert units.to_internal(1.0, "in") == 25.4
+    assert units.to_internal(3.0, "m") == 3000.0
+    assert units.to_internal(180.0, "deg") == pytest.approx(math.pi, rel=1e-15)
+    assert units.to_internal(1.0, "lbf") == 4.4482216152605
+    assert units.convert(1.0, "rad", "deg") == pytest.approx(57.29577951308232, rel=1e-15)
+    assert units.convert(1.0, "mrad", "deg") == pytest.approx(0.18 / math.pi, rel=1e-15)
+    assert units.convert(2.0, "inches", "cm") == pytest.approx(5.08, rel=1e-15)
+    assert units.from_internal(25.4, "in") == 1.0
+
+
+def test_not_a_unit_and_wrong_kind() -> None:
+    assert units.unit_kind("furlong") is None
+    assert units.unit_kind("") is None
+    assert units.unit_kind("-") is None  # a ratio, not a unit here
+    with pytest.raises(UnitError, match=r"unknown length unit 'deg' \(that is a unit of angle\)"):
+        units.length_factor("deg")
+    with pytest.raises(UnitError, match="unknown unit 'furlong'"):
+        units.to_internal(1.0, "furlong")
+    with pytest.raises(UnitError, match="unknown angle unit 'mm'"):
+        units.convert(1.0, "mm", "deg")
+
+
+def test_spellings_cover_the_table() -> None:
+    length = units.spellings("length")
+    assert length['"'] == 25.4 and length["cm"] == 10.0 and "deg" not in length
+    assert units.unit_names("angle") == ("deg", "rad", "mrad")
+    spelled = {s.casefold() for kind in ("length", "angle", "force") for s in units.spellings(kind)}
+    assert {text.casefold() for text, *_ in OLD_SPELLINGS} == spelled
+
+
 @pytest.mark.parametrize(
     "text, name, factor",
     [
@@ -43,7 +106,7 @@ def test_unknown_length_unit(bad, kind):
 
 
 def test_unknown_angle_and_force_units():
-    with pytest.raises(UnitError, match="valid: deg, rad"):
+    with pytest.raises(UnitError, match="valid: deg, rad, mrad"):
         units.angle_unit("grad")
     with pytest.raises(UnitError, match="valid: N, lbf"):
         units.force_unit("kgf")

@@ -1,4 +1,4 @@
-"""Validation against OptimumK-layout exports (GitHub issue 6).
+"""Validation against OptimumK-layout exports (docs/validation.md).
 
 The bundled references (validation/<case>/export.csv, made independently:
 closed-form geometry, and SolveSpace with its own metric code) must pass
@@ -272,6 +272,37 @@ def test_non_numeric_cell_names_the_cell(tmp_path: Path) -> None:
     assert info.value.where == f"x.csv: line 4, column {col + 1}"
 
 
+@pytest.mark.parametrize("drive", ["motion", "dampers"])
+def test_blank_drive_cell_names_its_line(
+    drive: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A blank cell in a drive column is named by its own line of the file, counting the
+    comment lines above the header, the header itself and a blank row inside the table."""
+    rows = _corner_rows()
+    header = "Heave [mm]" if drive == "motion" else "Damper Length Front Left [mm]"
+    col = rows[0].index(header)
+    rows[5][col] = ""  # the 5th step
+    rows[8][col] = ""
+    lines = ["# a comment line", "# another"]
+    lines += [",".join(r) for r in rows[:3]] + [""] + [",".join(r) for r in rows[3:]]
+    bad = tmp_path / "x.csv"
+    bad.write_text("\n".join(lines) + "\n")
+    # the line (1-based) of the first blank cell, found independently in the text
+    line = next(
+        n
+        for n, text in enumerate(bad.read_text().splitlines(), start=1)
+        if text and not text.startswith("#") and text.split(",")[col] == ""
+    )
+    assert line == 2 + 1 + 5 + 1  # comments, header, 5 steps, the blank row
+    code, _, err = _run(
+        capsys, "validate", str(CORNER_WB), str(bad), "--drive", drive, "--out", str(tmp_path)
+    )
+    assert code == 2
+    assert f"x.csv: line {line}, column {col + 1}: column {header!r} has no value at step 5" in err
+    assert "(2 blank cells)" in err
+    assert not (tmp_path / "report.md").exists()
+
+
 # -- units, layouts and maps ---------------------------------------------------------------------
 def test_units_are_converted_and_xlsx_with_title_and_units_row(tmp_path: Path) -> None:
     """Metres and radians in an .xlsx with a title row and a separate units row."""
@@ -341,6 +372,18 @@ def test_header_grammar_variants() -> None:
     assert parse_header("Camber Gain Front Left [deg/mm]", "here", cmap) is None
     assert parse_header("Roll Centre Lateral Front [mm]", "here", cmap) is None
     assert parse_header("Rack Force [N]", "here", cmap) is None
+
+
+def test_docs_show_the_default_map() -> None:
+    """docs/validation.md carries the default map exactly as the code has it."""
+    from suspension_sim.validation import DEFAULT_QUANTITIES
+    from suspension_sim.validation.channels import default_map_markdown as old_path
+    from suspension_sim.validation.mapfiles import default_map_markdown
+
+    table = default_map_markdown()
+    assert old_path is default_map_markdown  # the documented old import still works
+    assert table in (ROOT / "docs" / "validation.md").read_text()
+    assert len(table.splitlines()) == 2 + len(DEFAULT_QUANTITIES)
 
 
 def test_sign_flip_is_diagnosed_and_fixed_by_a_map(
@@ -466,7 +509,8 @@ def test_solvespace_reference_points_match_the_model() -> None:
 
     _need(CAR_WB)
     import suspension_sim
-    from suspension_sim.sweeps.motions import State, ground_targets
+    from suspension_sim.solve.state import State
+    from suspension_sim.sweeps.motions import ground_targets
 
     sys.path.insert(0, str(ROOT / "validation"))
     try:

@@ -153,6 +153,77 @@ def test_check_and_solve_never_import_pyvista(workbook: Path) -> None:
     assert "no pyvista" in proc.stdout
 
 
+def test_geometry_needs_no_pyvista() -> None:
+    proc = _run_python(
+        """
+        import sys
+        import numpy as np
+        from suspension_sim.viz.geometry import body_shape
+        body_shape(np.eye(3))
+        heavy = [m for m in ("pyvista", "vtk", "vtkmodules") if m in sys.modules]
+        assert not heavy, heavy
+        """
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+# -- shapes, without drawing -------------------------------------------------------------
+def test_body_shapes_from_points() -> None:
+    from suspension_sim.viz.geometry import body_shape
+
+    link = body_shape(np.array([[0.0, 0, 0], [50, 0, 0], [100, 0, 0]]))
+    assert link.kind == "line"
+    assert sorted(float(e[0]) for e in link.ends) == [0.0, 100.0]  # type: ignore[union-attr]
+    # a wishbone: three points in a plane, the outline is its three sides
+    plate = body_shape(np.array([[0.0, 0, 0], [0, 300, 0], [200, 150, 0]]))
+    assert plate.kind == "plane" and plate.flat
+    lengths = sorted(float(np.linalg.norm(b - a)) for a, b in plate.outline)
+    assert lengths == pytest.approx(sorted([300.0, np.hypot(200, 150), np.hypot(200, 150)]))
+    # an upright: a tetrahedron is a solid whose hull has four faces
+    tet = body_shape(np.array([[0.0, 0, 0], [100, 0, 0], [0, 100, 0], [0, 0, 100]]))
+    assert tet.kind == "solid" and not tet.flat
+    assert tet.triangles is not None and len(tet.triangles) == 4
+    # repeated copies of one point are one point
+    assert body_shape(np.array([[1.0, 2, 3]] * 3)).kind == "point"
+
+
+def test_damper_shape_telescopes_along_its_axis() -> None:
+    from suspension_sim.viz.geometry import DAMPER_BODY_LENGTH, DAMPER_ROD_LENGTH, damper_shape
+
+    c, m = np.array([0.0, 0, 0]), np.array([0.0, 0, 180.0])  # compressed from 200 mm
+    shape = damper_shape(c, m, design_length=200.0, coil_radius=20.0)
+    assert shape is not None
+    assert np.allclose(shape.body[1], [0, 0, DAMPER_BODY_LENGTH * 200.0])
+    assert np.allclose(shape.rod[1], [0, 0, 180.0 - DAMPER_ROD_LENGTH * 200.0])
+    assert np.allclose(np.hypot(shape.helix[:, 0], shape.helix[:, 1]), 20.0)
+    assert 0 < shape.helix[:, 2].min() < shape.helix[:, 2].max() < 180.0
+    assert damper_shape(c, c, 200.0, 20.0) is None
+
+
+# -- files -----------------------------------------------------------------------------
+def test_screenshot_is_written_atomically(rendering: None, design: Pose, tmp_path: Path) -> None:
+    """The image appears complete under its own name, with no temporary file left, and a
+    stale temporary image of a process that died is cleared."""
+    from suspension_sim.files import TEMP_TAG
+    from suspension_sim.viz import render_image
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    stale = tmp_path / f".old.png{TEMP_TAG}{int(dead.stdout)}-abc.tmp.png"
+    stale.write_bytes(b"half an image")
+    out = tmp_path / "pose.PNG"
+    img = render_image(design, out, size=SIZE, annotate=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pose.PNG"]
+    assert np.array_equal(iio.imread(out)[..., :3], img)
+    with pytest.raises(InputError) as info:
+        render_image(design, tmp_path / "missing" / "pose.png", size=SIZE)
+    assert info.value.where == "path" and "missing" in str(info.value)
+
+
 # -- the probe -------------------------------------------------------------------------
 BROKEN_GL = {"VTK_DEFAULT_OPENGL_WINDOW": "vtkNonexistentWindow"}
 """Makes VTK's window factory fail; on these machines the child then segfaults (139)."""
@@ -316,6 +387,7 @@ def test_animate_gif_has_one_frame_per_pose(rendering: None, model: Model, tmp_p
     frames = iio.imread(out, index=None)
     assert frames.shape[0] == len(poses) and frames.shape[1:3] == (150, 200)
     assert not np.array_equal(frames[0], frames[-1])  # the car moved
+    assert [p.name for p in tmp_path.iterdir()] == ["bump.gif"]  # no temporary file left
 
 
 def test_mp4_without_imageio_ffmpeg_is_a_clear_error(

@@ -155,6 +155,17 @@ def test_steering_ratio_in_angle_unit(make_workbook):
     assert car.rack.ratio_mm_per_deg == pytest.approx(30.0 * math.pi / 180)
 
 
+def test_centimetres_and_milliradians(make_workbook, point_rows):
+    r = point_rows["UF"]
+    edits = {"Index!F4": "cm", "Index!F5": "mrad"}
+    edits |= {f"Hard Points!C{r}": 15, f"Hard Points!D{r}": 25, f"Hard Points!E{r}": 30}
+    car = read_car(make_workbook(edits))
+    assert car.point("UF") == pytest.approx([150.0, 250.0, 300.0], rel=1e-15)
+    assert car.wheels[0].tyre_radius == pytest.approx(2300.0, rel=1e-15)
+    assert car.rack is not None  # 0.5 cm per mrad = 5 mm per 0.001 rad
+    assert car.rack.ratio_mm_per_deg == pytest.approx(5.0 / 0.001 * math.pi / 180, rel=1e-14)
+
+
 def test_all_options(make_workbook):
     rows = {
         "Length unit": "mm",
@@ -214,6 +225,29 @@ def test_damper_outside_its_lengths_is_a_warning(make_workbook):
     car = read_car(make_workbook({"Geometry!E20": 400}))
     (warning,) = car.warnings
     assert "Geometry!A20" in warning and "407.185" in warning
+
+
+def test_damper_at_exactly_its_limits_is_no_warning(make_workbook, point_rows):
+    # DC = (0, 280, 500); DM moved to (0, 580, 100): a 3-4-5 triangle, 500 mm eye to eye
+    r = point_rows["DM"]
+    moved = {f"Hard Points!D{r}": 580, f"Hard Points!E{r}": 100}
+    at_max = read_car(make_workbook(moved | {"Geometry!D20": 400, "Geometry!E20": 500}))
+    at_min = read_car(make_workbook(moved | {"Geometry!D20": 500, "Geometry!E20": 600}))
+    assert [w for w in at_max.warnings + at_min.warnings if "damper" in w] == []
+    assert at_max.damper_design_length("Damper") == 500.0
+    short = read_car(make_workbook(moved | {"Geometry!E20": 499.999}))
+    (warning,) = short.warnings
+    assert "Geometry!A20" in warning and "500.000 mm long" in warning
+
+
+def test_wheel_axis_point_a_hair_from_the_centre(make_workbook, point_rows):
+    # WC = (0, 600, 230); WA moved onto it: 1e-7 mm apart is the same place, 1e-3 mm is not
+    r = point_rows["WA"]
+    near = {f"Hard Points!D{r}": 600, f"Hard Points!E{r}": 230.0000001}
+    with pytest.raises(WorkbookError, match="axis point 'WA' is at the centre point 'WC'"):
+        read_car(make_workbook(near))
+    apart = read_car(make_workbook(near | {f"Hard Points!E{r}": 230.001}))
+    assert apart.point("WA")[2] == 230.001
 
 
 # -- formulas ----------------------------------------------------------------------------
@@ -356,7 +390,7 @@ ERRORS: dict[str, tuple[dict[str, object], str, str]] = {
     "unknown length unit": (
         {"Index!F4": "furlong"},
         "Index!F4",
-        r"unknown length unit 'furlong'; valid: mm, m, in",
+        r"unknown length unit 'furlong'; valid: mm, cm, m, in",
     ),
     "unknown angle unit": ({"Index!F5": "grad"}, "Index!F5", r"unknown angle unit"),
     "unknown force unit": ({"Index!F6": "kgf"}, "Index!F6", r"unknown force unit"),
@@ -374,6 +408,11 @@ ERRORS: dict[str, tuple[dict[str, object], str, str]] = {
         {"Index!E8": "Colour"},
         "Index!E8",
         r"unknown option 'Colour'",
+    ),
+    "misspelt option": (
+        {"Index!E4": "Lenght unit"},
+        "Index!E4",
+        r"unknown option 'Lenght unit'\. Did you mean 'Length unit'\?",
     ),
     "option twice": ({"Index!E8": "length unit"}, "Index!E8", r"'Length unit' is given twice"),
     "share above one": (

@@ -80,6 +80,30 @@ def test_round_trip_in_inches_with_y_up_axis_map(make_workbook, tmp_path):
     assert [c.value for c in row[1:4]] == pytest.approx([250 / 25.4, 300 / 25.4, 150 / 25.4])
 
 
+def test_round_trip_in_centimetres_and_milliradians(make_workbook, tmp_path):
+    car = read_car(make_workbook())
+    options = dataclasses.replace(
+        car.options, length_unit="cm", angle_unit="mrad", rear_brakes_inboard=True
+    )
+    car = dataclasses.replace(car, options=options)
+    path = write_car(car, tmp_path / "cm.xlsx")
+    _close(car, read_car(path))
+    book = openpyxl.load_workbook(path)
+    written = {r[0].value: r[1].value for r in book["User Options"].iter_rows(min_row=2)}
+    assert written["Length unit"] == "cm" and written["Angle unit"] == "mrad"
+    assert written["CG height"] == pytest.approx(28.0)  # 280 mm
+    assert (written["Front brakes"], written["Rear brakes"], written["Drive"]) == (
+        "outboard",
+        "inboard",
+        "inboard",
+    )
+    ws = book["Hard Points"]
+    row = next(r for r in ws.iter_rows(min_row=2) if r[0].value == "UF")
+    assert [c.value for c in row[1:4]] == pytest.approx([15.0, 25.0, 30.0])
+    ratio = book["Steering"]["D2"].value  # 0.5 mm/deg = 0.05 cm per (180/pi/1000) mrad
+    assert ratio == pytest.approx(0.05 * 180 / math.pi / 1000)
+
+
 def test_four_corner_car_round_trip(tmp_path):
     car = four_corner_car()
     assert read_car(write_car(car, tmp_path / "car.xlsx")) == car
@@ -147,6 +171,15 @@ def test_writes_atomically_leaving_no_temp_files(make_workbook, tmp_path):
     write_car(car, tmp_path / "a.xlsx")
     write_car(car, tmp_path / "a.xlsx", force=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.xlsx", "car.xlsx"]
+
+
+def test_a_failed_write_names_the_file_and_leaves_nothing(make_workbook, tmp_path):
+    car = read_car(make_workbook())
+    target = tmp_path / ("x" * 245 + ".xlsx")  # a legal name whose temporary sibling is not
+    with pytest.raises(WorkbookError) as err:
+        write_car(car, target)
+    assert err.value.where == str(target) and "cannot write" in err.value.message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["car.xlsx"]
 
 
 @pytest.mark.parametrize("name, message", [("car.xls", ".xlsx"), ("nodir/car.xlsx", "directory")])

@@ -7,14 +7,13 @@ a malformed workbook is reported with its cell and a fix, exit non-zero.
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Mapping
 
 from suspension_sim import units
 from suspension_sim.description import Car
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "check",
         help="read a workbook and print its bodies, joints, dampers, wheels and rack",
@@ -113,7 +112,7 @@ def describe_joints(car: Car) -> list[str]:
 def describe_dampers(car: Car) -> list[str]:
     lines = [f"Dampers ({len(car.dampers)}):"]
     for d in car.dampers:
-        length = math.dist(car.point(d.chassis_point), car.point(d.moving_point))
+        length = car.damper_design_length(d)
         lines.append(
             f"  {d.body}: chassis point {d.chassis_point}, moving point {d.moving_point},"
             f" design length {length:.3f} mm, min {_mm(d.min_length)}, max {_mm(d.max_length)}"

@@ -21,7 +21,7 @@ TEMPLATE_NOTES: tuple[str, ...] = (
 """Instructions written beside the index table of a new workbook."""
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "new",
         help="write a fresh template workbook to start a car from",

@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 from suspension_sim.errors import InputError
 
@@ -51,20 +52,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def progress_bar(total: int, name: str) -> tuple[Callable[[int, int], None], Callable[[], None]]:
-    """A tqdm bar on stderr (off when stderr is not a terminal or under CI):
-    (update(done, total), close())."""
-    disable = not sys.stderr.isatty() or bool(os.environ.get("CI"))
-    if disable:
+def progress_bar(
+    total: int, name: str, *, stream: TextIO | None = None
+) -> tuple[Callable[[int, int], None], Callable[[], None]]:
+    """A tqdm bar of `total` steps on `stream` (default stderr; off when that is not a
+    terminal, or under CI): (update(done, total), close()). close() shows the final
+    count, then clears the line."""
+    out = sys.stderr if stream is None else stream
+    if not out.isatty() or os.environ.get("CI"):
         return (lambda done, total: None), (lambda: None)
     from tqdm import tqdm
 
-    bar = tqdm(total=total, desc=name, unit="step", file=sys.stderr, leave=False)
+    bar = tqdm(total=total, desc=name, unit="step", file=out, leave=False)
 
     def update(done: int, total: int) -> None:
         bar.update(done - bar.n)
 
-    return update, bar.close
+    def close() -> None:
+        bar.refresh()  # updates closer than tqdm's minimum interval are not drawn
+        bar.close()
+
+    return update, close
 
 
 def _check_outputs(args: argparse.Namespace, sheet: str) -> None:

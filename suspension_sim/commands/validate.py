@@ -16,7 +16,7 @@ from pathlib import Path
 from suspension_sim.errors import InputError
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "validate",
         help="compare the model with an OptimumK results export and write a report",

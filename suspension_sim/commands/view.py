@@ -20,7 +20,7 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 CAMERA_CHOICES = ("front", "side", "top", "iso")  # = suspension_sim.viz.CAMERAS
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "view",
         help="show a pose in 3-D (window, image, or sweep animation)",
@@ -89,7 +89,7 @@ def _check_args(args: argparse.Namespace) -> None:
             "nothing to animate", where="--animate", hint="name a sweep with --sweep SWEEP"
         )
     if args.animate:
-        from suspension_sim.viz.scene import check_animation_path
+        from suspension_sim.viz.render import check_animation_path
 
         check_animation_path(args.animate)
     if args.screenshot:
@@ -122,7 +122,7 @@ def _sweep_poses(model: object, workbook: str, name: str) -> list[object]:
 def run(args: argparse.Namespace) -> int:
     _check_args(args)
     from suspension_sim import load
-    from suspension_sim.viz import animate, build_scene, ensure_rendering
+    from suspension_sim.viz import animate, build_scene, ensure_rendering, save_screenshot
 
     # Probe before the (possibly slow) load and solve: fail fast without GL.
     ensure_rendering()
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
             poses,  # type: ignore[arg-type]
             args.animate,
             camera=args.camera,
-            size=tuple(args.size) if args.size else (800, 600),  # type: ignore[arg-type]
+            size=tuple(args.size) if args.size else (800, 600),
             fps=args.fps,
             labels=args.labels,
             tolerance_mm=args.tolerance,
@@ -160,13 +160,13 @@ def run(args: argparse.Namespace) -> int:
         labels=args.labels,
         tolerance_mm=args.tolerance,
         camera=args.camera,
-        size=size,  # type: ignore[arg-type]
+        size=size,
         off_screen=bool(args.screenshot),
         focus=args.focus,
     )
     try:
         if args.screenshot:
-            plotter.screenshot(args.screenshot)
+            save_screenshot(plotter, args.screenshot, where="--screenshot")
             print(f"wrote {args.screenshot}")
         else:
             plotter.show(title=f"suspension-sim: {model.car.name}")

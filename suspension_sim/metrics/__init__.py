@@ -1,4 +1,4 @@
-"""Suspension metrics of solved poses (CONVENTIONS.md; docs/metrics.md).
+"""Suspension metrics of solved poses (docs/conventions.md, docs/metrics.md).
 
 Public API::
 
@@ -8,10 +8,13 @@ Public API::
     table = metrics_table(poses)           # one row per pose
     CATALOGUE["camber"].unit               # "deg"
 
-Modules: `wheel` (per-wheel geometry on vectors), `linkage` (instant
-centres, roll/pitch centres, antis, Ackermann), `rates` (derivatives along
-the IFT tangents), `conventions` (output presets), `catalogue` (names,
-units, signs), `core` (assembly).
+Modules: `vectors`, `wheel` and `linkage` (pure formulas on vectors: wheel
+angles and offsets; instant centres, lines, antis, Ackermann), `geometry`
+(per-model wheel facts and per-pose wheel geometry), `rates` (derivatives
+along the IFT tangents), `centres` (instant centres, swing arms, antis,
+roll and pitch centres of a pose), `conventions` (output presets),
+`catalogue` (names, units, signs), `core` (`pose_metrics`, `metrics_table`,
+the column layout).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ unit (``mm``, ``deg``, ``deg_per_mm``, ``pct``; nothing for a ratio), e.g.
 ``camber_FL_deg``, ``wheel_centre_FL_x_mm``, ``track_front_mm``,
 ``stroke_FL_Damper_mm``, ``motion_ratio_FL``.
 
-Signs are those of the ``iso`` preset (CONVENTIONS.md); ``optimumk`` says
+Signs are those of the ``iso`` preset (docs/conventions.md); ``optimumk`` says
 how that preset differs (see `suspension_sim.metrics.conventions`). All
 coordinates are world frame (ISO 8855, ground z = 0) unless stated.
 """
@@ -329,11 +329,14 @@ _ENTRIES: tuple[Metric, ...] = (
         "fvic",
         "mm",
         "wheel",
-        "Front-view instant centre as CONVENTIONS.md words it: the carrier's instantaneous "
-        "screw axis relative to the chassis (this wheel's travel, rack held) meets the "
-        "chassis transverse plane through C; world y and z. NaN when at infinity. Off the "
-        "force-based centre by pitch x (w_y, w_z)/w_x: see fvic_planar.",
-        "ISO 8855 axes",
+        "Front-view instant centre, force-based: IC = R + (w x v)/|w|^2 in the transverse "
+        "plane through R = CP (normal along the car's heading), w = the carrier's angular "
+        "velocity normal to that plane, v = the in-plane velocity of the carrier-fixed CP, "
+        "for the axle's roll (left travel +1, right -1: single-wheel travel for independent "
+        "corners, the axle's own roll for a rigid axle), rack held. A force at CP along "
+        "CP -> fvic does no work on the motion (no jacking). World y and z; blank (NaN) "
+        "when the force lines are parallel (centre at infinity).",
+        "ISO 8855 axes (force-based, plane through CP; `fvic_planar` before 0.2)",
         rates=True,
         components=("y", "z"),
     ),
@@ -341,37 +344,12 @@ _ENTRIES: tuple[Metric, ...] = (
         "svic",
         "mm",
         "wheel",
-        "Side-view instant centre as CONVENTIONS.md words it: the same screw axis meets the "
-        "chassis longitudinal plane through C; world x and z. NaN when at infinity. Off the "
-        "force-based centre by pitch x (w_x, w_z)/w_y (up to hundreds of mm on a double "
-        "wishbone): see svic_planar.",
-        "ISO 8855 axes",
-        rates=True,
-        components=("x", "z"),
-    ),
-    _m(
-        "fvic_planar",
-        "mm",
-        "wheel",
-        "Front-view in-plane instant centre: the point of the chassis transverse plane "
-        "through C whose velocity has no y or z component (2-D instant centre of the "
-        "motion seen from the front), for the axle's roll (left travel +1, right -1; "
-        "single-wheel travel for independent corners, the axle's roll centre for a "
-        "rigid axle); world y and z. NaN when at infinity. Used by fvsa and the roll "
-        "centre.",
-        "ISO 8855 axes",
-        rates=True,
-        components=("y", "z"),
-    ),
-    _m(
-        "svic_planar",
-        "mm",
-        "wheel",
-        "Side-view in-plane instant centre: the point of the chassis longitudinal plane "
-        "through C whose velocity has no x or z component, for the axle's heave (both "
-        "travels +1; single-wheel travel for independent corners); world x and z. NaN "
-        "when at infinity. Used by svsa, the pitch centre and the antis.",
-        "ISO 8855 axes",
+        "Side-view instant centre, force-based: IC = R + (w x v)/|w|^2 in the longitudinal "
+        "plane through R = CP (normal along the car's lateral axis), for the axle's heave "
+        "(both travels +1: single-wheel travel for independent corners), rack held. The "
+        "line CP -> svic sets every anti that uses CP. World x and z; blank (NaN) at "
+        "infinity.",
+        "ISO 8855 axes (force-based, plane through CP; `svic_planar` before 0.2)",
         rates=True,
         components=("x", "z"),
     ),
@@ -379,28 +357,76 @@ _ENTRIES: tuple[Metric, ...] = (
         "fvsa",
         "mm",
         "wheel",
-        "Front-view swing-arm length: front-view distance from CP to fvic_planar "
-        "(inf when it is at infinity).",
-        "always >= 0; see fvic_planar_y for the side the IC is on",
+        "Front-view swing-arm length: distance from CP to fvic in the front view "
+        "(inf when fvic is at infinity).",
+        "always >= 0; fvic_y tells on which side the centre lies",
         rates=True,
     ),
     _m(
         "svsa",
         "mm",
         "wheel",
-        "Side-view swing-arm length: side-view distance from CP to svic_planar.",
-        "always >= 0; see svic_planar_x for the side the IC is on",
+        "Side-view swing-arm length: distance from CP to svic in the side view "
+        "(inf when svic is at infinity).",
+        "always >= 0; svic_x tells on which side the centre lies",
         rates=True,
+    ),
+    _m(
+        "fvic_axis",
+        "mm",
+        "wheel",
+        "Diagnostic: where the carrier's instantaneous screw axis (this wheel's own "
+        "travel, rack held) pierces the front-view plane of fvic (through CP); world y and "
+        "z, NaN at infinity. Off the force-based fvic by pitch x (m x w)/(w.m); not used by "
+        "any other metric (called fvic before 0.2).",
+        "ISO 8855 axes (screw-axis diagnostic; `fvic` before 0.2)",
+        rates=True,
+        components=("y", "z"),
+    ),
+    _m(
+        "svic_axis",
+        "mm",
+        "wheel",
+        "Diagnostic: where the same screw axis pierces the side-view plane of svic "
+        "(through CP); world x and z, NaN at infinity. Can sit hundreds of mm from svic on "
+        "a double wishbone (called svic before 0.2).",
+        "ISO 8855 axes (screw-axis diagnostic; `svic` before 0.2)",
+        rates=True,
+        components=("x", "z"),
+    ),
+    _m(
+        "fvic_arms",
+        "mm",
+        "wheel",
+        "Double wishbones only (both kingpin points on arms pivoted on the chassis): "
+        "where the upper and lower arm planes (two chassis pivots and the ball joint "
+        "each) meet the front-view plane through CP, the graphical construction other "
+        "tools draw. Ignores the tie rod. World y and z, NaN at infinity.",
+        "ISO 8855 axes (arm planes, double wishbones only)",
+        rates=True,
+        components=("y", "z"),
+    ),
+    _m(
+        "svic_arms",
+        "mm",
+        "wheel",
+        "Double wishbones only: where the upper and lower arm planes meet the side-view "
+        "plane through CP. World x and z, NaN at infinity (e.g. pivot axes parallel in "
+        "side view).",
+        "ISO 8855 axes (arm planes, double wishbones only)",
+        rates=True,
+        components=("x", "z"),
     ),
     _m(
         "anti_dive",
         "%",
         "wheel",
-        "Front wheels: tan(theta) * L / cg_height * front_brake_share * 100, tan(theta) = "
-        "dx/dz of the carrier-fixed reference point (CP, or C with inboard brakes) in "
-        "wheel travel (the axle's heave), i.e. theta = side-view angle of the line from "
-        "it through its in-plane instant centre, positive rising toward the rear; "
-        "L = workbook wheelbase, else the mean design wheelbase.",
+        "Front wheels: tan(theta) * L / cg_height * front_brake_share * 100, theta = "
+        "side-view angle of the line from R through its force-based SVIC (R = CP with "
+        "outboard brakes: svic; R = C with inboard brakes: svic_anti_dive), i.e. "
+        "tan(theta) = dx/dz of the carrier-fixed R in wheel travel (the axle's heave), "
+        "positive rising toward the rear; L = workbook wheelbase, else the mean design "
+        "wheelbase.",
         "+ = anti-dive, - = pro-dive",
         rates=True,
     ),
@@ -409,9 +435,10 @@ _ENTRIES: tuple[Metric, ...] = (
         "%",
         "wheel",
         "Rear wheels under braking: tan(theta) * L / cg_height * (1 - front_brake_share) "
-        "* 100, tan(theta) = -dx/dz of the carrier-fixed CP (C with inboard rear "
-        "brakes) in wheel travel (the axle's heave), positive rising toward the front.",
-        "+ = anti-lift",
+        "* 100, theta of the line from R (CP: svic; C with inboard rear brakes: "
+        "svic_anti_lift) through its SVIC, tan(theta) = -dx/dz of R in wheel travel (the "
+        "axle's heave), positive rising toward the front.",
+        "+ = anti-lift, - = pro-lift",
         rates=True,
     ),
     _m(
@@ -419,11 +446,42 @@ _ENTRIES: tuple[Metric, ...] = (
         "%",
         "wheel",
         "Rear wheels under drive: tan(theta) * L / cg_height * rear_drive_share * 100, "
-        "tan(theta) = -dx/dz of C for a chassis-mounted drive (of the carrier-fixed CP "
-        "for hub motors) in wheel travel (the axle's heave), positive rising toward the "
-        "front.",
-        "+ = anti-squat",
+        "theta of the line from R (C for a chassis-mounted drive: svic_anti_squat; CP for "
+        "hub motors: svic) through its SVIC, tan(theta) = -dx/dz of R in wheel travel (the "
+        "axle's heave), positive rising toward the front.",
+        "+ = anti-squat, - = pro-squat",
         rates=True,
+    ),
+    _m(
+        "svic_anti_dive",
+        "mm",
+        "wheel",
+        "With inboard front brakes only (R = wheel centre C): the force-based SVIC in the "
+        "longitudinal plane through C, as svic; the line C -> this point gives anti_dive. "
+        "World x and z, NaN at infinity.",
+        "ISO 8855 axes (force-based, plane through C; only when anti_dive uses C)",
+        rates=True,
+        components=("x", "z"),
+    ),
+    _m(
+        "svic_anti_lift",
+        "mm",
+        "wheel",
+        "With inboard rear brakes only (R = C): the force-based SVIC through C that gives "
+        "anti_lift. World x and z, NaN at infinity.",
+        "ISO 8855 axes (force-based, plane through C; only when anti_lift uses C)",
+        rates=True,
+        components=("x", "z"),
+    ),
+    _m(
+        "svic_anti_squat",
+        "mm",
+        "wheel",
+        "With a chassis-mounted drive only (R = C, the default): the force-based SVIC "
+        "through C that gives anti_squat. World x and z, NaN at infinity.",
+        "ISO 8855 axes (force-based, plane through C; only when anti_squat uses C)",
+        rates=True,
+        components=("x", "z"),
     ),
     _m(
         "roll_centre_height",
@@ -431,7 +489,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "axle",
         "Kinematic roll centre: front-view intersection of the lines through CP_left and "
         "CP_right perpendicular to their velocities in the axle's roll (left travel +1, "
-        "right -1), i.e. toward fvic_planar; height above the ground. Independent "
+        "right -1), i.e. the lines CP -> fvic; height above the ground. Independent "
         "corners: the classic CP -> FVIC construction; rigid axle: where the axle's roll "
         "motion has no lateral velocity (e.g. the Panhard rod at the centreline).",
         "+ = above the ground",
@@ -451,7 +509,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "side",
         "Side-view intersection of the lines through CP_front and CP_rear (one side) "
         "perpendicular to their velocities in wheel travel (the axle's heave), i.e. "
-        "toward svic_planar: x along the car's horizontal heading (world X at zero yaw) "
+        "the lines CP -> svic: x along the car's horizontal heading (world X at zero yaw) "
         "and height z.",
         "ISO 8855 axes",
         rates=True,
@@ -509,7 +567,8 @@ def markdown_table() -> str:
     example = {"wheel": "FL", "axle": "front", "side": "left", "damper": "FL_Damper", "car": ""}
     for m in _ENTRIES:
         comp = m.components[0] if m.components else ""
-        where = "RL" if m.id in ("anti_lift", "anti_squat") else example[m.scope]
+        rear = ("anti_lift", "anti_squat", "svic_anti_lift", "svic_anti_squat")
+        where = "RL" if m.id in rear else example[m.scope]
         col = m.key(where, comp)
         if m.components:
             col = col.replace(f"_{comp}_", "_{" + ",".join(m.components) + "}_")

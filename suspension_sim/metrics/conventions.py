@@ -1,10 +1,10 @@
 """Output presets: the sign conventions metrics are reported in.
 
-Everything is computed in the ``iso`` convention (CONVENTIONS.md); a preset
+Everything is computed in the ``iso`` convention (docs/conventions.md); a preset
 only changes signs on output, so the same pose gives the same geometry.
 
 ``iso`` (default)
-    CONVENTIONS.md as written. ``camber`` is the inclination angle
+    docs/conventions.md as written. ``camber`` is the inclination angle
     ``-asin(s.n)`` (what a tyre model needs); toe + = toe-in; steer + = wheel
     turned left, both wheels.
 
@@ -51,7 +51,7 @@ PRESETS: dict[str, Preset] = {
         1.0,
         "left_positive",
         "inclination",
-        "CONVENTIONS.md: camber = -asin(s.n) (inclination), toe + = toe-in, "
+        "docs/conventions.md: camber = -asin(s.n) (inclination), toe + = toe-in, "
         "steer + = turned left on both wheels",
     ),
     "optimumk": Preset(

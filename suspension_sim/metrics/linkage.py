@@ -1,24 +1,28 @@
-"""Linkage metrics from the carrier's twist (CONVENTIONS.md, "Rates and linkage").
+"""Linkage metrics from the carrier's twist (docs/conventions.md, "Instant centres
+and swing arms", "Roll centre and pitch centre", "Anti-dive, anti-lift, anti-squat").
 
-Two kinds of instant centre, both from a twist (w, v) relative to the chassis:
+Three kinds of instant centre, each in a view plane through a reference point R:
 
-* `instant_centre`: where the instantaneous **screw axis** pierces a plane
-  (CONVENTIONS.md wording, the ``fvic``/``svic`` columns);
-* `planar_centre`: the **in-plane** instant centre, the point of the plane
-  whose velocity has no component in the plane, i.e. the 2-D instant centre
-  of the motion seen in that view (the ``*_planar`` columns). Forces act
-  along lines through it; the two coincide only when the motion has no pitch
-  or the axis is normal to the plane (see docs/metrics.md).
+* `force_centre`: the **force-based** centre ``R + (w x v) / |w|^2``, w the
+  part of the carrier's angular velocity normal to the plane and v the
+  in-plane velocity of R (the ``fvic``/``svic`` columns and the centres
+  printed beside the antis). A force at R along the line R -> centre does
+  no virtual work on the motion;
+* `instant_centre`: where the instantaneous **screw axis** pierces the
+  plane (the ``fvic_axis``/``svic_axis`` diagnostics). The two coincide only
+  when the motion has no pitch or the axis is normal to the plane;
+* `planes_meet`: where two arm planes of a double wishbone meet the view
+  plane (the ``fvic_arms``/``svic_arms`` construction).
 
 Roll centres, pitch centres and antis use lines through a wheel point
-perpendicular to that point's velocity in the view (`view_normal`): the
-line a force must act along to do no virtual work on the motion.
+perpendicular to that point's velocity in the view (`view_normal`), the
+lines through the force-based centres.
 
-Instant centres are kept homogeneous, ``(N, lam)`` with the point ``N/lam``,
-so that an instant centre at infinity (parallel arms) is still a direction
-``N`` (lam = 0): swing-arm lengths become inf, while roll centres, pitch
-centres and anti percentages, which only need *lines*, stay finite and
-continuous. Lengths in mm, angles in rad, twists (w, v) in rad/mm and mm/mm.
+Centres are kept homogeneous, ``(N, lam)`` with the point ``N/lam``, so that
+a centre at infinity (parallel arms) is still a direction ``N`` (lam = 0):
+swing-arm lengths become inf, while roll centres, pitch centres and anti
+percentages, which only need *lines*, stay finite and continuous. Lengths
+in mm, angles in rad, twists (w, v) in rad/mm and mm/mm.
 """
 
 from __future__ import annotations
@@ -26,9 +30,18 @@ from __future__ import annotations
 import numpy as np
 
 from suspension_sim.metrics.vectors import cross, dot, homogeneous_line, intersect_lines, norm
+from suspension_sim.tolerances import CENTRE_AT_INFINITY_MM, STRAIGHT_AHEAD_RAD
 
-FAR_MM = 1e8
-"""An instant centre farther than this (100 km) counts as at infinity."""
+MIN_ROTATION = 1e-15
+"""|w| (rad/mm) below which a twist is a pure translation (no screw axis)."""
+
+
+def _at_infinity(N: np.ndarray, lam: float, ref: np.ndarray) -> tuple[np.ndarray, float]:
+    """(N, lam), or (N - lam ref, 0) when N/lam lies beyond `CENTRE_AT_INFINITY_MM` of ref."""
+    offset = N - lam * ref
+    if abs(lam) * CENTRE_AT_INFINITY_MM <= float(np.linalg.norm(offset)):
+        return offset, 0.0
+    return N, lam
 
 
 def instant_centre(
@@ -43,36 +56,53 @@ def instant_centre(
     """
     w, v = twist[:3], twist[3:]
     ww = float(w @ w)
-    if ww < 1e-30:
+    if ww < MIN_ROTATION**2:
         return cross(plane_normal, v), 0.0
     p0 = cross(w, v) / ww
     what = w / np.sqrt(ww)
     lam = float(what @ plane_normal)
     N = lam * p0 + float((plane_point - p0) @ plane_normal) * what
-    if abs(lam) * FAR_MM < float(np.linalg.norm(N)):
-        lam = 0.0
-    return N, lam
+    return _at_infinity(N, lam, plane_point)
 
 
-def planar_centre(
-    twist: np.ndarray, plane_point: np.ndarray, plane_normal: np.ndarray
+def force_centre(
+    twist: np.ndarray, ref: np.ndarray, plane_normal: np.ndarray
 ) -> tuple[np.ndarray, float]:
-    """In-plane instant centre of `twist` (w, v) in a plane, homogeneous: (N (3,), lam).
+    """Force-based instant centre of `twist` (w, v) in the plane through `ref`: (N, lam).
 
-    Seen in the plane (normal m, through P), the velocity of its points
-    ``v + w x p`` minus the normal component is a planar rigid motion:
-    rotation at rate ``w.m`` about the point ``P + m x v(P) / (w.m)``,
-    ``v(P) = v + w x P``, where the in-plane velocity vanishes. So
-    ``lam = w.m``, ``N = lam P + m x v(P)``; with ``w.m = 0`` (translation in
-    the view) the centre is at infinity perpendicular to the in-plane
-    velocity. It equals `instant_centre` when the twist has no pitch.
+    Seen in the plane (unit normal m through R = `ref`, a point fixed on the
+    carrier), the in-plane velocity of its points is a planar rigid motion:
+    rotation at rate ``w.m`` about ``IC = R + m x u(R) / (w.m)``,
+    ``u(R) = v + w x R``, which is ``R + (w_m x v_R) / |w_m|^2`` with w_m and
+    v_R the normal part of w and the in-plane part of u(R). Homogeneous:
+    ``lam = w.m``, ``N = lam R + m x u(R)``. With ``w.m = 0`` (parallel force
+    lines, a translation in the view) or a centre beyond
+    `CENTRE_AT_INFINITY_MM` it is at infinity along ``m x u(R)`` (lam = 0).
+    It equals `instant_centre` when the twist has no pitch.
     """
     w, v = twist[:3], twist[3:]
     m = plane_normal
     lam = float(w @ m)
-    N = lam * plane_point + cross(m, v + cross(w, plane_point))
-    if abs(lam) * FAR_MM < float(np.linalg.norm(N)):
-        lam = 0.0
+    N = lam * ref + cross(m, v + cross(w, ref))
+    return _at_infinity(N, lam, ref)
+
+
+def planes_meet(
+    planes: tuple[tuple[np.ndarray, np.ndarray], ...], tol: float = CENTRE_AT_INFINITY_MM
+) -> tuple[np.ndarray, float]:
+    """Common point of three planes given as (point, normal), homogeneous: (N, lam).
+
+    ``N = d1 (n2 x n3) + d2 (n3 x n1) + d3 (n1 x n2)``, ``lam = n1.(n2 x n3)``
+    with unit normals and ``d_i = n_i.p_i``. The third plane is the view plane
+    and its point the reference: a meeting point farther than `tol` from it (the
+    line of the first two planes parallel to the view) is at infinity.
+    """
+    (p1, n1), (p2, n2), (p3, n3) = ((p, n / np.linalg.norm(n)) for p, n in planes)
+    lam = float(n1 @ cross(n2, n3))
+    N = (n1 @ p1) * cross(n2, n3) + (n2 @ p2) * cross(n3, n1) + (n3 @ p3) * cross(n1, n2)
+    offset = N - lam * p3
+    if abs(lam) * tol <= float(np.linalg.norm(offset)):
+        return offset, 0.0
     return N, lam
 
 
@@ -80,7 +110,7 @@ def view_normal(velocity: np.ndarray, view_axis: np.ndarray) -> tuple[np.ndarray
     """The direction, in the view along `view_axis`, perpendicular to a point's velocity.
 
     As a homogeneous point at infinity ``(view_axis x velocity, 0)``: the line
-    from the point toward it is the line through the point's in-plane instant
+    from the point toward it is the line through the point's force-based instant
     centre, along which a force does no virtual work on the motion.
     """
     return cross(view_axis, velocity), 0.0
@@ -123,7 +153,7 @@ def anti_percent(
     theta: side-view angle from the ground of a line (`direction`, either
     sense), positive when it rises toward the car's centre: toward the rear
     for a front wheel, toward the front for a rear wheel. The line is the one
-    from the reference point through its side-view in-plane instant centre,
+    from the reference point through its side-view force-based centre,
     ``view_normal(velocity of the reference point, lateral axis)``, so
     tan(theta) = +dx/dz of the reference point for a front wheel and -dx/dz
     for a rear one. forward/up: the car's horizontal heading and the ground
@@ -167,7 +197,11 @@ def centre_of_lines(
 
 
 def ackermann_percent(
-    steer_left: float, steer_right: float, wheelbase: float, track: float, eps: float = 1e-6
+    steer_left: float,
+    steer_right: float,
+    wheelbase: float,
+    track: float,
+    eps: float = STRAIGHT_AHEAD_RAD,
 ) -> float:
     """Ackermann % from the two roadwheel angles (rad, + = turned left, iso).
 

@@ -11,14 +11,23 @@ differences, no neighbouring sweep steps.
 Shapes: vectors (..., 3) with the velocity ``ds`` of the same shape;
 results in rad (or mm) per unit input. Units of the reported rates: camber
 gain and bump steer deg/mm (bump steer also deg/25 mm), motion ratio mm of
-stroke per mm of wheel travel, roll camber deg per deg of roll.
+stroke per mm of wheel travel, roll camber deg per deg of roll. `rate_metrics`
+writes them for a pose (docs/conventions.md, "Rates").
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from suspension_sim.metrics.vectors import Z_UP, d_unit, dot, reject, unit
+from suspension_sim.metrics.conventions import Preset
+from suspension_sim.metrics.geometry import DEG, EX, PoseGeometry, Slot, WheelSet
+from suspension_sim.metrics.vectors import Z_UP, cross, d_unit, dot, reject, unit
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.sensitivity import Tangents
 
 
 def d_spin_axis(
@@ -90,16 +99,70 @@ def contact_hold_response(dcp_z: np.ndarray, rigid_z: np.ndarray) -> np.ndarray:
         return np.full(len(rigid_z), np.nan)
 
 
-def primary_dampers(stroke_rates: np.ndarray, floor: float = 1e-6) -> np.ndarray:
-    """For each wheel (column), the damper (row) whose stroke moves most per mm of travel.
+def point_velocities(
+    model: KinematicModel, dP: np.ndarray, dq: np.ndarray, idx: np.ndarray
+) -> np.ndarray:
+    """Chassis-frame velocities of point copies `idx` per tangent column: (m, n_cols, 3)."""
+    slots = model.inst_slots[idx]
+    r = np.where(slots[:, :, None] >= 0, dq[np.maximum(slots, 0)], 0.0)
+    return np.einsum("mki,mku->mui", dP[idx, : slots.shape[1], :, 0], r)
 
-    stroke_rates: (n_dampers, n_wheels) d stroke / d travel at design. -1 for a
-    wheel that moves no damper (|rate| < floor). Two wheels may share a damper
-    (a monoshock); a damper that is nobody's largest (a heave damper) gets
-    no motion_ratio column.
+
+def rate_metrics(
+    model: KinematicModel,
+    st: WheelSet,
+    geo: PoseGeometry,
+    tg: Tangents,
+    pre: Preset,
+    out: dict[Slot, float],
+) -> None:
+    """Write camber gain, bump steer, steer rate, roll camber and motion ratios into `out`.
+
+    tg: `wheel_tangents` of the pose (one column per wheel's travel, then the rack).
     """
-    if stroke_rates.size == 0:
-        return np.full(stroke_rates.shape[1], -1, dtype=int)
-    best = np.argmax(np.abs(stroke_rates), axis=0)
-    moved = np.abs(stroke_rates[best, np.arange(stroke_rates.shape[1])]) >= floor
-    return np.where(moved, best, -1)
+    assert geo.dP is not None, "pose_geometry(..., derivatives=True) is needed for rates"
+    n = Z_UP
+    n_w = len(st.names)
+    R = geo.R
+    cols = len(tg.inputs)
+    v_C = point_velocities(model, geo.dP, tg.dq, st.i_centre)  # (n_w, cols, 3) chassis frame
+    v_A = point_velocities(model, geo.dP, tg.dq, st.i_axis)
+    ds_c = d_spin_axis(geo.C_c[:, None], geo.A_c[:, None], st.orient[:, None], v_C, v_A)
+    ds_w = ds_c @ R.T
+    own = np.arange(n_w)
+    ds_c_own, ds_w_own = ds_c[own, own], ds_w[own, own]
+    s_w = geo.s_w
+    gain = d_camber(s_w, ds_w_own, n)
+    gain_fv = d_camber_front_view(s_w, ds_w_own, geo.y_h, n)
+    bump = pre.toe_sign * d_toe(geo.s_c, ds_c_own)
+    wheel_rates: dict[str, np.ndarray] = {
+        "camber_gain": (gain_fv if pre.camber == "front_view" else gain) * DEG,
+        "bump_steer": bump * DEG,
+        "bump_steer_per_25mm": bump * DEG * 25.0,
+    }
+    if st.has_rack:
+        d_toe_rack = d_toe(geo.s_c, ds_c[:, cols - 1])
+        if pre.steer == "toe_change":
+            wheel_rates["steer_rate"] = pre.toe_sign * d_toe_rack * DEG
+        else:
+            wheel_rates["steer_rate"] = -st.side * d_toe_rack * DEG
+
+    # Roll camber: chassis roll with every contact point held on the ground.
+    rigid_ds_w = cross(EX, geo.s_c) @ R.T
+    rigid_dC_w = cross(EX, geo.C_c - st.reference) @ R.T
+    rigid_cp_z = d_contact_point(s_w, rigid_ds_w, rigid_dC_w, st.radius, n)[:, 2]
+    v_C_w = v_C[:, :n_w] @ R.T
+    dcp_z = d_contact_point(s_w[:, None], ds_w[:, :n_w], v_C_w, st.radius[:, None], n)[..., 2]
+    dtau = contact_hold_response(dcp_z, rigid_cp_z)
+    dcam = d_camber(s_w[:, None], ds_w[:, :n_w], n)  # (i, k)
+    wheel_rates["roll_camber"] = d_camber(s_w, rigid_ds_w, n) + dcam @ dtau  # rad/rad = deg/deg
+
+    for mid, arr in wheel_rates.items():
+        for name, v in zip(st.names, arr, strict=True):
+            out[(mid, name, "")] = float(v)
+    for i, name in enumerate(st.names):
+        d = st.damper_of[i]
+        if d >= 0:
+            mr = float(tg.dq[st.damper_params[d], i])
+            out[("motion_ratio", name, "")] = mr
+            out[("installation_ratio", name, "")] = 1.0 / mr if mr != 0 else float("inf")

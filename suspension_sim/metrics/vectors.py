@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from suspension_sim.tolerances import COINCIDENT_LINES_MM, PARALLEL_SIN
+
 Z_UP = np.array([0.0, 0.0, 1.0])
-"""Ground normal n (world +Z, CONVENTIONS.md)."""
+"""Ground normal n (world +Z, docs/conventions.md)."""
 
 
 def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -57,11 +59,11 @@ def homogeneous_line(p: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 
 def intersect_lines(
-    l1: np.ndarray, l2: np.ndarray, p1: np.ndarray, p2: np.ndarray, eps: float = 1e-12
+    l1: np.ndarray, l2: np.ndarray, p1: np.ndarray, p2: np.ndarray, eps: float = PARALLEL_SIN
 ) -> np.ndarray:
     """Intersection (2,) of two normalised 2-D lines l1 (through p1) and l2 (through p2).
 
-    Parallel lines give NaN, unless they coincide (p2 within 1e-6 mm of l1): the
+    Parallel lines give NaN, unless they coincide (p2 within `COINCIDENT_LINES_MM` of l1): the
     intersection is then taken midway between p1 and p2 on the common line,
     which is the limit of the symmetric case (e.g. the roll centre of
     horizontal, parallel, equal-length arms lies on the ground at the centre).
@@ -71,6 +73,6 @@ def intersect_lines(
         return np.full(2, np.nan)
     if abs(x[2]) > eps:
         return x[:2] / x[2]
-    if abs(l1 @ np.append(p2, 1.0)) < 1e-6:
+    if abs(l1 @ np.append(p2, 1.0)) < COINCIDENT_LINES_MM:
         return (p1 + p2) / 2
     return np.full(2, np.nan)

@@ -1,10 +1,10 @@
-"""Per-wheel geometry from points and unit vectors (pure numpy, CONVENTIONS.md).
+"""Per-wheel geometry from points and unit vectors (pure numpy, docs/conventions.md).
 
 Inputs broadcast over leading axes (one row per wheel); the last axis is xyz.
 Lengths in mm, angles in rad. ``s`` is the unit spin axis pointing outboard,
 ``n`` the unit ground normal (world +Z), ``k`` the unit kingpin axis pointing
 up (lower -> upper pivot). Which frame a vector is in is stated per function:
-angles that CONVENTIONS.md defines "in chassis axes" take chassis-frame
+angles that docs/conventions.md defines "in chassis axes" take chassis-frame
 vectors, ground quantities take world-frame ones.
 """
 

@@ -43,7 +43,7 @@ class Derived:
     def get(self, key: Any, build: Callable[[], _T]) -> _T:
         """The value for `key`, building (and keeping) it on first use."""
         try:
-            return self._values[key]  # type: ignore[no-any-return]
+            return self._values[key]
         except KeyError:
             value = build()
             self._values[key] = value

@@ -2,28 +2,31 @@
 
 Two layers, in the spirit of Lynch and Park's *Modern Robotics*:
 
-* small pure numpy functions (`skew`, `exp6`, `rotation_xyz`, `transform`)
-  used off the hot path (chassis pose, tests, reporting);
+* small pure numpy functions: `rotation_xyz`, `transform` and
+  `frame_from_axis` (chassis pose, body frames), and `skew`, `exp6`,
+  `revolute_screw`, `prismatic_screw` (Rowe eq. 13 one screw at a time: the
+  independent reference the chain templates are tested against);
 * `chain_template(signature)`: the PoE of a joint chain built symbolically
-  with sympy (Rowe eqs. 9-13), differentiated symbolically and lambdified
-  once per process into a numpy function. Each body is given a local frame in
-  which its joint screws are canonical (through the origin, along a local
-  axis), so one template serves every body of that joint class and is
-  evaluated for all of them at once (and for a batch of input states).
+  with sympy (Rowe eqs. 9-13) and differentiated symbolically. Each body is
+  given a local frame in which its joint screws are canonical (through the
+  origin, along a local axis), so one template serves every body of that
+  joint class and is evaluated for all of them at once (and for a batch of
+  input states). The joint classes in use are shipped pre-generated in
+  `templates_generated` (scripts/generate_templates.py), so sympy is not
+  even imported at run time; any other chain is generated in-process.
 
 Units: translations in mm, rotations in rad.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 from collections.abc import Callable, Sequence
 from functools import cache
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from suspension_sim.model.templates_generated import TEMPLATES
 
 if TYPE_CHECKING:  # pragma: no cover
     import sympy as sp
@@ -77,7 +80,7 @@ def prismatic_screw(axis: np.ndarray) -> np.ndarray:
 
 
 def rotation_xyz(roll: float, pitch: float, yaw: float) -> np.ndarray:
-    """R = Rz(yaw) @ Ry(pitch) @ Rx(roll), angles in rad (CONVENTIONS.md)."""
+    """R = Rz(yaw) @ Ry(pitch) @ Rx(roll), angles in rad (docs/conventions.md)."""
     cr, sr = np.cos(roll), np.sin(roll)
     cp, sp_ = np.cos(pitch), np.sin(pitch)
     cy, sy = np.cos(yaw), np.sin(yaw)
@@ -129,8 +132,8 @@ def _sym_exp(kind: str, axis: str, theta: sp.Symbol) -> sp.Matrix:
     return out
 
 
-def _chain_expressions(signature: Sequence[JointSpec]) -> tuple[list[sp.Symbol], list[sp.Expr]]:
-    """Symbols and the flat list [T (3x4 row-major), dT/dtheta_k (3x4) for k]."""
+def chain_expressions(signature: Sequence[JointSpec]) -> tuple[list[sp.Symbol], list[sp.Expr]]:
+    """Symbols t0.. and the flat list [T (3x4 row-major), dT/dt_k (3x4) for each k]."""
     import sympy as sp
 
     thetas = list(sp.symbols(f"t0:{len(signature)}", real=True))
@@ -144,67 +147,32 @@ def _chain_expressions(signature: Sequence[JointSpec]) -> tuple[list[sp.Symbol],
     return thetas, [sp.simplify(e) for e in exprs]
 
 
-def cache_dir() -> Path | None:
-    """Folder for cached generated code and models; None when caching is off.
+def lambdify_chain(signature: Sequence[JointSpec]) -> Callable[..., list[Any]]:
+    """Generate the raw chain function with sympy, in this process (about 0.2-0.5 s).
 
-    ``SUSPENSION_SIM_CACHE_DIR`` overrides ``~/.cache/suspension_sim``; set it
-    to an empty string to turn caching off.
+    ``f(t0, t1, ...)`` (rad for R joints, mm for P joints; scalars or arrays)
+    returns the flat list of `chain_expressions`. Used for signatures that
+    `templates_generated` does not ship, and by scripts/generate_templates.py.
+    Nothing is written to or read from disk.
     """
-    env = os.environ.get("SUSPENSION_SIM_CACHE_DIR")
-    if env == "":
-        return None
-    base = Path(env) if env else Path.home() / ".cache" / "suspension_sim"
-    try:
-        base.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return base
-
-
-def _template_source(signature: Sequence[JointSpec]) -> str:
-    """Python source of the lambdified chain function (sympy, cse)."""
     import sympy as sp
 
-    thetas, exprs = _chain_expressions(signature)
-    fn = sp.lambdify(thetas, exprs, modules="numpy", cse=True, docstring_limit=0)
-    import inspect
-
-    return inspect.getsource(fn)
-
-
-def _compile(source: str) -> Callable[..., list]:
-    namespace: dict[str, object] = {}
-    exec(compile(source, "<suspension_sim chain template>", "exec"), vars(np).copy(), namespace)
-    funcs = [v for k, v in namespace.items() if callable(v) and not k.startswith("__")]
-    return funcs[-1]  # type: ignore[return-value]
+    thetas, exprs = chain_expressions(signature)
+    return sp.lambdify(thetas, exprs, modules="numpy", cse=True, docstring_limit=0)
 
 
 @cache
 def chain_template(signature: tuple[JointSpec, ...]) -> Callable[[np.ndarray], np.ndarray]:
-    """Lambdified PoE of a chain of canonical joints, with its derivatives.
+    """The PoE of a chain of canonical joints, with its derivatives.
 
     Returns ``f(theta)`` taking an array ``(n, k, B)`` (n bodies, k joint
-    parameters, B input states) and returning ``(n, 1 + k, 3, 4, B)``: the
-    local transform's top three rows followed by its derivative with respect
-    to each parameter. Built with sympy once per process; the generated code
-    is cached on disk (keyed by signature and sympy version) so later
-    processes skip the symbolic work.
+    parameters in rad or mm, B input states) and returning
+    ``(n, 1 + k, 3, 4, B)``: the local transform's top three rows followed by
+    its derivative with respect to each parameter. The joint classes of
+    `topology.SIGNATURES` are shipped pre-generated (`templates_generated`);
+    any other signature is generated with sympy once per process.
     """
-    from importlib.metadata import version
-
-    key = repr((signature, version("sympy"), 2)).encode()
-    cache = cache_dir()
-    path = cache / f"chain_{hashlib.sha256(key).hexdigest()[:16]}.py" if cache else None
-    source: str | None = None
-    if path is not None and path.exists():
-        source = path.read_text()
-    if source is None:
-        source = _template_source(signature)
-        if path is not None:
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(source)
-            os.replace(tmp, path)
-    raw = _compile(source)
+    raw = TEMPLATES.get(signature) or lambdify_chain(signature)
     k = len(signature)
 
     def evaluate(theta: np.ndarray) -> np.ndarray:

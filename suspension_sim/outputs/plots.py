@@ -6,6 +6,10 @@ second motion, and a roll-centre figure: height against lateral offset
 (its migration) and against the swept variable, per axle. Matplotlib is
 imported only here, with the Agg canvas (no display, and no change to the
 user's pyplot backend). Column names and units: docs/metrics.md.
+
+Each chart is built by a ``*_figure`` function that returns the matplotlib
+`Figure` (its lines hold exactly the data plotted), and written by the
+matching ``*_chart`` function through `save_figure`: atomically, as PNG.
 """
 
 from __future__ import annotations
@@ -20,12 +24,13 @@ import numpy as np
 import pandas as pd
 
 from suspension_sim.errors import InputError
+from suspension_sim.files import atomic_path
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from suspension_sim.sweeps.run import SweepResult
+    from suspension_sim.sweeps import SweepResult
 
 WHEEL_CHARTS: tuple[tuple[str, str, str], ...] = (
     ("camber", "camber_{}_deg", "camber"),
@@ -37,6 +42,7 @@ WHEEL_CHARTS: tuple[tuple[str, str, str], ...] = (
 )
 """(file stem, column pattern with the wheel name, title) of the per-wheel charts."""
 DPI = 110
+"""Pixels per inch of the PNG files."""
 
 
 def plot_sweep(result: SweepResult, directory: str | os.PathLike[str]) -> list[Path]:
@@ -74,39 +80,66 @@ def plot_table(
     series: str | None = None,
     title: str = "",
     charts: Sequence[str] | None = None,
+    option: str = "--plot",
 ) -> list[Path]:
-    """Per-wheel charts and the roll-centre chart of any metrics table.
+    """Per-wheel charts and the roll-centre chart of any metrics table, as
+    ``<stem>.png`` files in `directory` (created if needed).
 
     charts: file stems to draw (default: all of `WHEEL_CHARTS` and
-    ``roll_centre``).
+    ``roll_centre``). `option` names the folder in error messages.
     """
     out_dir = Path(directory)
     if out_dir.exists() and not out_dir.is_dir():
-        raise InputError(f"{out_dir} is a file, not a folder", where="--plot")
+        raise InputError(f"{out_dir} is a file, not a folder", where=option)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputError(
-            f"cannot create folder {out_dir}: {exc.strerror}", where="--plot"
-        ) from None
+        raise InputError(f"cannot create folder {out_dir}: {exc.strerror}", where=option) from None
+    figures = table_figures(table, x, wheels=wheels, series=series, title=title, charts=charts)
+    return [
+        save_figure(fig, out_dir / f"{stem}.png", option=option) for stem, fig in figures.items()
+    ]
+
+
+def table_figures(
+    table: pd.DataFrame,
+    x: str,
+    *,
+    wheels: Sequence[str],
+    series: str | None = None,
+    title: str = "",
+    charts: Sequence[str] | None = None,
+) -> dict[str, Figure]:
+    """The figures `plot_table` writes, by file stem (charts without data left out)."""
     wanted = set(charts) if charts is not None else {c[0] for c in WHEEL_CHARTS} | {"roll_centre"}
-    written = []
+    figures: dict[str, Figure] = {}
     for stem, pattern, name in WHEEL_CHARTS:
         if stem not in wanted:
             continue
         columns = {w: pattern.format(w) for w in wheels}
-        path = wheel_chart(
-            table, x, columns, out_dir / f"{stem}.png", series=series, title=f"{title}: {name}"
-        )
-        if path is not None:
-            written.append(path)
+        fig = wheel_figure(table, x, columns, series=series, title=f"{title}: {name}")
+        if fig is not None:
+            figures[stem] = fig
     if "roll_centre" in wanted:
-        path = roll_centre_chart(
-            table, x, out_dir / "roll_centre.png", series=series, title=f"{title}: roll centre"
-        )
-        if path is not None:
-            written.append(path)
-    return written
+        fig = roll_centre_figure(table, x, series=series, title=f"{title}: roll centre")
+        if fig is not None:
+            figures["roll_centre"] = fig
+    return figures
+
+
+def save_figure(fig: Figure, path: str | os.PathLike[str], *, option: str = "path") -> Path:
+    """Write `fig` as a PNG at `path` (atomically; a link is written through).
+
+    The format is PNG whatever the file ending. InputError naming `option`
+    when the file cannot be written.
+    """
+    out = Path(path)
+    try:
+        with atomic_path(out) as tmp:
+            fig.savefig(tmp, dpi=DPI, format="png")
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror}", where=option) from None
+    return out
 
 
 def _label(column: str) -> str:
@@ -128,7 +161,8 @@ def _new_figure(panels: int, width: float = 5.2, height: float = 3.6) -> tuple[F
     cols = 1 if panels == 1 else 2
     rows = math.ceil(panels / cols)
     w, h = width * cols, height * rows
-    fig = Figure(figsize=(w, h))  # fixed margins: constrained layout doubles the drawing time
+    # fixed margins: constrained layout doubles the drawing time
+    fig = Figure(figsize=(w, h), dpi=DPI)
     FigureCanvasAgg(fig)
     axes = fig.subplots(rows, cols, squeeze=False).ravel().tolist()
     fig.subplots_adjust(
@@ -152,12 +186,26 @@ def wheel_chart(
     table: pd.DataFrame,
     x: str,
     columns: dict[str, str],
-    path: Path,
+    path: str | os.PathLike[str],
     *,
     series: str | None = None,
     title: str = "",
 ) -> Path | None:
-    """One panel per wheel of `columns[wheel]` against x; None if there is no data."""
+    """`wheel_figure` written to `path` as PNG; None (nothing written) if there is no data."""
+    fig = wheel_figure(table, x, columns, series=series, title=title)
+    return None if fig is None else save_figure(fig, path)
+
+
+def wheel_figure(
+    table: pd.DataFrame,
+    x: str,
+    columns: dict[str, str],
+    *,
+    series: str | None = None,
+    title: str = "",
+) -> Figure | None:
+    """One panel per wheel (titled with its name) of `columns[wheel]` against x, a line
+    per value of `series`; None if there is no data."""
     present = {w: c for w, c in columns.items() if _has_data(table, c)}
     if not present or x not in table.columns:
         return None
@@ -177,18 +225,29 @@ def wheel_chart(
         if len(groups) > 1:
             ax.legend(fontsize="small")
     fig.suptitle(title)
-    fig.savefig(path, dpi=DPI)
-    return path
+    return fig
 
 
 def roll_centre_chart(
     table: pd.DataFrame,
     x: str,
-    path: Path,
+    path: str | os.PathLike[str],
     *,
     series: str | None = None,
     title: str = "",
 ) -> Path | None:
+    """`roll_centre_figure` written to `path` as PNG; None if there is no data."""
+    fig = roll_centre_figure(table, x, series=series, title=title)
+    return None if fig is None else save_figure(fig, path)
+
+
+def roll_centre_figure(
+    table: pd.DataFrame,
+    x: str,
+    *,
+    series: str | None = None,
+    title: str = "",
+) -> Figure | None:
     """Roll-centre height against its lateral offset (migration) and against x, per axle."""
     axles = [
         c[len("roll_centre_height_") : -len("_mm")]
@@ -215,8 +274,7 @@ def roll_centre_chart(
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize="small")
     fig.suptitle(title)
-    fig.savefig(path, dpi=DPI)
-    return path
+    return fig
 
 
 def line_chart(
@@ -228,6 +286,23 @@ def line_chart(
     title: str = "",
     ylabel: str | None = None,
 ) -> Path | None:
+    """`line_figure` written to `path` as PNG (folder created); None if there is no data."""
+    fig = line_figure(table, x, columns, title=title, ylabel=ylabel)
+    if fig is None:
+        return None
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return save_figure(fig, out)
+
+
+def line_figure(
+    table: pd.DataFrame,
+    x: str,
+    columns: Sequence[str],
+    *,
+    title: str = "",
+    ylabel: str | None = None,
+) -> Figure | None:
     """Several columns against x in one panel (for the example scripts)."""
     present = [c for c in columns if _has_data(table, c)]
     if not present or x not in table.columns:
@@ -240,7 +315,4 @@ def line_chart(
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     ax.set_title(title)
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=DPI)
-    return out
+    return fig

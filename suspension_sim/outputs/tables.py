@@ -1,19 +1,21 @@
 """Writing result tables: csv, xlsx or parquet, chosen by the file ending.
 
-Files are written atomically (temp file in the same folder, then rename), a
-result is never written over the workbook it came from, and an existing
-.xlsx is only replaced with ``force=True`` (it may be someone's workbook).
+Files are written atomically through `suspension_sim.files.atomic_path`
+(temp file in the same folder, then rename; a symbolic link is written
+through to its target), a result is never written over the workbook it came
+from, and an existing .xlsx is only replaced with ``force=True`` (it may be
+someone's workbook).
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
 from suspension_sim.errors import InputError
+from suspension_sim.files import atomic_path
 
 FORMATS = (".csv", ".xlsx", ".parquet")
 
@@ -36,38 +38,39 @@ def write_table(
     suffix = out.suffix.lower()
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=suffix, dir=out.parent)
     except OSError as exc:
         raise InputError(
             f"cannot write in folder {out.parent}: {exc.strerror}", where=option
         ) from None
-    os.close(fd)
-    tmp = Path(tmp_name)
+    started = False
     try:
-        if suffix == ".csv":
-            table.to_csv(tmp)
-        elif suffix == ".xlsx":
-            table.to_excel(tmp, sheet_name=sheet_name, engine="openpyxl")
-        else:
-            try:
-                table.to_parquet(tmp)
-            except ImportError:
-                raise InputError(
-                    "writing parquet needs the pyarrow package",
-                    where=option,
-                    hint="pip install pyarrow, or write .csv/.xlsx",
-                ) from None
-        # mkstemp makes the file private (0600); give it the usual umask mode.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, out)
+        with atomic_path(out, suffix=suffix) as tmp:
+            started = True
+            _write(table, tmp, suffix, sheet_name, option)
     except OSError as exc:
+        if not started:  # the temporary file could not be made
+            raise InputError(
+                f"cannot write in folder {out.parent}: {exc.strerror}", where=option
+            ) from None
         raise InputError(f"cannot write {out}: {exc.strerror}", where=option) from None
-    finally:
-        if tmp.exists():
-            tmp.unlink()
     return out
+
+
+def _write(table: pd.DataFrame, tmp: Path, suffix: str, sheet_name: str, option: str) -> None:
+    """Fill `tmp` with the table in the format of `suffix`."""
+    if suffix == ".csv":
+        table.to_csv(tmp)
+    elif suffix == ".xlsx":
+        table.to_excel(tmp, sheet_name=sheet_name, engine="openpyxl")
+    else:
+        try:
+            table.to_parquet(tmp)
+        except ImportError:
+            raise InputError(
+                "writing parquet needs the pyarrow package",
+                where=option,
+                hint="pip install pyarrow, or write .csv/.xlsx",
+            ) from None
 
 
 def check_table_path(

@@ -8,7 +8,8 @@ new worksheet part (plain values, inline strings, no styles) is written next
 to the others and registered in ``[Content_Types].xml``, the workbook's
 relationships and its ``<sheets>`` list, by inserting one element into each.
 Every other part of the file is copied byte for byte. The file is replaced
-atomically (temp file in the same folder, then ``os.replace``).
+atomically through `suspension_sim.files.atomic_path` (temp file in the same
+folder, then rename; a symbolic link is written through to its target).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import math
 import os
 import posixpath
 import re
-import tempfile
 import zipfile
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
@@ -25,6 +25,7 @@ from xml.sax.saxutils import escape, quoteattr
 import pandas as pd
 
 from suspension_sim.errors import InputError
+from suspension_sim.files import atomic_path
 
 WORKSHEET_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
 WORKSHEET_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet"
@@ -91,7 +92,7 @@ def worksheet_xml(table: pd.DataFrame) -> bytes:
 def _plain(value: object) -> object:
     """numpy scalars -> Python numbers."""
     if hasattr(value, "item"):
-        return value.item()  # type: ignore[union-attr]
+        return value.item()
     return value
 
 
@@ -180,8 +181,8 @@ def add_sheet(
                     where=option,
                     hint="add --force to replace it, or write the results with --out",
                 )
-            rid = re.search(r'\b\w+:id="([^"]+)"', by_name[name.casefold()])
-            target = _rel_target(rels_xml, rid[1] if rid else "", wb_part)
+            old_rid = re.search(r'\b\w+:id="([^"]+)"', by_name[name.casefold()])
+            target = _rel_target(rels_xml, old_rid[1] if old_rid else "", wb_part)
             if target is None or target not in parts:
                 raise InputError(f"cannot find the part of sheet {name!r}", where=option)
             new_parts[target] = sheet_bytes
@@ -247,27 +248,31 @@ def _add_sheet_element(wb_xml: str, name: str, sheet_id: int, rid: str) -> str:
 
 
 def _rewrite(src: Path, zf: zipfile.ZipFile, new_parts: dict[str, bytes], option: str) -> None:
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{src.stem}.", suffix=src.suffix, dir=src.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
+    """Write the package again with `new_parts` replaced or added, then swap it in
+    atomically (`suspension_sim.files.atomic_path`: a link is written through, and
+    the file keeps its permission bits)."""
+    stage = "start"
     try:
-        with zipfile.ZipFile(tmp, "w") as out:
-            for info in zf.infolist():
-                if info.filename in new_parts:
-                    out.writestr(info, new_parts.pop(info.filename), info.compress_type)
-                else:
-                    out.writestr(info, zf.read(info.filename), info.compress_type)
-            for part, data in new_parts.items():
-                out.writestr(part, data, zipfile.ZIP_DEFLATED)
-        try:
-            os.chmod(tmp, src.stat().st_mode & 0o777)
-            os.replace(tmp, src)
-        except PermissionError:
+        with atomic_path(src, suffix=src.suffix) as tmp:
+            stage = "write"
+            with zipfile.ZipFile(tmp, "w") as out:
+                for info in zf.infolist():
+                    if info.filename in new_parts:
+                        out.writestr(info, new_parts.pop(info.filename), info.compress_type)
+                    else:
+                        out.writestr(info, zf.read(info.filename), info.compress_type)
+                for part, data in new_parts.items():
+                    out.writestr(part, data, zipfile.ZIP_DEFLATED)
+            stage = "replace"
+    except PermissionError:
+        if stage != "replace":
             raise InputError(
-                f"cannot replace {src}: permission denied (is it open in Excel?)",
-                where=option,
-                hint="close the workbook and run again",
+                f"cannot write in folder {src.parent}: permission denied", where=option
             ) from None
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+        raise InputError(
+            f"cannot replace {src}: permission denied (is it open in Excel?)",
+            where=option,
+            hint="close the workbook and run again",
+        ) from None
+    except OSError as exc:
+        raise InputError(f"cannot write {src}: {exc.strerror}", where=option) from None

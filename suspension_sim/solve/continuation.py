@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.solve.inputs import CHASSIS_AXES
+from suspension_sim.solve.inputs import CHASSIS_AXES, locked_params, set_inputs
 from suspension_sim.solve.pose import Pose, chassis_transform
 from suspension_sim.solve.state import State
 from suspension_sim.solve.targets import CompiledTargets, Target
@@ -116,19 +116,10 @@ class MoveError(Exception):
 def _locked_and_q(prev: Pose, state: State) -> tuple[np.ndarray, np.ndarray]:
     """prev's parameters with the state's held inputs written in, and the unknowns."""
     model = prev.model
+    freed = tuple(state.targets)
     q = prev.params.copy()
-    freed = {k.lower() for k in state.targets}
-    locked = []
-    for name, p in zip(model.damper_names, model.topology.damper_params, strict=True):
-        if name.lower() in freed:
-            continue
-        q[p] = state.shocks.get(name, 0.0)
-        locked.append(p)
-    rp = model.topology.rack_param
-    if rp is not None and "rack" not in freed:
-        q[rp] = state.rack
-        locked.append(rp)
-    unknowns = np.setdiff1d(np.arange(model.n_params), np.array(locked, dtype=int))
+    set_inputs(model, q, state.shocks, state.rack, freed)
+    unknowns = np.setdiff1d(np.arange(model.n_params), locked_params(model, freed))
     return q, unknowns
 
 

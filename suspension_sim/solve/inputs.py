@@ -117,12 +117,24 @@ def input_values(model: KinematicModel, strokes: Mapping[str, float], rack: floa
 
 
 def set_inputs(
-    model: KinematicModel, q: np.ndarray, strokes: Mapping[str, float], rack: float
+    model: KinematicModel,
+    q: np.ndarray,
+    strokes: Mapping[str, float],
+    rack: float,
+    freed: Sequence[str] = (),
 ) -> None:
-    """Lock the inputs in a parameter vector: strokes by damper body (mm), rack (mm)."""
-    q[list(model.topology.damper_params)] = [strokes.get(n, 0.0) for n in model.damper_names]
-    if model.topology.rack_param is not None:
-        q[model.topology.rack_param] = rack
+    """Write the held inputs into a parameter vector: strokes by damper body (mm), rack (mm).
+
+    Inputs named in `freed` (replaced by targets) keep the value q already has,
+    which is their starting guess.
+    """
+    skip = {int(input_param(model, name)) for name in freed}
+    for name, p in zip(model.damper_names, model.topology.damper_params, strict=True):
+        if p not in skip:
+            q[p] = strokes.get(name, 0.0)
+    rp = model.topology.rack_param
+    if rp is not None and rp not in skip:
+        q[rp] = rack
 
 
 def locked_params(model: KinematicModel, freed: Sequence[str] = ()) -> np.ndarray:

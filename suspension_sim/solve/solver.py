@@ -272,7 +272,7 @@ def solve(
             message=f"redundant joints ({', '.join(mob.redundant_points)}) bind by "
             f"{info.max_residual_mm:.2g} mm here: a least-squares compromise within tolerance",
         )
-    pose = Pose(model, q, strokes, rack_mm, ch, info)  # type: ignore[arg-type]
+    pose = Pose(model, q, strokes, rack_mm, ch, info)
     pose.targets = dict(targets or {})
     if not info.converged:
         pose.failure = explain_failure(pose)

@@ -1,17 +1,20 @@
 """Motions and named sweeps (docs/sweeps.md).
 
 from suspension_sim.sweeps import load_sweeps, run_sweep, MotionSpec, SweepSpec
+
+Modules: `motions` (the steps of heave, roll, bump, ...), `spec` (definitions
+and their text), `yaml_file` and `sheet` (the two file forms), `run` (finding
+and running a sweep).
 """
 
 from suspension_sim.sweeps.run import (
-    MotionSpec,
     SweepResult,
-    SweepSpec,
     find_sweep,
     load_sweeps,
     run_named_sweep,
     run_sweep,
 )
+from suspension_sim.sweeps.spec import MotionSpec, SweepSpec
 
 __all__ = [
     "MotionSpec",

@@ -27,7 +27,7 @@ bump      one wheel's travel, mm (``wheel_travel_FL_mm``):      + = bump,
           target, every other input held
 stroke    one damper's stroke, mm (``stroke_FL_Damper_mm``)     + = compression
 rack      rack travel, mm, nothing else moves (``rack_mm``)     + = toward +Y
-chassis   one chassis coordinate, strokes and rack held         CONVENTIONS.md
+chassis   one chassis coordinate, strokes and rack held         docs/conventions.md
           (``chassis_heave_mm`` for z, ``chassis_roll_deg``,
           ``chassis_x_mm``, ...)
 ========  ====================================================  =================
@@ -39,7 +39,7 @@ so a sweep's table has one column per quantity.
 at several steer angles): for each step of `secondary`, every step of
 `primary`, each a merged state.
 
-Units at this API: mm and degrees (CONVENTIONS.md).
+Units at this API: mm and degrees (docs/conventions.md).
 """
 
 from __future__ import annotations
@@ -52,8 +52,11 @@ from typing import TYPE_CHECKING, Literal, overload
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.solve.inputs import CHASSIS_AXES, State, axis_unit
+from suspension_sim.names import did_you_mean, loose_key
+from suspension_sim.solve.inputs import CHASSIS_AXES, axis_unit
+from suspension_sim.solve.state import State
 from suspension_sim.solve.targets import Target, contact_z, wheel_travel
+from suspension_sim.tolerances import NO_WHEEL_RATE
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -142,12 +145,14 @@ def damper_wheels(model: KinematicModel) -> dict[str, str]:
     the same way). Raises InputError when the car has no damper for some
     wheel (ground motions need one per wheel).
     """
-    cache: dict[str, str] | None = model.__dict__.get("_damper_wheels")
-    if cache is not None:
-        return dict(cache)
+    return dict(model.derived.get(("sweeps", "damper_wheels"), lambda: _damper_wheels(model)))
+
+
+def _damper_wheels(model: KinematicModel) -> dict[str, str]:
     from scipy.optimize import linear_sum_assignment
 
     from suspension_sim.solve.sensitivity import input_tangents, point_rates
+    from suspension_sim.solve.solver import solve
 
     wheels = model.car.wheels
     dampers = model.damper_names
@@ -162,7 +167,7 @@ def damper_wheels(model: KinematicModel) -> dict[str, str]:
             hint="use the direct motions (stroke, rack, chassis), or describe one damper per "
             "wheel in the Damping section",
         )
-    design = model.solve()
+    design = solve(model)
     tangents = input_tangents(design)
     rates = point_rates(design, tangents)
     inst = {
@@ -175,7 +180,7 @@ def damper_wheels(model: KinematicModel) -> dict[str, str]:
     rows, cols = linear_sum_assignment(-M)
     out: dict[str, str] = {}
     for r, c in zip(rows, cols, strict=True):
-        if M[r, c] < 1e-9:
+        if M[r, c] < NO_WHEEL_RATE:
             raise InputError(
                 f"damper {dampers[r]} does not move any wheel left without a damper "
                 f"(wheel {wheels[c].name} does not move with its stroke)",
@@ -183,7 +188,6 @@ def damper_wheels(model: KinematicModel) -> dict[str, str]:
                 hint="check the Damping and Wheels sections: each damper must carry one wheel",
             )
         out[dampers[r]] = wheels[c].name
-    model.__dict__["_damper_wheels"] = dict(out)
     return out
 
 
@@ -262,7 +266,7 @@ def bump(model: KinematicModel, wheel: str, values: Sequence[float] | np.ndarray
     stays at design and the other strokes and the rack at zero.
     """
     by_wheel = wheel_dampers(model)
-    name = _match(wheel, list(by_wheel), "wheel")
+    name = match_name(wheel, list(by_wheel), "wheel")
     damper = by_wheel[name]
     steps = tuple(
         Step((v,), State(targets={damper: wheel_travel(name, v)}))
@@ -274,7 +278,7 @@ def bump(model: KinematicModel, wheel: str, values: Sequence[float] | np.ndarray
 # -- Rowe's direct inputs -------------------------------------------------------------------
 def stroke(model: KinematicModel, damper: str, values: Sequence[float] | np.ndarray) -> Motion:
     """One damper's stroke (mm, + compression), everything else held."""
-    name = _match(damper, list(model.damper_names), "damper")
+    name = match_name(damper, list(model.damper_names), "damper")
     steps = tuple(Step((v,), State(shocks={name: v})) for v in _values(values, f"stroke {name}"))
     return Motion(f"stroke {name}", (f"stroke_{name}_mm",), steps)
 
@@ -294,7 +298,7 @@ def chassis(model: KinematicModel, axis: str, values: Sequence[float] | np.ndarr
 
     The wheels then move with the chassis (nothing holds them on the ground).
     """
-    a = _match(axis, list(CHASSIS_AXES), "chassis axis")
+    a = match_name(axis, list(CHASSIS_AXES), "chassis axis")
     k = CHASSIS_AXES.index(a)
     steps = []
     for v in _values(values, f"chassis {a}"):
@@ -348,7 +352,7 @@ def build(
     ``stroke``, the axis of ``chassis``. `unit` is ``mm`` or ``deg`` for
     ``steer``.
     """
-    k = _match(kind, list(MOTION_KINDS), "motion")
+    k = match_name(kind, list(MOTION_KINDS), "motion")
     needs_of = {"bump": "wheel", "stroke": "damper", "chassis": "axis"}
     if k in needs_of and not of:
         raise InputError(
@@ -388,16 +392,29 @@ def _example_of(model: KinematicModel, kind: str) -> str:
     return "roll"
 
 
-def _match(name: str, choices: list[str], what: str) -> str:
-    """The choice equal to `name`, case-insensitively; InputError listing the choices."""
-    for c in choices:
-        if c == name:
-            return c
-    loose = [c for c in choices if c.casefold() == str(name).strip().casefold()]
-    if len(loose) == 1:
-        return loose[0]
+def match_name(name: str, choices: Sequence[str], what: str, *, extra: Sequence[str] = ()) -> str:
+    """The choice `name` means: the same text, else the one choice equal to it ignoring
+    case, else ignoring case, spaces and underscores (``FL Damper`` ~ ``fl_damper``).
+
+    InputError (where "motions") otherwise, with a did-you-mean from
+    `suspension_sim.names` and the valid names (`extra` first) in the hint.
+    """
+    text = str(name)
+    if text in choices:
+        return text
+    for key in (str.casefold, loose_key):
+        hits = [c for c in choices if key(c) == key(text.strip())]
+        if len(hits) == 1:
+            return hits[0]
+    valid = [*extra, *choices]
     raise InputError(
-        f"unknown {what} {name!r}",
+        unknown_name(what, text, valid),
         where="motions",
-        hint=f"{what}s: {', '.join(choices) or '(none)'}",
+        hint=f"valid: {', '.join(valid)}" if valid else f"this car has no {what}",
     )
+
+
+def unknown_name(what: str, name: str, choices: Sequence[str]) -> str:
+    """``"unknown WHAT 'NAME'. Did you mean 'X'?"`` (the suggestion only for a near miss)."""
+    near = did_you_mean(name, choices)
+    return f"unknown {what} {name!r}" + (f".{near}" if near else "")

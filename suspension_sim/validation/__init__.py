@@ -1,4 +1,4 @@
-"""Validation against OptimumK exports (GitHub issue 6).
+"""Validation against OptimumK exports (docs/validation.md).
 
 Typical use::
 
@@ -12,8 +12,10 @@ Typical use::
     print(result.summary())
     write_report(result, "validation_report")
 
-The export's header grammar and the default channel map are in
-`suspension_sim.validation.channels` (and docs/validation.md); the two drives
+What is compared (the default channel map) is in
+`suspension_sim.validation.quantities`, the export's header grammar and units
+in `suspension_sim.validation.headers`, map files in
+`suspension_sim.validation.mapfiles` (and docs/validation.md); the two drives
 (``motion``: the export's heave/roll/pitch/steer with the tyres on the
 ground; ``dampers``: its damper lengths as strokes) in
 `suspension_sim.validation.drive`. Units: mm and deg.
@@ -21,15 +23,6 @@ ground; ``dampers``: its damper lengths as strokes) in
 
 from __future__ import annotations
 
-from suspension_sim.validation.channels import (
-    CORNERS,
-    DEFAULT_QUANTITIES,
-    ChannelMap,
-    ChannelRule,
-    Quantity,
-    load_channel_map,
-    parse_header,
-)
 from suspension_sim.validation.compare import (
     DEFAULT_TOLERANCES,
     ChannelResult,
@@ -38,6 +31,15 @@ from suspension_sim.validation.compare import (
 )
 from suspension_sim.validation.drive import DRIVES, corner_wheels
 from suspension_sim.validation.export import Column, Export, read_export
+from suspension_sim.validation.headers import parse_header
+from suspension_sim.validation.mapfiles import default_map_markdown, load_channel_map
+from suspension_sim.validation.quantities import (
+    CORNERS,
+    DEFAULT_QUANTITIES,
+    ChannelMap,
+    ChannelRule,
+    Quantity,
+)
 from suspension_sim.validation.report import write_report
 
 __all__ = [
@@ -53,6 +55,7 @@ __all__ = [
     "Quantity",
     "Validation",
     "corner_wheels",
+    "default_map_markdown",
     "load_channel_map",
     "parse_header",
     "read_export",

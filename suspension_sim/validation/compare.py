@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.validation.channels import ChannelMap
+from suspension_sim.tolerances import CONTACT_OFF_GROUND_MM
 from suspension_sim.validation.drive import (
     Drive,
     StepResult,
@@ -28,6 +28,7 @@ from suspension_sim.validation.drive import (
     wheel_dampers_or_none,
 )
 from suspension_sim.validation.export import Column, Export
+from suspension_sim.validation.quantities import ChannelMap
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -194,7 +195,7 @@ def evaluate_metrics(
     out = {k: np.full(len(steps), np.nan) for k in keys}
     available: set[str] | None = None
     for i, s in enumerate(steps):
-        if not s.ok:
+        if not s.ok or s.pose is None:
             continue
         values = pose_metrics(s.pose, convention=CONVENTION, rates=rates)
         if available is None:
@@ -300,7 +301,7 @@ def _design_warnings(model: KinematicModel, steps: list[StepResult]) -> list[str
         s = (a - c) / np.linalg.norm(a - c)
         d = np.array([0.0, 0.0, 1.0]) - s[2] * s
         cp = c - w.tyre_radius * d / np.linalg.norm(d)
-        if abs(cp[2]) > 0.5:
+        if abs(cp[2]) > CONTACT_OFF_GROUND_MM:
             out.append(
                 f"wheel {w.name}: at design its contact point is at z = {cp[2]:.2f} mm, not on "
                 "the ground (z = 0); the motion drive holds it at z = 0, so heave 0 is not the "

@@ -26,14 +26,10 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.validation.channels import (
-    AXLES,
-    CORNER_CODES,
-    CORNERS,
-    ChannelMap,
-    norm_name,
-)
+from suspension_sim.tolerances import SAME_AXLE_X_MM
 from suspension_sim.validation.export import Column, Export
+from suspension_sim.validation.headers import norm_name
+from suspension_sim.validation.quantities import AXLES, CORNER_CODES, CORNERS, ChannelMap
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -92,7 +88,7 @@ def corner_wheels(model: KinematicModel, channel_map: ChannelMap | None = None) 
         spread = max(x.values()) - min(x.values())
         placed: dict[str, str] = {}
         for n, w in wheels.items():
-            front = x[n] > mean_x if spread > 1.0 else True
+            front = x[n] > mean_x if spread > SAME_AXLE_X_MM else True
             left = float(model.car.point(w.centre)[1]) > 0
             corner = f"{'Front' if front else 'Rear'} {'Left' if left else 'Right'}"
             if corner in placed:
@@ -107,10 +103,7 @@ def corner_wheels(model: KinematicModel, channel_map: ChannelMap | None = None) 
 def design_lengths(model: KinematicModel) -> dict[str, float]:
     """Damper body -> eye-to-eye length at design (mm)."""
     car = model.car
-    return {
-        d.body: float(np.linalg.norm(car.point(d.moving_point) - car.point(d.chassis_point)))
-        for d in car.dampers
-    }
+    return {d.body: car.damper_design_length(d) for d in car.dampers}
 
 
 def column_key(
@@ -227,12 +220,15 @@ def motion_inputs(
 
 
 def _finite(col: Column) -> np.ndarray:
+    """The column's values; an InputError naming the first blank cell if one is blank."""
     bad = np.flatnonzero(~np.isfinite(col.values))
     if len(bad):
+        step = int(bad[0])
         raise InputError(
-            f"motion column {col.header.text!r} has no value in data row {int(bad[0]) + 1}",
-            where=col.where,
-            hint="every step needs its motion input",
+            f"column {col.header.text!r} has no value at step {step + 1} "
+            f"({len(bad)} blank cell{'s' if len(bad) > 1 else ''})",
+            where=col.cell(step),
+            hint="every step needs its drive input",
         )
     return col.values
 
@@ -252,9 +248,9 @@ def damper_strokes(
             hint="use --drive motion",
         )
     by_key: dict[str, Column] = {}
-    for col in export.outputs():
-        if col.rule.metric and col.rule.metric.startswith("damper_length"):
-            by_key[column_key(model, col, wheels, dampers_of)] = col
+    for out in export.outputs():
+        if out.rule.metric and out.rule.metric.startswith("damper_length"):
+            by_key[column_key(model, out, wheels, dampers_of)] = out
     strokes: dict[str, np.ndarray] = {}
     used: list[str] = []
     corner_of = {w: c for c, w in wheels.items()}
@@ -287,7 +283,8 @@ def drive_model(
 ) -> tuple[list[StepResult], list[str]]:
     """Solve every step of the export; returns the step results and the input columns used."""
     from suspension_sim.errors import SuspensionSimError
-    from suspension_sim.sweeps.motions import State, ground_targets
+    from suspension_sim.solve.state import State
+    from suspension_sim.sweeps.motions import ground_targets
 
     chassis, rack, used = motion_inputs(model, export)
     strokes: dict[str, np.ndarray] = {}

@@ -3,7 +3,7 @@
 The export is a table: one header row (titles above it are skipped), an
 optional units row right below it, then one row per motion step. Which
 columns are channels, and in what unit, follows the header grammar of
-`suspension_sim.validation.channels`. Columns that are not channels (notes,
+`suspension_sim.validation.headers`. Columns that are not channels (notes,
 quantities we do not compare) are listed as ignored, never silently dropped.
 
 Every problem is an `InputError` whose `where` names the file and the column
@@ -21,17 +21,15 @@ from pathlib import Path
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.validation.channels import (
+from suspension_sim.tolerances import REPEATED_COLUMN_ATOL
+from suspension_sim.validation.headers import Header, check_unit, known_unit, parse_header
+from suspension_sim.validation.quantities import (
     CANONICAL_UNIT,
     MOTION_KEYS,
     ChannelMap,
     ChannelRule,
     Dimension,
-    Header,
     Quantity,
-    check_unit,
-    known_unit,
-    parse_header,
 )
 
 HEADER_SCAN_ROWS = 50
@@ -44,6 +42,8 @@ class Column:
 
     values: one per step, NaN where the cell is blank. `factor` is the unit
     factor times sign times scale that turned the export's numbers into ours.
+    where: the header cell; rows: the file row (1-based) of each step, and
+    cell_where: `where` of a data cell with ``{row}`` for its row (see `cell`).
     """
 
     header: Header
@@ -51,6 +51,14 @@ class Column:
     values: np.ndarray
     factor: float
     dimension: Dimension
+    rows: tuple[int, ...] = ()
+    cell_where: str = ""
+
+    def cell(self, step: int) -> str:
+        """Where the value of `step` (0-based) sits, e.g. ``export.csv: line 7, column 3``."""
+        if not self.cell_where or not 0 <= step < len(self.rows):
+            return self.where
+        return self.cell_where.replace("{row}", str(self.rows[step]))
 
     @property
     def channel(self) -> str:
@@ -145,9 +153,14 @@ class _Table:
     comments: tuple[str, ...] = ()  # csv lines starting with '#', without the '#'
 
     def where(self, path: Path, row: int, col: int) -> str:
+        """The cell at 0-based `row`, `col`, as the user sees it (1-based line, A1 cell)."""
+        return self.where_in_column(path, col).replace("{row}", str(row + 1))
+
+    def where_in_column(self, path: Path, col: int) -> str:
+        """`where` of a cell of column `col`, with ``{row}`` standing for its 1-based row."""
         if self.sheet is None:
-            return f"{path.name}: line {row + 1}, column {col + 1}"
-        return f"{path.name}: {self.sheet}!{_col_letter(col)}{row + 1}"
+            return f"{path.name}: line {{row}}, column {col + 1}"
+        return f"{path.name}: {self.sheet}!{_col_letter(col)}{{row}}"
 
 
 def _col_letter(col: int) -> str:
@@ -172,7 +185,9 @@ def _csv_cells(path: Path) -> list[_Table]:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample, ",;\t")
     except csv.Error:
         dialect = csv.excel
-    rows = [next(csv.reader([line], dialect), []) if line else [] for line in body]
+    rows: list[list[object]] = [
+        list(next(csv.reader([line], dialect), [])) if line else [] for line in body
+    ]
     comments = tuple(line.lstrip()[1:].strip() for line in lines if line.lstrip().startswith("#"))
     return [_Table(rows, None, comments)]
 
@@ -294,7 +309,9 @@ def _parse_table(path: Path, tables: Sequence[_Table], cmap: ChannelMap) -> Expo
             twin = have.get(_key(col))
             if twin is None:
                 columns.append(col)
-            elif not np.allclose(twin.values, col.values, equal_nan=True, rtol=0, atol=1e-9):
+            elif not np.allclose(
+                twin.values, col.values, equal_nan=True, rtol=0, atol=REPEATED_COLUMN_ATOL
+            ):
                 raise InputError(
                     f"column {col.header.text!r} repeats {twin.where} with other values",
                     where=col.where,
@@ -306,7 +323,7 @@ def _parse_table(path: Path, tables: Sequence[_Table], cmap: ChannelMap) -> Expo
 
 def _key(col: Column) -> str:
     m = col.rule.metric
-    return m if m in MOTION_KEYS else col.channel.lower()  # type: ignore[return-value]
+    return m if m is not None and m in MOTION_KEYS else col.channel.lower()
 
 
 def _parse_one(
@@ -356,7 +373,9 @@ def _parse_one(
             )
         seen[key] = h.text
         raw = _column_values(path, table, data, keep, c, first_data, h, strict=True)
-        columns.append(Column(h, where, raw * factor, factor, dimension))
+        rows = tuple(first_data + i + 1 for i in keep)
+        cells = table.where_in_column(path, c)
+        columns.append(Column(h, where, raw * factor, factor, dimension, rows, cells))
     if not keep:
         raise InputError(
             "the export has a header row but no data rows",

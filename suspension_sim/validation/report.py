@@ -15,18 +15,21 @@ the export.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from suspension_sim.errors import InputError
-from suspension_sim.validation.channels import CORNERS
+from suspension_sim.files import write_atomically, write_text_atomically
 from suspension_sim.validation.compare import CONVENTION, ChannelResult, Validation
+from suspension_sim.validation.quantities import CORNERS
 
 LOCATION_ORDER = {name: i for i, name in enumerate((*CORNERS, "Front", "Rear", ""))}
 
@@ -97,10 +100,18 @@ def write_report(
         figures = _write_plots(v, ordered, d / "plots")
     text = _markdown(v, ordered, d, figures, title)
     path = d / "report.md"
-    tmp = d / ".report.md.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    with _writing(path):
+        write_text_atomically(path, text)
     return path
+
+
+@contextlib.contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """Turn an OSError while writing `path` into an InputError naming --out."""
+    try:
+        yield
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}", where="--out") from None
 
 
 def _quantity_order(v: Validation, c: ChannelResult) -> int:
@@ -116,7 +127,7 @@ def _markdown(
     figures: list[tuple[str, str]],
     title: str | None,
 ) -> str:
-    from suspension_sim import __version__
+    from suspension_sim.version import __version__
 
     verdict = "PASS" if v.passed else "FAIL"
     export = v.export
@@ -133,7 +144,7 @@ def _markdown(
         f"| Drive | {_drive_text(v)} |",
         f"| Inputs taken from the export | {', '.join(f'`{i}`' for i in v.inputs) or 'none'} |",
         f"| Sign preset of our metrics | `{CONVENTION}` (toe + = toe-out; camber, caster, KPI, "
-        "scrub, trail as in CONVENTIONS.md) |",
+        "scrub, trail as in docs/conventions.md) |",
         f"| Channel map | {v.channel_map.source or 'default (docs/validation.md)'} |",
         f"| Tolerances (largest deviation) | {_fmt(v.tolerances['angle'])} deg for angles, "
         f"{_fmt(v.tolerances['length'])} mm for lengths, {_fmt(v.tolerances['ratio'])} for "
@@ -261,9 +272,8 @@ def _write_csv(v: Validation, ordered: list[ChannelResult], path: Path) -> None:
         data[f"ours: {name}"] = c.ours
         data[f"ours - theirs: {name}"] = c.diff
     table = pd.DataFrame(data)
-    tmp = path.with_name(f".{path.name}.tmp")
-    table.to_csv(tmp, index=False, float_format="%.9g")
-    os.replace(tmp, path)
+    with _writing(path):
+        write_atomically(path, lambda tmp: table.to_csv(tmp, index=False, float_format="%.9g"))
 
 
 # -- plots ------------------------------------------------------------------------------------
@@ -286,7 +296,7 @@ def _write_plots(
         ax.set_title("Motion from the export")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8, loc="best")
-        fig.savefig(folder / "motion.png", dpi=90)
+        _save_figure(fig, folder / "motion.png", dpi=90)
         plt.close(fig)
         figures.append(("Motion", "plots/motion.png"))
     groups: dict[str, list[ChannelResult]] = {}
@@ -332,7 +342,13 @@ def _write_plots(
                 ax.tick_params(labelsize=7)
         fig.suptitle(quantity, fontsize=10)
         name = f"{_slug(quantity)}.png"
-        fig.savefig(folder / name, dpi=80)
+        _save_figure(fig, folder / name, dpi=80)
         plt.close(fig)
         figures.append((quantity, f"plots/{name}"))
     return figures
+
+
+def _save_figure(fig: Any, path: Path, *, dpi: int) -> None:
+    """Save a matplotlib figure as PNG at `path` (`dpi` dots per inch), atomically."""
+    with _writing(path):
+        write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=dpi, format="png"))

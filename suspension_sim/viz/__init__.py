@@ -6,10 +6,22 @@ works here (`probe.ensure_rendering`); see docs/rendering.md.
 
     from suspension_sim.viz import render_image, animate
     render_image(pose, "pose.png", camera="iso")
+
+Modules: `geometry` (joint status, bounds and shapes with numpy alone),
+`meshes` (pyvista meshes of those shapes), `camera` (presets and framing),
+`render` (scenes, images and animations), `probe` (can this machine render?).
 """
 
 from __future__ import annotations
 
+from suspension_sim.viz.camera import CAMERAS, frame_camera
+from suspension_sim.viz.geometry import (
+    SceneInfo,
+    joint_status,
+    open_joint_bounds,
+    pose_bounds,
+    world_to_pixel,
+)
 from suspension_sim.viz.probe import (
     ProbeResult,
     configure_environment,
@@ -18,22 +30,16 @@ from suspension_sim.viz.probe import (
     import_pyvista,
     probe_rendering,
 )
-from suspension_sim.viz.scene import (
-    CAMERAS,
+from suspension_sim.viz.render import (
     KIND_COLOURS,
-    SceneInfo,
     add_labels,
     add_pose,
     animate,
     build_scene,
     check_animation_path,
-    frame_camera,
-    joint_status,
-    open_joint_bounds,
-    pose_bounds,
     render_image,
+    save_screenshot,
     scene_info,
-    world_to_pixel,
 )
 
 __all__ = [
@@ -56,6 +62,7 @@ __all__ = [
     "pose_bounds",
     "probe_rendering",
     "render_image",
+    "save_screenshot",
     "scene_info",
     "world_to_pixel",
 ]

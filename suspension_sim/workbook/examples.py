@@ -5,8 +5,8 @@ installed package can still build the template workbook; the repository's
 ``workbooks/*.xlsx`` are generated from them by
 ``scripts/make_example_workbooks.py``.
 
-TOML schema. Every length in the file is in ``[options] length_unit`` (mm, m
-or in, as `suspension_sim.units` accepts) and every coordinate in the file's
+TOML schema. Every length in the file is in ``[options] length_unit`` (a
+length unit of `suspension_sim.units`: mm, cm, m or in) and every coordinate in the file's
 own (CAD) axes, except the ``[options]`` keys ending in ``_mm``; angles in the
 file are in degrees. The `Car` built always holds mm in the model frame,
 converted exactly as the workbook reader converts, so a source and the
@@ -37,7 +37,7 @@ workbook generated from it compare equal.
     the chassis). With ``contact = [x, y, z]``,
     ``camber_deg``, ``toe_deg`` and ``axis_offset`` the centre and axis points
     are computed so that the contact point sits exactly on the ground at the
-    design condition (CONVENTIONS.md): ``C = CP + r (-sin g sin t,
+    design condition (docs/conventions.md): ``C = CP + r (-sin g sin t,
     -side sin g cos t, cos g)`` with ``g = -camber``, ``t = toe`` and the axis
     point ``axis_offset`` inboard of C along the spin axis.
 ``[steering]``
@@ -67,8 +67,10 @@ from suspension_sim.description import (
     Point,
     Rack,
     Wheel,
+    damper_length,
 )
 from suspension_sim.errors import WorkbookError
+from suspension_sim.names import did_you_mean
 
 EXAMPLES: tuple[str, ...] = (
     "fsae_car",
@@ -291,11 +293,11 @@ def _vec(value: Any, where: str, item: str) -> Vec:
 
 def _options(table: Mapping[str, Any], where: str) -> Options:
     """`Options` from the ``[options]`` table (`Options` field names as keys)."""
-    known = {f.name for f in fields(Options)}
+    known = sorted(f.name for f in fields(Options))
     kwargs: dict[str, Any] = {}
     for key, value in table.items():
         if key not in known:
-            raise _error(where, f"[options] {key}", "unknown option")
+            raise _error(where, f"[options] {key}", "unknown option." + did_you_mean(key, known))
         kwargs[key] = float(value) if type(value) is int else value
     try:
         for key, parse in (
@@ -323,7 +325,7 @@ def wheel_points(
 ) -> tuple[Vec, Vec]:
     """Wheel centre and axis point (mm, model frame) for a contact point on z = 0.
 
-    camber, toe in rad (CONVENTIONS.md signs: negative camber = top inboard,
+    camber, toe in rad (docs/conventions.md signs: negative camber = top inboard,
     positive toe = toe-in). The axis point lies `axis_offset` mm inboard of the
     centre on the spin axis. With ``g = -camber`` the outboard spin axis is
     ``s = (cos g sin t, side cos g cos t, sin g)`` and the centre is
@@ -409,7 +411,7 @@ def _damper(src: Mapping[str, Any], points: Mapping[str, Vec], scale: float, whe
     if "length_margin" in src:
         if chassis not in points or moving not in points:
             raise _error(where, f"[[dampers]] {body}", "unknown damper points")
-        design = math.dist(points[chassis], points[moving])
+        design = damper_length(points[chassis], points[moving])
         margin = units.to_internal(src["length_margin"], scale)
         lo, hi = design - margin, design + margin
     else:

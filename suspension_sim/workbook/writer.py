@@ -10,11 +10,9 @@ unit to within about one ulp.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import re
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,16 +26,20 @@ from openpyxl.worksheet.worksheet import Worksheet
 from suspension_sim import units
 from suspension_sim.description import Car
 from suspension_sim.errors import WorkbookError
-from suspension_sim.workbook.reader import (
+from suspension_sim.files import write_atomically
+from suspension_sim.workbook.schema import (
     COMPONENTS,
+    COMPONENTS_COLUMNS,
     DAMPING,
     HARD_POINTS,
     INDEX_HEADER,
+    OPTIONS,
     SECTION_COLUMNS,
     SECTION_NAMES,
     STEERING,
     USER_OPTIONS,
     WHEELS,
+    OptionSpec,
 )
 
 INDEX_SHEET = "Index"
@@ -126,51 +128,30 @@ def _length(car: Car, mm: float | None) -> float | None:
 
 def option_rows(car: Car) -> list[Row]:
     """`User Options` rows: every option, explicitly, in the car's units."""
-    o = car.options
-    return [
-        ["Car name", car.name],
-        ["Length unit", o.length_unit],
-        ["Angle unit", o.angle_unit],
-        ["Force unit", o.force_unit],
-        ["Axis map", units.format_axis_map(o.axis_map)],
-        ["Solver tolerance", o.solver_tolerance_mm],
-        ["Constraint display tolerance", o.constraint_display_tolerance_mm],
-        ["Chassis reference point", o.chassis_reference_point],
-        ["CG height", _length(car, o.cg_height_mm)],
-        ["Wheelbase", _length(car, o.wheelbase_mm)],
-        ["Front brake share", o.front_brake_share],
-        ["Front brakes", "inboard" if o.front_brakes_inboard else "outboard"],
-        ["Rear brakes", "inboard" if o.rear_brakes_inboard else "outboard"],
-        ["Rear drive share", o.rear_drive_share],
-        ["Drive", "inboard" if o.drive_inboard else "outboard"],
-        ["Sign convention", o.sign_convention],
-    ]
+    return [[spec.name, option_value(car, spec)] for spec in OPTIONS]
 
 
-OPTION_HELP: dict[str, str] = {
-    "Car name": "any text",
-    "Length unit": "mm | m | in — coordinates, tyre sizes, damper lengths, CG height",
-    "Angle unit": "deg | rad — the steering ratio's angle",
-    "Force unit": "N | lbf",
-    "Axis map": "model X, Y, Z in workbook axes, e.g. +Z +X +Y (identity: +X +Y +Z)",
-    "Solver tolerance": "mm, always",
-    "Constraint display tolerance": "mm, always",
-    "Chassis reference point": "a Hard Point; blank = origin",
-    "CG height": "length unit",
-    "Wheelbase": "length unit; optional reference",
-    "Front brake share": "0..1",
-    "Front brakes": "outboard | inboard",
-    "Rear brakes": "outboard | inboard",
-    "Rear drive share": "0..1",
-    "Drive": "inboard (chassis-mounted) | outboard (hub)",
-    "Sign convention": "iso | optimumk",
-}
+def option_value(car: Car, spec: OptionSpec) -> Any:
+    """An option's value as written: lengths in the car's unit, a choice as its first word."""
+    if spec.field is None:
+        return car.name
+    value = getattr(car.options, spec.field)
+    if spec.kind == "axis map":
+        return units.format_axis_map(value)
+    if spec.kind == "length":
+        return _length(car, value)
+    if spec.kind == "choice":
+        return next((word for word, v in spec.choices.items() if v == value), value)
+    return value
+
+
+OPTION_HELP: dict[str, str] = {spec.name: spec.help for spec in OPTIONS}
 """Help written right of the User Options range (column D, not read)."""
 
 
 def _component_rows(car: Car) -> list[Row]:
     width = max((len(b.points) for b in car.bodies), default=2)
-    header: Row = ["Body", "Points", *([None] * (width - 1))]
+    header: Row = [*(c.name for c in COMPONENTS_COLUMNS), *([None] * (width - 1))]
     return [header, *([b.name, *b.points] for b in car.bodies)]
 
 
@@ -305,21 +286,12 @@ def ensure_writable(path: str | os.PathLike[str], *, force: bool = False) -> Pat
 
 
 def _save_atomically(wb: openpyxl.Workbook, target: Path) -> None:
-    """Save to a temporary file next to `target`, then rename it over `target`."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}-", suffix=".xlsx", dir=target.parent)
-    os.close(fd)
+    """Save through a temporary file next to `target`, renamed over it when complete."""
     try:
-        wb.save(tmp)
-        umask = os.umask(0)  # mkstemp makes the file private (0600): use the usual mode
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
+        write_atomically(target, wb.save)
     except OSError as exc:
         raise WorkbookError(
             f"cannot write {target}: {exc.strerror or exc}",
             where=str(target),
             hint="check the directory is writable and the file is not open in Excel",
         ) from exc
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)

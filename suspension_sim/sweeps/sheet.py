@@ -1,0 +1,153 @@
+"""The Sweeps section of a car workbook: one sweep per row (docs/sweeps.md).
+
+The section is read with the workbook reader's section reading
+(`suspension_sim.workbook.cells.read_section`), so its index row, header and
+cells follow the rules of every other section, and every error names the
+cell (``car.xlsx: Sweeps!E4``). ``Fixed`` and ``Targets`` hold ``NAME=VALUE``
+entries separated by ``;``; names may contain spaces (``FL Damper=3``).
+Units: mm and degrees.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from suspension_sim.errors import InputError, WorkbookError
+from suspension_sim.solve.targets import Target
+from suspension_sim.sweeps.spec import (
+    MOTION_HINT,
+    MotionSpec,
+    SweepSpec,
+    check_input_name,
+    parse_motion_text,
+    parse_target,
+    sweep_values,
+)
+from suspension_sim.workbook.cells import Cell, number, read_section
+from suspension_sim.workbook.schema import SWEEPS, Column
+
+SHEET_COLUMNS: tuple[Column, ...] = (
+    Column("Sweep", aliases=("Name",)),
+    Column("Motion"),
+    Column("Start"),
+    Column("Stop"),
+    Column("Steps"),
+    Column("Grid motion", optional=True),
+    Column("Grid start", optional=True),
+    Column("Grid stop", optional=True),
+    Column("Grid steps", optional=True),
+    Column("Fixed", optional=True),
+    Column("Targets", optional=True),
+    Column("Description", optional=True),
+)
+"""The Sweeps section's columns (those after Steps are optional, in this order)."""
+SHEET_HEADER: tuple[str, ...] = tuple(c.name for c in SHEET_COLUMNS)
+"""The Sweeps section's header, as written in a workbook."""
+
+Record = dict[str, Cell | None]
+
+
+def load_sheet(path: Path) -> dict[str, SweepSpec]:
+    """Sweep definitions by name from a workbook's Sweeps section ({} without one);
+    WorkbookError at the cell."""
+    records = read_section(path, SWEEPS, SHEET_COLUMNS)
+    if records is None:
+        return {}
+    specs: dict[str, SweepSpec] = {}
+    for rec in records:
+        name_cell = rec["Sweep"]
+        assert name_cell is not None
+        name = name_cell.text or ""
+        if name in specs:
+            raise WorkbookError(
+                f"sweep {name!r} is defined twice: {specs[name].where} and {name_cell.where}",
+                where=name_cell.where,
+                hint="give each sweep its own name",
+            )
+        main = _motion(rec, name, grid=False)
+        assert main is not None
+        fixed, targets = _held(rec)
+        desc = rec["Description"]
+        specs[name] = SweepSpec(
+            name,
+            main,
+            _motion(rec, name, grid=True),
+            fixed,
+            targets,
+            (desc.text or "") if desc is not None else "",
+            name_cell.where,
+        )
+    return specs
+
+
+def _motion(rec: Record, name: str, *, grid: bool) -> MotionSpec | None:
+    """The row's motion, or its grid motion (None when the grid cells are blank)."""
+    mcell = rec["Grid motion" if grid else "Motion"]
+    start, stop, steps = (
+        rec[c] for c in (("Grid start", "Grid stop", "Grid steps") if grid else SHEET_HEADER[2:5])
+    )
+    if mcell is None or mcell.blank:
+        if grid:
+            for c in (start, stop, steps):
+                if c is not None and not c.blank:
+                    raise WorkbookError(
+                        f"sweep {name!r}: a grid value without a grid motion",
+                        where=c.where,
+                        hint="fill in 'Grid motion' or clear the grid cells",
+                    )
+            return None
+        where = mcell.where if mcell is not None else rec["Sweep"].where  # type: ignore[union-attr]
+        raise WorkbookError(f"sweep {name!r}: the motion is blank", where=where, hint=MOTION_HINT)
+    try:
+        kind, of, unit = parse_motion_text(mcell.text or "", mcell.where)
+        values = sweep_values(
+            number(start, "start"),
+            number(stop, "stop"),
+            number(steps, "steps"),
+            None,
+            (start or mcell).where,
+            steps.where if steps is not None else None,
+        )
+    except InputError as exc:
+        raise WorkbookError(exc.message, where=exc.where, hint=exc.hint) from None
+    return MotionSpec(kind, values, of, unit, mcell.where)
+
+
+def _held(rec: Record) -> tuple[dict[str, float], dict[str, Target]]:
+    """The Fixed ('rack=5; roll=1') and Targets ('FL_Damper=wheel_travel(FL, 10)') cells."""
+    fixed: dict[str, float] = {}
+    targets: dict[str, Target] = {}
+    for column, out in (("Fixed", fixed), ("Targets", targets)):
+        cell = rec[column]
+        if cell is None or cell.blank:
+            continue
+        parts = [p for p in re.split(r";|\n", cell.text or "") if p.strip()]
+        if column == "Fixed" and len(parts) == 1 and "(" not in parts[0]:
+            parts = [p for p in parts[0].split(",") if p.strip()]
+        for part in parts:
+            if "=" not in part:
+                raise WorkbookError(
+                    f"{column}: cannot read {part.strip()!r}",
+                    where=cell.where,
+                    hint="write NAME=VALUE entries separated by ';', e.g. 'rack=5; roll=1'"
+                    if column == "Fixed"
+                    else "write INPUT=TARGET entries separated by ';', e.g. "
+                    "'FL_Damper=wheel_travel(FL, 10)'",
+                )
+            key, text = (s.strip() for s in part.split("=", 1))
+            try:
+                key = check_input_name(key, cell.where)
+                if column == "Fixed":
+                    try:
+                        value = float(text)
+                    except ValueError:
+                        raise InputError(
+                            f"Fixed: {text!r} is not a number (for {key})", where=cell.where
+                        ) from None
+                    out[key] = value  # type: ignore[assignment]
+                else:
+                    out[key] = parse_target(text, cell.where)  # type: ignore[assignment]
+            except InputError as exc:
+                raise WorkbookError(exc.message, where=exc.where, hint=exc.hint) from None
+    return fixed, targets

@@ -1,0 +1,284 @@
+"""Sweep definitions: `MotionSpec`, `SweepSpec`, and the text both file forms share.
+
+A definition is read from a YAML file (`suspension_sim.sweeps.yaml_file`) or a
+workbook's Sweeps section (`suspension_sim.sweeps.sheet`) without a model;
+names of wheels, dampers, points and axes are checked against the model
+when the sweep is built (`SweepSpec.build`), and errors then name the
+definition's place (file:line or sheet!cell). docs/sweeps.md describes the
+forms. Units: mm and degrees (docs/conventions.md).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from suspension_sim.errors import InputError, SuspensionSimError
+from suspension_sim.solve.inputs import CHASSIS_AXES
+from suspension_sim.solve.state import State
+from suspension_sim.solve.targets import AXES, Target, contact_z, coordinate, wheel_travel
+from suspension_sim.sweeps import motions
+from suspension_sim.sweeps.motions import Motion, match_name, unknown_name
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model import KinematicModel
+
+MAX_STEPS = 10_000
+"""Most steps one motion of a sweep may have."""
+
+SWEEP_KEYS = (
+    "description",
+    "motion",
+    "wheel",
+    "damper",
+    "axis",
+    "unit",
+    "start",
+    "stop",
+    "steps",
+    "values",
+    "grid",
+    "fixed",
+    "targets",
+)
+"""Keys of a sweep in the YAML form."""
+MOTION_KEYS = ("motion", "wheel", "damper", "axis", "unit", "start", "stop", "steps", "values")
+"""Keys of a motion (a sweep's own, or its grid's) in the YAML form."""
+FIXED_NAMES = ("rack", *CHASSIS_AXES)
+"""Held inputs other than dampers (``fixed:``)."""
+TARGET_FUNCTIONS = ("contact_z", "wheel_travel", "coordinate")
+
+MOTION_HINT = (
+    "motions: heave, roll, pitch, steer [mm|deg], bump WHEEL, stroke DAMPER, rack, "
+    "chassis x|y|z|roll|pitch|yaw (docs/sweeps.md)"
+)
+TARGET_HINT = (
+    "write contact_z(WHEEL), contact_z(WHEEL, Z), wheel_travel(WHEEL, MM) or "
+    "coordinate(POINT, x|y|z, MM[, world|chassis])"
+)
+
+
+# -- specifications -------------------------------------------------------------------
+@dataclass(frozen=True)
+class MotionSpec:
+    """One motion of a sweep: its kind, what it acts on, and its values.
+
+    kind: a `motions.MOTION_KINDS` name. of: the wheel (bump), damper
+    (stroke) or chassis axis (chassis); a name may contain spaces. unit: mm
+    or deg (steer). values: mm or deg, in sweep order. where: the
+    definition's place (file:line or workbook cell), for error messages.
+    """
+
+    kind: str
+    values: tuple[float, ...]
+    of: str | None = None
+    unit: str | None = None
+    where: str = ""
+
+    def build(self, model: KinematicModel) -> Motion:
+        """The motion on this model (InputError at `where` for unknown names)."""
+        try:
+            return motions.build(model, self.kind, self.values, of=self.of, unit=self.unit)
+        except InputError as exc:
+            raise relocate(exc, self.where) from None
+
+    def label(self) -> str:
+        return " ".join(p for p in (self.kind, self.of, self.unit) if p)
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A named sweep: a motion, optionally a second (grid) motion, held inputs, targets.
+
+    fixed: inputs held through the sweep, {"rack" | chassis axis | damper
+    body: value} (mm or deg; added to the motion's own values). targets:
+    {input name: Target} held through the sweep. For a grid, every step of
+    `motion` is solved at each step of `grid`.
+    """
+
+    name: str
+    motion: MotionSpec
+    grid: MotionSpec | None = None
+    fixed: Mapping[str, float] = field(default_factory=dict)
+    targets: Mapping[str, Target] = field(default_factory=dict)
+    description: str = ""
+    where: str = ""
+
+    def build(self, model: KinematicModel) -> Motion:
+        """The sweep's steps on this model (InputError naming the definition's place)."""
+        motion = self.motion.build(model)
+        second = self.grid.build(model) if self.grid is not None else None
+        try:
+            if second is not None:
+                motion = motions.grid(motion, second)
+            if self.fixed or self.targets:
+                motion = motion.with_fixed(self.held_state(model))
+        except InputError as exc:
+            raise relocate(exc, self.where) from None
+        return motion
+
+    def held_state(self, model: KinematicModel) -> State:
+        """`fixed` and `targets` as a State (names checked against the model)."""
+        shocks: dict[str, float] = {}
+        rack = 0.0
+        ch = [0.0] * 6
+        for key, value in self.fixed.items():
+            low = key.strip().lower()
+            if low == "rack":
+                rack = value
+            elif low in CHASSIS_AXES:
+                ch[CHASSIS_AXES.index(low)] = value
+            else:
+                name = match_name(key, model.damper_names, "fixed input", extra=FIXED_NAMES)
+                shocks[name] = value
+        targets: dict[str, Target] = {}
+        inputs = [*model.damper_names, *(["rack"] if model.car.rack is not None else [])]
+        wheels = [w.name for w in model.car.wheels]
+        points = [p.name for p in model.car.points]
+        for key, tg in self.targets.items():
+            name = match_name(key, inputs, "target input (a damper or rack)")
+            if tg.kind == "coordinate":
+                of = match_name(tg.name, points, "point")
+            else:
+                of = match_name(tg.name, wheels, "wheel")
+            targets[name] = Target(tg.kind, of, tg.value, tg.axis, tg.frame)
+        return State(shocks, rack, tuple(ch), targets)  # type: ignore[arg-type]
+
+
+def relocate(exc: SuspensionSimError, where: str) -> InputError:
+    """The same error, placed at a sweep definition (file:line or cell)."""
+    return InputError(exc.message, where=where or exc.where, hint=exc.hint)
+
+
+# -- parsing shared by both forms ------------------------------------------------------
+def parse_motion_text(
+    text: str, where: str, of: str | None = None
+) -> tuple[str, str | None, str | None]:
+    """'bump FL', 'stroke FL Damper', 'steer deg', 'chassis roll', 'heave' -> (kind, of, unit).
+
+    Everything after the kind is the wheel, damper or axis, spaces included
+    (checked against the model when the sweep is built). `of` is the name
+    given separately (YAML ``wheel:`` etc.).
+    """
+    m = re.fullmatch(r"\s*(\S+)\s*(.*?)\s*", str(text), flags=re.DOTALL)
+    if m is None or not m[1]:
+        raise InputError("the motion is blank", where=where, hint=MOTION_HINT)
+    kind = m[1].lower()
+    rest = m[2] or None
+    if kind not in motions.MOTION_KINDS:
+        raise InputError(
+            unknown_name("motion", m[1], motions.MOTION_KINDS), where=where, hint=MOTION_HINT
+        )
+    if kind == "steer":
+        unit = rest.lower() if rest else None
+        if unit not in (None, "mm", "deg"):
+            raise InputError(
+                f"steer unit must be mm (rack) or deg (steering wheel), found {rest!r}",
+                where=where,
+            )
+        return kind, None, unit
+    if kind in ("bump", "stroke", "chassis"):
+        if rest and of is not None:
+            raise InputError(f"motion {kind!r}: {rest!r} and {of!r} both given", where=where)
+        if not rest and of is None:
+            need = {"bump": "a wheel", "stroke": "a damper", "chassis": "an axis"}[kind]
+            raise InputError(f"motion {kind!r} needs {need}", where=where, hint=MOTION_HINT)
+        return kind, rest or of, None
+    if rest:
+        raise InputError(f"motion {kind!r} takes nothing after it", where=where, hint=MOTION_HINT)
+    return kind, None, None
+
+
+def sweep_values(
+    start: float | None,
+    stop: float | None,
+    steps: float | None,
+    values: Sequence[float] | None,
+    where: str,
+    steps_where: str | None = None,
+) -> tuple[float, ...]:
+    """Values from start/stop/steps or an explicit list (InputError at `where`, or at
+    `steps_where` for a bad step count); at most `MAX_STEPS`."""
+    if values is not None:
+        if start is not None or stop is not None or steps is not None:
+            raise InputError("give either values or start/stop/steps, not both", where=where)
+        out = tuple(float(v) for v in values)
+        if not out:
+            raise InputError("values is empty", where=where, hint="list at least one value")
+        if len(out) > MAX_STEPS:
+            raise InputError(f"more than {MAX_STEPS} values", where=where)
+        return out
+    if start is None:
+        raise InputError("start is missing", where=where, hint="give start, stop and steps")
+    if steps is None:
+        raise InputError("steps is missing", where=where, hint="give the number of steps")
+    if not float(steps).is_integer() or not 1 <= steps <= MAX_STEPS:
+        raise InputError(
+            f"steps must be a whole number from 1 to {MAX_STEPS}, found {steps:g}",
+            where=steps_where or where,
+        )
+    if stop is None:
+        if steps != 1:
+            raise InputError("stop is missing", where=where, hint="give start, stop and steps")
+        stop = start
+    if steps == 1 and float(stop) != float(start):
+        raise InputError(
+            f"one step cannot go from {start:g} to {stop:g}",
+            where=steps_where or where,
+            hint="use at least 2 steps, or give stop equal to start",
+        )
+    return tuple(motions.span(float(start), float(stop), int(steps)))
+
+
+def parse_target(text: str, where: str) -> Target:
+    """'contact_z(FL)', 'contact_z(FL, 0)', 'wheel_travel(FL, 10)',
+    'coordinate(POINT, z, 250)' or 'coordinate(POINT, y, 225, chassis)' -> Target
+    (mm). Wheel and point names may contain spaces."""
+    m = re.fullmatch(r"\s*([A-Za-z_]+)\s*\((.*)\)\s*", str(text))
+    if not m:
+        raise InputError(f"cannot read the target {text!r}", where=where, hint=TARGET_HINT)
+    func = m[1].lower()
+    args = [a.strip() for a in m[2].split(",")] if m[2].strip() else []
+    if any(not a for a in args):
+        raise InputError(f"cannot read the target {text!r}", where=where, hint=TARGET_HINT)
+
+    def number(a: str) -> float:
+        try:
+            v = float(a)
+        except ValueError:
+            raise InputError(
+                f"{a!r} is not a number in {text!r}", where=where, hint=TARGET_HINT
+            ) from None
+        if not math.isfinite(v):
+            raise InputError(f"{a!r} is not a finite number", where=where)
+        return v
+
+    if func == "contact_z" and len(args) in (1, 2):
+        return contact_z(args[0], number(args[1]) if len(args) == 2 else 0.0)
+    if func == "wheel_travel" and len(args) == 2:
+        return wheel_travel(args[0], number(args[1]))
+    if func == "coordinate" and len(args) in (3, 4):
+        axis = args[1].lower()
+        frame = args[3].lower() if len(args) == 4 else "world"
+        if axis not in AXES or frame not in ("world", "chassis"):
+            raise InputError(f"cannot read the target {text!r}", where=where, hint=TARGET_HINT)
+        return coordinate(args[0], axis, number(args[2]), frame)  # type: ignore[arg-type]
+    if func not in TARGET_FUNCTIONS:
+        raise InputError(
+            f"cannot read the target {text!r}: " + unknown_name("function", m[1], TARGET_FUNCTIONS),
+            where=where,
+            hint=TARGET_HINT,
+        )
+    raise InputError(f"cannot read the target {text!r}", where=where, hint=TARGET_HINT)
+
+
+def check_input_name(name: str, where: str) -> str:
+    """A held input's name (``fixed:``/``targets:`` key), stripped: not blank, without
+    '=' or ';' (spaces are allowed: ``FL Damper``). InputError at `where`."""
+    text = str(name).strip()
+    if not text or re.search(r"[=;\n]", text):
+        raise InputError(f"cannot read the input name {name!r}", where=where)
+    return text

@@ -1,0 +1,138 @@
+"""pyvista meshes of the shapes in `suspension_sim.viz.geometry` (world mm).
+
+Every builder takes the pyvista module as its first argument (`pv`, from
+`suspension_sim.viz.probe.import_pyvista`, after the rendering probe passed),
+so importing this module never imports pyvista. Builders return None when
+there is nothing to draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from suspension_sim.tolerances import COINCIDENT_MM
+from suspension_sim.viz.geometry import (
+    BodyShape,
+    Segment,
+    damper_shape,
+    ground_grid,
+    tyre_surface,
+)
+
+TUBE_SIDES = 20
+SPHERE_RESOLUTION = (20, 14)
+"""Sphere glyph resolution: around (theta) and pole to pole (phi)."""
+WHEEL_RESOLUTION = 72
+RIM_RATIO = 0.62
+"""Rim radius over tyre radius (the rim barrel and the hub face)."""
+HUB_HOLE_RATIO = 0.18
+"""Hole in the hub face over tyre radius."""
+
+
+def tube(pv: Any, a: np.ndarray, b: np.ndarray, radius: float, sides: int = TUBE_SIDES) -> Any:
+    """A capped tube from a to b (mm)."""
+    return pv.Line(a, b).tube(radius=radius, n_sides=sides, capping=True)
+
+
+def tubes(pv: Any, segments: Sequence[Segment], radius: float) -> Any:
+    """One mesh of capped tubes along `segments` (zero-length ones skipped); None if none."""
+    meshes = [
+        tube(pv, a, b, radius)
+        for a, b in segments
+        if np.linalg.norm(np.subtract(b, a)) > COINCIDENT_MM
+    ]
+    return pv.merge(meshes) if meshes else None
+
+
+def spheres(pv: Any, centres: np.ndarray, radius: float) -> Any:
+    """One mesh of spheres of `radius` at each centre (mm); None if no centre."""
+    if len(centres) == 0:
+        return None
+    theta, phi = SPHERE_RESOLUTION
+    glyph = pv.Sphere(radius=radius, theta_resolution=theta, phi_resolution=phi)
+    return pv.PolyData(np.asarray(centres, dtype=float)).glyph(
+        geom=glyph, scale=False, orient=False
+    )
+
+
+def body_meshes(pv: Any, shape: BodyShape, link_r: float) -> list[tuple[Any, float]]:
+    """Meshes (and their opacity) that draw one rigid body; `link_r` is the tube radius (mm)."""
+    if shape.kind == "point":
+        return [(spheres(pv, shape.points[:1], 1.2 * link_r), 1.0)]
+    if shape.kind == "line":
+        assert shape.ends is not None
+        return [(tube(pv, *shape.ends, link_r), 1.0)]
+    pts = shape.points
+    if shape.triangles is not None:
+        tri = np.hstack([np.full((len(shape.triangles), 1), 3), shape.triangles]).ravel()
+        surf = pv.PolyData(pts, faces=tri).clean()
+    else:
+        order = shape.outline_order
+        assert order is not None
+        surf = pv.PolyData(pts, faces=np.concatenate([[len(order)], order])).triangulate()
+    surf = surf.compute_normals(auto_orient_normals=shape.kind == "solid", split_vertices=True)
+    if shape.flat:  # a wishbone-like plate: tube outline and a lighter web
+        return [(tubes(pv, shape.outline, 0.8 * link_r), 1.0), (surf, 0.55)]
+    return [(surf, 1.0)]
+
+
+def damper_meshes(
+    pv: Any, c: np.ndarray, m: np.ndarray, design_length: float, link_r: float
+) -> dict[str, Any]:
+    """Cylinder from chassis point c, rod from moving point m, spring between (mm)."""
+    shape = damper_shape(c, m, design_length, coil_radius=2.9 * link_r)
+    if shape is None:
+        return {"body": spheres(pv, np.asarray(c, dtype=float)[None], 2.2 * link_r)}
+    return {
+        "body": tube(pv, *shape.body, 2.1 * link_r),
+        "rod": tube(pv, *shape.rod, 0.75 * link_r),
+        "spring": pv.Spline(shape.helix, len(shape.helix)).tube(radius=0.45 * link_r, n_sides=10),
+    }
+
+
+def wheel_meshes(
+    pv: Any, centre: np.ndarray, axis: np.ndarray, radius: float, width: float
+) -> dict[str, Any]:
+    """Tyre, rim barrel and hub face of a wheel about `centre` along `axis` (mm)."""
+    v, q = tyre_surface(centre, axis, radius, width)
+    faces = np.hstack([np.full((len(q), 1), 4), q]).ravel()
+    tyre = pv.PolyData(v, faces=faces).compute_normals(auto_orient_normals=True)
+    rim_r = RIM_RATIO * radius
+    sn = axis / np.linalg.norm(axis)
+    rim = pv.Cylinder(
+        center=centre,
+        direction=sn,
+        radius=rim_r,
+        height=0.9 * width,
+        resolution=WHEEL_RESOLUTION,
+        capping=False,
+    )
+    hub = pv.Disc(
+        center=centre + sn * 0.25 * width,
+        normal=sn,
+        inner=HUB_HOLE_RATIO * radius,
+        outer=rim_r,
+        c_res=WHEEL_RESOLUTION,
+    )
+    return {"tyre": tyre, "rim": rim, "hub": hub}
+
+
+def ground_meshes(pv: Any, rect: Sequence[float]) -> tuple[Any, Any]:
+    """The ground plane z = 0 over `rect` (x0, x1, y0, y1, mm) and its grid lines."""
+    x0, x1, y0, y1 = rect
+    plane = pv.Plane(
+        center=((x0 + x1) / 2, (y0 + y1) / 2, 0.0),
+        direction=(0.0, 0.0, 1.0),
+        i_size=x1 - x0,
+        j_size=y1 - y0,
+        i_resolution=1,
+        j_resolution=1,
+    )
+    segs = ground_grid(rect)
+    if not len(segs):
+        return plane, None
+    lines = np.hstack([np.full((len(segs), 1), 2), np.arange(2 * len(segs)).reshape(-1, 2)])
+    return plane, pv.PolyData(segs.reshape(-1, 3), lines=lines.ravel())
