@@ -27,12 +27,13 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ROOT / "workbooks" / "fsae_car.xlsx"
 
 
-def build_times(workbook: Path, cache: str) -> tuple[float, float]:
-    """Seconds for `suspension_sim.load` in a fresh process (numpy/scipy already
-    imported, ~0.2 s, not counted): cold cache, then warm cache."""
+def build_times(workbook: Path, cache: str) -> tuple[float, float, float]:
+    """Seconds from process start to `load` done, cold cache then warm cache, and
+    (warm cache) to the first solved pose; each in a fresh process, imports included."""
     code = (
-        "import time, numpy, scipy.sparse, suspension_sim as s; t = time.perf_counter(); "
-        f"s.load({str(workbook)!r}); print(time.perf_counter() - t)"
+        "import time; t = time.perf_counter(); import suspension_sim as s; "
+        f"m = s.load({str(workbook)!r}); t1 = time.perf_counter(); m.solve(); "
+        "print(t1 - t, time.perf_counter() - t)"
     )
     env = dict(os.environ, SUSPENSION_SIM_CACHE_DIR=cache)
     out = []
@@ -40,8 +41,8 @@ def build_times(workbook: Path, cache: str) -> tuple[float, float]:
         res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
         if res.returncode:
             raise SystemExit(res.stderr)
-        out.append(float(res.stdout.strip()))
-    return out[0], out[1]
+        out.append([float(v) for v in res.stdout.split()])
+    return out[0][0], out[1][0], out[1][1]
 
 
 def realistic_states(n: int, n_dampers: int, seed: int = 0) -> list[dict]:
@@ -85,15 +86,16 @@ def main() -> None:
     import suspension_sim
 
     with tempfile.TemporaryDirectory() as cache:
-        cold_build, cached_build = build_times(workbook, cache)
+        cold_build, cached_build, first_pose = build_times(workbook, cache)
         os.environ["SUSPENSION_SIM_CACHE_DIR"] = cache
         model = suspension_sim.load(workbook)
     n_d = len(model.damper_names)
     print(
         f"workbook: {workbook.name} ({len(model.car.bodies)} bodies, {model.n_params} parameters)"
     )
-    print(f"model build, cold cache (fresh process): {cold_build * 1e3:8.1f} ms")
-    print(f"model build, cached     (fresh process): {cached_build * 1e3:8.1f} ms")
+    print(f"fresh process to loaded model, cold cache:   {cold_build * 1e3:8.1f} ms")
+    print(f"fresh process to loaded model, cached car:   {cached_build * 1e3:8.1f} ms")
+    print(f"fresh process to first solved pose (cached): {first_pose * 1e3:8.1f} ms")
 
     model.solve()  # warm up the lambdified templates in this process
     states = realistic_states(args.states, n_d)
@@ -129,6 +131,16 @@ def main() -> None:
         f"sequence of {len(states)} realistic states:     {len(states) / elapsed:8.0f} states/s"
         f"  ({elapsed / len(states) * 1e3:.2f} ms each, worst residual {worst:.1e} mm)"
     )
+    from suspension_sim.metrics import pose_metrics
+
+    pose_metrics(pose)  # build the per-model metric layout once
+    per_pose = []
+    for _ in range(50):
+        t0 = time.perf_counter()
+        pose_metrics(pose)
+        per_pose.append(time.perf_counter() - t0)
+    print(f"pose_metrics, one pose:                   {statistics.median(per_pose) * 1e3:8.2f} ms")
+    print(f"machine: {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,11 @@ Each command lives in its own module under ``suspension_sim.commands`` with
 ``add_parser(subparsers)`` and ``run(args) -> int``. Errors meant for the user
 (`SuspensionSimError`) are printed without a traceback and give a non-zero
 exit code. Commands that draw nothing never import pyvista.
+
+The library names its API parameters in errors (``shocks``, ``camera``,
+``channel_map``); here they become the options a user typed (``--shocks``,
+``--camera``, ``--map``): the common ones in `PARAMETER_OPTIONS`, a command's
+own in its module's ``PARAMETER_OPTIONS``.
 """
 
 from __future__ import annotations
@@ -16,6 +21,29 @@ from collections.abc import Sequence
 from suspension_sim.errors import SuspensionSimError
 
 COMMANDS: tuple[str, ...] = ("check", "new", "solve", "sweep", "view", "validate")
+
+
+PARAMETER_OPTIONS: dict[str, str] = {
+    "shocks": "--shocks",
+    "rack": "--rack",
+    "chassis": "--chassis",
+    "tolerance": "--tolerance",
+}
+"""API parameter -> CLI option, for every command that has the pose options."""
+
+
+def as_option(where: str | None, names: dict[str, str]) -> str | None:
+    """`where` with a leading API parameter name replaced by its option.
+
+    ``"shocks (FL_Damper)"`` -> ``"--shocks (FL_Damper)"``; anything else
+    (a file, a cell, an option already) is returned unchanged.
+    """
+    if not where:
+        return where
+    for name, option in names.items():
+        if where == name or where.startswith((f"{name} ", f"{name}[", f"{name}(")):
+            return option + where[len(name) :]
+    return where
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,13 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"suspension_sim.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"suspension_sim.commands.{name}":
-                continue  # command not part of this build
-            raise
-        module.add_parser(sub)
+        importlib.import_module(f"suspension_sim.commands.{name}").add_parser(sub)
     return parser
 
 
@@ -48,6 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args) or 0)
     except SuspensionSimError as exc:
+        module = sys.modules.get(f"suspension_sim.commands.{args.command}")
+        names = {**PARAMETER_OPTIONS, **getattr(module, "PARAMETER_OPTIONS", {})}
+        exc.where = as_option(exc.where, names)
         print(f"error: {exc.render()}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:

@@ -42,11 +42,3 @@ def did_you_mean(name: str, choices: Iterable[str]) -> str:
     if match.casefold() == name.casefold():
         return f" Did you mean {match!r}? (names are case-sensitive)"
     return f" Did you mean {match!r}?"
-
-
-def find_name(name: str, choices: Iterable[str]) -> str | None:
-    """The choice equal to `name` ignoring case, spaces and underscores, or None."""
-    for c in choices:
-        if loose_key(c) == loose_key(name):
-            return c
-    return None

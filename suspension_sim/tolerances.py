@@ -11,6 +11,8 @@ DENSE_LIMIT = 400
 """Unknowns up to which the trust-region subproblem is solved densely (exact)."""
 NEAR_SINGULAR_RATIO = 1e-7
 """Smallest/largest singular value (columns normalised) below which a pose is a toggle."""
+LSQ_STOP = 1e-15
+"""scipy least_squares ftol/xtol/gtol: tiny, so that the residual target decides when to stop."""
 RANK_TOL = 1e-9
 """Singular values below this fraction of the largest count as zero (columns normalised)."""
 
@@ -21,6 +23,16 @@ LIMIT_SLACK_MM = 1e-9
 # -- geometry -----------------------------------------------------------------------
 COINCIDENT_MM = 1e-9
 """Two points closer than this are the same point (a pivot on its joint axis)."""
+ON_LINE_MM = 1e-6
+"""A point closer than this to a line lies on it (joint axes, collinear pivots)."""
+AXIS_ALONG_Y_MIN = 1e-3
+"""|y component| of the unit rack axis below which "toward +Y" has no meaning."""
+MODE_SHARE = 1e-6
+"""A parameter or equation takes part in a free motion or redundancy above this share."""
+NO_STEER_YAW = 1e-12
+"""Summed wheel yaw rate (rad per mm of rack) below which the rack steers nothing."""
+PURE_TRANSLATION_RAD = 1e-12
+"""A twist whose angular rate is below this is a pure translation (no screw axis)."""
 PARALLEL_SIN = 1e-12
 """|sin| of the angle below which two lines or vectors are parallel."""
 NORM_FLOOR_MM = 1e-12

@@ -35,3 +35,39 @@ def test_sweep_file_that_is_a_folder(tmp_path: Path, capsys: pytest.CaptureFixtu
     argv = ["sweep", str(WORKBOOK), "heave", "--sweeps", str(tmp_path), "--out", "x.csv"]
     assert main(argv) == 2
     assert "is a folder" in capsys.readouterr().err
+
+
+def test_library_errors_name_parameters_and_the_cli_names_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The API says which argument is wrong; the command line says which option."""
+    import suspension_sim
+    from suspension_sim.errors import InputError
+    from suspension_sim.outputs.tables import check_table_path
+
+    workbook = Path(__file__).resolve().parents[1] / "workbooks" / "fsae_car.xlsx"
+    model = suspension_sim.load(workbook)
+    with pytest.raises(InputError) as api_error:
+        model.solve(shocks=[500.0, 0.0, 0.0, 0.0])
+    assert api_error.value.where is not None and api_error.value.where.startswith("shocks (")
+    with pytest.raises(InputError) as table_error:
+        check_table_path(tmp_path)  # a folder, not a file
+    assert table_error.value.where == "path"
+
+    assert main(["solve", str(workbook), "--shocks", "500", "0", "0", "0"]) == 2
+    assert "error: --shocks (" in capsys.readouterr().err
+    assert main(["solve", str(workbook), "--out", str(tmp_path)]) == 2
+    assert "error: --out:" in capsys.readouterr().err
+
+
+def test_as_option_rewrites_only_a_leading_parameter_name() -> None:
+    from suspension_sim.cli import as_option
+
+    names = {"shocks": "--shocks", "path": "--out"}
+    assert as_option("shocks (FL)", names) == "--shocks (FL)"
+    assert as_option("path", names) == "--out"
+    assert as_option("pathological.xlsx: Hard Points!B3", names) == (
+        "pathological.xlsx: Hard Points!B3"
+    )
+    assert as_option("--rack", names) == "--rack"
+    assert as_option(None, names) is None

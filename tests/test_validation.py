@@ -66,7 +66,13 @@ def _write_rows(path: Path, rows: list[list[str]]) -> Path:
 
 # -- the bundled references pass ----------------------------------------------------------
 @pytest.mark.parametrize("drive", ["motion", "dampers"])
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize(
+    "case",
+    [
+        "corner_closed_form",
+        pytest.param("fsae_car_slvs", marks=pytest.mark.slow),  # the whole car, with charts
+    ],
+)
 def test_bundled_reference_passes(
     case: str, drive: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -85,7 +91,11 @@ def test_bundled_reference_passes(
     assert "**FAIL**" not in text
     assert (out / "comparison.csv").exists()
     if not plots:
-        assert (out / "plots" / "camber_angle.png").stat().st_size > 1000
+        import imageio.v3 as iio
+
+        img = iio.imread(out / "plots" / "camber_angle.png")
+        assert img.ndim == 3 and img.shape[0] > 100 and img.shape[1] > 100
+        assert len(np.unique(img.reshape(-1, img.shape[-1]), axis=0)) > 10  # not blank
         assert "![Camber Angle](plots/camber_angle.png)" in text
     assert workbook.read_bytes() == before  # the workbook is never written
 
@@ -100,6 +110,33 @@ def test_reference_agreement_is_far_below_tolerance() -> None:
     assert result.passed
     assert len(result.compared) == 11
     assert max(c.max_abs for c in result.compared) < 1e-5
+
+
+def test_report_charts_plot_the_compared_values() -> None:
+    """Each chart's lines hold exactly the export's and our values, and their difference."""
+    import matplotlib.pyplot as plt
+
+    import suspension_sim
+    from suspension_sim.validation import validate
+    from suspension_sim.validation.report import comparison_figures
+
+    _need(CORNER_WB, CORNER_EXPORT)
+    result = validate(suspension_sim.load(str(CORNER_WB)), read_export(CORNER_EXPORT))
+    figures = comparison_figures(result)
+    try:
+        titles = [t for t, _, _ in figures]
+        assert titles[0] == "Motion"
+        by_title = {t: fig for t, _, fig in figures}
+        for c in result.channels:
+            fig = by_title[c.quantity]
+            lines = [ln for ax in fig.axes for ln in ax.get_lines()]
+            ys = [np.asarray(ln.get_ydata(), dtype=float) for ln in lines]
+            for values in (c.theirs, c.ours, c.diff):
+                want = np.asarray(values, dtype=float)
+                assert any(y.shape == want.shape and np.allclose(y, want) for y in ys), c.channel
+    finally:
+        for _, _, fig in figures:
+            plt.close(fig)
 
 
 # -- a moved hardpoint fails, and the report says where --------------------------------------

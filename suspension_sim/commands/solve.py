@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -78,18 +76,6 @@ def _number(text: str, what: str) -> float:
         ) from None
 
 
-@contextmanager
-def api_names_as_options() -> Iterator[None]:
-    """Report an API argument (``shocks (FL_Damper)``) as its CLI option (``--shocks``)."""
-    try:
-        yield
-    except InputError as exc:
-        for name in ("shocks", "rack", "chassis", "targets"):
-            if exc.where and exc.where.startswith(name):
-                exc.where = "--" + exc.where
-        raise
-
-
 def points_table(pose: object) -> pd.DataFrame:
     """Points with their joint residual (mm); blank residual = not a joint."""
     df = pose.points.copy()  # type: ignore[attr-defined]
@@ -103,19 +89,18 @@ def run(args: argparse.Namespace) -> int:
     from suspension_sim.outputs.tables import check_table_path, write_table
 
     if args.out:
-        check_table_path(args.out, protect=args.workbook, force=args.force)
+        check_table_path(args.out, option="--out", protect=args.workbook, force=args.force)
     model = load(args.workbook)
     shocks = parse_shocks(args.shocks)
     if args.tolerance is not None and not (args.tolerance > 0):
         raise InputError("must be positive", where="--tolerance")
-    with api_names_as_options():
-        pose = model.solve(
-            shocks=shocks,
-            rack=args.rack,
-            chassis=tuple(args.chassis),
-            tolerance=args.tolerance,
-            on_failure="return",
-        )
+    pose = model.solve(
+        shocks=shocks,
+        rack=args.rack,
+        chassis=tuple(args.chassis),
+        tolerance=args.tolerance,
+        on_failure="return",
+    )
     print(f"{model.car.name}: {pose.info.summary()}")
     strokes = ", ".join(f"{k} {v:g}" for k, v in pose.shocks.items()) or "(no dampers)"
     print(f"inputs: strokes [mm] {strokes}; rack {pose.rack:g} mm; chassis {pose.chassis}")
@@ -133,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{args.out} not written: the pose did not close (see it with 'view')")
         return 3
     if args.out:
-        path = write_table(points_table(pose), args.out, protect=args.workbook, force=args.force)
+        path = write_table(
+            points_table(pose), args.out, option="--out", protect=args.workbook, force=args.force
+        )
         print(f"wrote {path}")
     return 0 if np.isfinite(pose.info.max_residual_mm) else 3

@@ -9,10 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from suspension_sim.description import SIGN_CONVENTIONS
 from suspension_sim.errors import InputError
 
-CONVENTIONS = ("iso", "optimumk")
 RESULTS_SHEET = "Results {}"
+PARAMETER_OPTIONS = {"path": "--out", "directory": "--plot", "convention": "--convention"}
+"""Library parameter -> this command's option, for error messages (see `cli`)."""
 """Name of the sheet --into-workbook adds (truncated to Excel's 31 characters)."""
 
 
@@ -34,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", metavar="DIR", default=None, help="write PNG charts into DIR")
     p.add_argument(
         "--convention",
-        choices=CONVENTIONS,
+        choices=SIGN_CONVENTIONS,
         default=None,
         help="sign convention of the metrics (default: the workbook's 'Sign convention')",
     )
@@ -132,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     convention = table.attrs.get("convention", args.convention or "iso")
     print(f"{model.car.name}: {spec.description or spec.motion.label()} [{convention}]")
     if args.out:
-        path = write_table(table, args.out, protect=args.workbook, force=args.force)
+        path = write_table(table, args.out, option="--out", protect=args.workbook, force=args.force)
         print(f"wrote {path} ({len(table)} rows)")
     if args.plot:
         from suspension_sim.outputs.plots import plot_sweep
@@ -141,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             paths = plot_sweep(result, args.plot)
             print(f"wrote {len(paths)} chart(s) to {args.plot}")
     if args.into_workbook:
-        used = add_sheet(args.workbook, sheet, table, force=args.force)
+        used = add_sheet(args.workbook, sheet, table, force=args.force, option="--into-workbook")
         print(f"added sheet {used!r} to {args.workbook}")
     print(result.summary())
     return 0 if result.ok else 3

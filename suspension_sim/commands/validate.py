@@ -15,6 +15,9 @@ from pathlib import Path
 
 from suspension_sim.errors import InputError
 
+PARAMETER_OPTIONS = {"out": "--out", "drive": "--drive", "channel_map": "--map"}
+"""Library parameter -> this command's option, for error messages (see `cli`)."""
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(

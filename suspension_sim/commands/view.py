@@ -13,11 +13,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from suspension_sim.commands.solve import add_pose_arguments, api_names_as_options, parse_shocks
+from suspension_sim.commands.solve import add_pose_arguments, parse_shocks
 from suspension_sim.errors import InputError
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 CAMERA_CHOICES = ("front", "side", "top", "iso")  # = suspension_sim.viz.CAMERAS
+PARAMETER_OPTIONS = {
+    "path": "--animate",
+    "poses": "--sweep",
+    "camera": "--camera",
+    "focus": "--focus",
+}
+"""Library parameter -> this command's option, for error messages (see `cli`)."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -143,13 +150,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {out} ({len(poses)} frames, {n_open} not converged)")
         return 0
 
-    with api_names_as_options():
-        pose = model.solve(
-            shocks=parse_shocks(args.shocks),
-            rack=args.rack,
-            chassis=tuple(args.chassis),
-            on_failure="return",
-        )
+    pose = model.solve(
+        shocks=parse_shocks(args.shocks),
+        rack=args.rack,
+        chassis=tuple(args.chassis),
+        on_failure="return",
+    )
     print(f"{model.car.name}: {pose.info.summary()}")
     if not pose.converged:
         print(f"warning: {pose.failure}", file=sys.stderr)

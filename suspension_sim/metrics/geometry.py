@@ -87,9 +87,7 @@ def wheel_set(model: KinematicModel) -> WheelSet:
 
 def _build_wheel_set(model: KinematicModel) -> WheelSet:
     car = model.car
-    inst_of = {
-        (p, b): i for i, (p, b) in enumerate(zip(model.inst_point, model.inst_body, strict=True))
-    }
+    inst_of = model.inst_index
     part_of = {p.body: i for i, p in enumerate(model.parts) if p.chain != "damper_rod"}
     ws = car.wheels
     names = tuple(w.name for w in ws)

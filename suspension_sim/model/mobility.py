@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from suspension_sim.model.topology import GRUEBLER_FREEDOM
-from suspension_sim.tolerances import RANK_TOL
+from suspension_sim.tolerances import MODE_SHARE, RANK_TOL
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model.model import KinematicModel
@@ -137,8 +137,8 @@ def _rank_and_nullspaces(J: np.ndarray) -> tuple[int, list[int], list[int]]:
     rank = int(np.sum(s > tol))
     cols: set[int] = set(np.flatnonzero(norms == 0).tolist())
     for v in Vt[rank:]:
-        cols |= set(np.flatnonzero(np.abs(v) > 1e-6).tolist())
+        cols |= set(np.flatnonzero(np.abs(v) > MODE_SHARE).tolist())
     rows: set[int] = set()
     for u in U[:, rank:].T:
-        rows |= set(np.flatnonzero(np.abs(u) > 1e-6).tolist())
+        rows |= set(np.flatnonzero(np.abs(u) > MODE_SHARE).tolist())
     return rank, sorted(cols), sorted(rows)

@@ -28,6 +28,7 @@ import scipy.sparse as sps
 from suspension_sim.description import CHASSIS, Car
 from suspension_sim.model.screws import chain_template
 from suspension_sim.model.topology import SIGNATURES, Part, Topology, classify
+from suspension_sim.tolerances import COINCIDENT_MM
 
 _T = TypeVar("_T")
 
@@ -172,7 +173,7 @@ class KinematicModel:
         rng = np.random.default_rng(0)
         q = rng.uniform(-0.5, 0.5, size=(self.n_params, 3))
         P, _ = self.instance_positions(q, derivatives=False)
-        moves = np.abs(P - self.inst_design[:, :, None]).max(axis=(1, 2)) > 1e-9
+        moves = np.abs(P - self.inst_design[:, :, None]).max(axis=(1, 2)) > COINCIDENT_MM
         fixed = self.inst_part < self.n_fixed_parts
         structural = (
             ~moves[self.pair_b] & ~moves[self.pair_a] & (fixed[self.pair_a] | fixed[self.pair_b])

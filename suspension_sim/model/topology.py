@@ -32,6 +32,7 @@ import numpy as np
 from suspension_sim.description import CHASSIS, Car
 from suspension_sim.errors import ModelError
 from suspension_sim.model.screws import JointSpec, frame_from_axis, transform
+from suspension_sim.tolerances import AXIS_ALONG_Y_MIN, COINCIDENT_MM, ON_LINE_MM
 
 SIGNATURES: dict[str, tuple[JointSpec, ...]] = {
     "fixed": (),
@@ -68,8 +69,6 @@ GRUEBLER_FREEDOM: dict[str, int] = {
     "link5": 6,
     "free6": 6,
 }
-
-_COLLINEAR_TOL = 1e-6  # mm, distance from a line below which points are on it
 
 
 @dataclass(frozen=True)
@@ -119,7 +118,7 @@ def _distance_to_line(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _require_distinct(car: Car, body: str, a: str, b: str, pts: dict[str, np.ndarray]) -> None:
-    if np.linalg.norm(pts[a] - pts[b]) < 1e-9:
+    if np.linalg.norm(pts[a] - pts[b]) < COINCIDENT_MM:
         where = str(car.body(body).source) if car.body(body).source else None
         raise ModelError(
             f"body {body!r}: points {a} and {b} are at the same place, so they define no axis",
@@ -173,7 +172,7 @@ def classify(car: Car) -> Topology:
             _require_distinct(car, b.name, e0, e1, pts)
             axis = pts[e1] - pts[e0]
             axis = axis / np.linalg.norm(axis)
-            if abs(axis[1]) < 1e-3:
+            if abs(axis[1]) < AXIS_ALONG_Y_MIN:
                 raise ModelError(
                     f"rack {b.name!r}: its axis {e0} -> {e1} is perpendicular to Y, "
                     "so 'positive rack = toward +Y' has no meaning",
@@ -224,19 +223,19 @@ def _classify_plain(
     identity = np.eye(4)
     if len(shared) >= 2:
         a, b = pts[shared[0]], pts[shared[1]]
-        if np.linalg.norm(b - a) < 1e-9:
+        if np.linalg.norm(b - a) < COINCIDENT_MM:
             raise ModelError(
                 f"body {body!r}: chassis points {shared[0]} and {shared[1]} coincide",
                 hint="give the two pivot points distinct coordinates in Hard Points",
             )
-        off_axis = [p for p in shared[2:] if _distance_to_line(pts[p], a, b) > _COLLINEAR_TOL]
+        off_axis = [p for p in shared[2:] if _distance_to_line(pts[p], a, b) > ON_LINE_MM]
         if off_axis:
             return (
                 "fixed",
                 identity,
                 (f"shares {', '.join(shared)} (not on one line) with the Chassis: fixed to it"),
             )
-        moving = [p for p in others if _distance_to_line(pts[p], a, b) > _COLLINEAR_TOL]
+        moving = [p for p in others if _distance_to_line(pts[p], a, b) > ON_LINE_MM]
         if not moving:
             return (
                 "fixed",
@@ -249,7 +248,7 @@ def _classify_plain(
         c = pts[shared[0]]
         if len(points) == 2:
             other = others[0]
-            if np.linalg.norm(pts[other] - c) < 1e-9:
+            if np.linalg.norm(pts[other] - c) < COINCIDENT_MM:
                 raise ModelError(
                     f"body {body!r}: points {shared[0]} and {other} coincide",
                     hint="a link needs two distinct points",
@@ -259,7 +258,7 @@ def _classify_plain(
         return "spherical", transform(np.eye(3), c), f"spherical at {shared[0]}"
     if len(points) == 2:
         a, b = pts[points[0]], pts[points[1]]
-        if np.linalg.norm(b - a) < 1e-9:
+        if np.linalg.norm(b - a) < COINCIDENT_MM:
             raise ModelError(
                 f"body {body!r}: points {points[0]} and {points[1]} coincide",
                 hint="a link needs two distinct points",

@@ -80,7 +80,7 @@ def plot_table(
     series: str | None = None,
     title: str = "",
     charts: Sequence[str] | None = None,
-    option: str = "--plot",
+    option: str = "directory",
 ) -> list[Path]:
     """Per-wheel charts and the roll-centre chart of any metrics table, as
     ``<stem>.png`` files in `directory` (created if needed).

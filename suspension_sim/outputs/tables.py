@@ -24,7 +24,7 @@ def write_table(
     table: pd.DataFrame,
     path: str | os.PathLike[str],
     *,
-    option: str = "--out",
+    option: str = "path",
     protect: str | os.PathLike[str] | None = None,
     force: bool = False,
     sheet_name: str = "Results",
@@ -76,7 +76,7 @@ def _write(table: pd.DataFrame, tmp: Path, suffix: str, sheet_name: str, option:
 def check_table_path(
     path: str | os.PathLike[str],
     *,
-    option: str = "--out",
+    option: str = "path",
     protect: str | os.PathLike[str] | None = None,
     force: bool = False,
 ) -> Path:

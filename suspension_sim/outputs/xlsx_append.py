@@ -135,7 +135,7 @@ def add_sheet(
     table: pd.DataFrame,
     *,
     force: bool = False,
-    option: str = "--into-workbook",
+    option: str = "path",
 ) -> str:
     """Add `table` to the workbook at `path` as a new last sheet called `name`.
 

@@ -109,13 +109,6 @@ def input_param(model: KinematicModel, name: str) -> int:
     )
 
 
-def input_values(model: KinematicModel, strokes: Mapping[str, float], rack: float) -> np.ndarray:
-    """Write strokes and rack travel into a zero parameter vector (n_params,)."""
-    q = np.zeros(model.n_params)
-    set_inputs(model, q, strokes, rack)
-    return q
-
-
 def set_inputs(
     model: KinematicModel,
     q: np.ndarray,

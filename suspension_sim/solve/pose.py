@@ -12,11 +12,12 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from suspension_sim.model.screws import rotation_xyz, transform
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from suspension_sim.model import KinematicModel
     from suspension_sim.solve.targets import Target
 
@@ -83,6 +84,8 @@ class Pose:
     @cached_property
     def copies(self) -> pd.DataFrame:
         """Every copy of every point (point, body) -> x, y, z in the world frame."""
+        import pandas as pd  # only here: a solve alone does not need pandas (0.3 s to import)
+
         P, _ = self.model.instance_positions(self.params[:, None], derivatives=False)
         world = apply_transform(self.chassis_transform, P[:, :, 0])
         index = pd.MultiIndex.from_arrays(
@@ -100,6 +103,8 @@ class Pose:
     @cached_property
     def residuals(self) -> pd.Series:
         """Joined point -> largest distance between its copies (mm)."""
+        import pandas as pd
+
         m = self.model
         r = m.residuals(self.params[:, None])[:, 0].reshape(-1, 3)
         gap = pd.Series(np.linalg.norm(r, axis=1), index=list(m.pair_point))

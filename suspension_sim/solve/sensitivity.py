@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from suspension_sim.tolerances import PURE_TRANSLATION_RAD
+
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.solve.pose import Pose
 
@@ -90,7 +92,7 @@ def screw_axis(twist: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """
     w, v = twist[:3], twist[3:]
     ww = float(w @ w)
-    if ww < 1e-24:
+    if ww < PURE_TRANSLATION_RAD**2:
         n = np.linalg.norm(v)
         return np.zeros(3), v / n if n else v, float("inf")
     point = np.cross(w, v) / ww

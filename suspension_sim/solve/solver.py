@@ -40,7 +40,7 @@ from suspension_sim.solve.inputs import (
 )
 from suspension_sim.solve.pose import Pose, SolveInfo, chassis_transform
 from suspension_sim.solve.problem import problem
-from suspension_sim.tolerances import DENSE_LIMIT, INNER_TARGET_MM, NEAR_SINGULAR_RATIO
+from suspension_sim.tolerances import DENSE_LIMIT, INNER_TARGET_MM, LSQ_STOP, NEAR_SINGULAR_RATIO
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -150,9 +150,9 @@ def _solve_params(
             jac=jac,
             method="trf",
             tr_solver="exact" if dense else "lsmr",
-            ftol=1e-15,
-            xtol=1e-15,
-            gtol=1e-15,
+            ftol=LSQ_STOP,
+            xtol=LSQ_STOP,
+            gtol=LSQ_STOP,
             max_nfev=100,
             callback=stop_when_closed,
         )
@@ -164,9 +164,9 @@ def _solve_params(
             x,
             jac=jac_dense,
             method="lm",
-            ftol=1e-15,
-            xtol=1e-15,
-            gtol=1e-15,
+            ftol=LSQ_STOP,
+            xtol=LSQ_STOP,
+            gtol=LSQ_STOP,
             max_nfev=2000,
         )
         err2 = float(np.max(np.abs(res2.fun)))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from suspension_sim.errors import InputError
+from suspension_sim.tolerances import NO_STEER_YAW
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -65,7 +66,7 @@ def _left_turn_rack_sign(model: KinematicModel) -> float:
         s = model.inst_design[a] - model.inst_design[c]
         ds = rates[a] - rates[c]
         yaw += float(np.cross(s, ds)[2] / (s @ s))
-    if abs(yaw) < 1e-12:
+    if abs(yaw) < NO_STEER_YAW:
         raise InputError(
             "the rack does not steer any wheel",
             where="steering",

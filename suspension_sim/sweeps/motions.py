@@ -170,9 +170,7 @@ def _damper_wheels(model: KinematicModel) -> dict[str, str]:
     design = solve(model)
     tangents = input_tangents(design)
     rates = point_rates(design, tangents)
-    inst = {
-        (p, b): i for i, (p, b) in enumerate(zip(model.inst_point, model.inst_body, strict=True))
-    }
+    inst = model.inst_index
     M = np.zeros((len(dampers), len(wheels)))
     for j, w in enumerate(wheels):
         i = inst[(w.centre, w.body)]

@@ -204,7 +204,7 @@ def evaluate_metrics(
             if unknown:
                 raise InputError(
                     f"our metrics do not include {', '.join(unknown)}",
-                    where="--map",
+                    where="channel_map",
                     hint="metric columns available for this car: "
                     + ", ".join(sorted(available)[:40])
                     + (" ..." if len(available) > 40 else ""),

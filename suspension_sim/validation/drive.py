@@ -244,7 +244,7 @@ def damper_strokes(
     if not design:
         raise InputError(
             "--drive dampers needs dampers, and the workbook has none",
-            where="--drive",
+            where="drive",
             hint="use --drive motion",
         )
     by_key: dict[str, Column] = {}
@@ -302,7 +302,7 @@ def drive_model(
         strokes, used_d = damper_strokes(model, export, wheels, dampers_of)
         used = used_d + used
     else:
-        raise InputError(f"unknown drive {drive!r}", where="--drive", hint="motion or dampers")
+        raise InputError(f"unknown drive {drive!r}", where="drive", hint="motion or dampers")
     results: list[StepResult] = []
     guess: Pose | None = None
     for i in range(export.n_steps):

@@ -65,19 +65,19 @@ def prepare_dir(out: str | Path, protect: Sequence[str | Path]) -> Path:
     d = Path(out)
     if d.exists() and not d.is_dir():
         raise InputError(
-            f"{d} exists and is not a folder", where="--out", hint="give a folder for the report"
+            f"{d} exists and is not a folder", where="out", hint="give a folder for the report"
         )
     for p in protect:
         if Path(p).resolve() in (d.resolve() / "report.md", d.resolve() / "comparison.csv"):
             raise InputError(
                 f"writing the report into {d} would overwrite {p}",
-                where="--out",
+                where="out",
                 hint="choose another folder",
             )
     try:
         (d / "plots").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputError(f"cannot create {d}: {exc.strerror}", where="--out") from None
+        raise InputError(f"cannot create {d}: {exc.strerror}", where="out") from None
     return d
 
 
@@ -111,7 +111,7 @@ def _writing(path: Path) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}", where="--out") from None
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}", where="out") from None
 
 
 def _quantity_order(v: Validation, c: ChannelResult) -> int:
@@ -280,12 +280,32 @@ def _write_csv(v: Validation, ordered: list[ChannelResult], path: Path) -> None:
 def _write_plots(
     v: Validation, ordered: list[ChannelResult], folder: Path
 ) -> list[tuple[str, str]]:
+    import matplotlib.pyplot as plt
+
+    written: list[tuple[str, str]] = []
+    for title, name, fig in comparison_figures(v, ordered):
+        _save_figure(fig, folder / name, dpi=90 if name == "motion.png" else 80)
+        plt.close(fig)
+        written.append((title, f"plots/{name}"))
+    return written
+
+
+def comparison_figures(
+    v: Validation, ordered: Sequence[ChannelResult] | None = None
+) -> list[tuple[str, str, Any]]:
+    """(title, file name, matplotlib Figure) of every report chart, not yet saved.
+
+    The export's motion channels against step, then one figure per quantity:
+    ours over theirs on top, ours - theirs with the tolerance band below.
+    """
     import matplotlib
 
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
-    figures: list[tuple[str, str]] = []
+    if ordered is None:
+        ordered = list(v.channels)
+    figures: list[tuple[str, str, Any]] = []
     x = v.export.steps
     motion = v.export.motion()
     if motion:
@@ -296,9 +316,7 @@ def _write_plots(
         ax.set_title("Motion from the export")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8, loc="best")
-        _save_figure(fig, folder / "motion.png", dpi=90)
-        plt.close(fig)
-        figures.append(("Motion", "plots/motion.png"))
+        figures.append(("Motion", "motion.png", fig))
     groups: dict[str, list[ChannelResult]] = {}
     for c in ordered:
         groups.setdefault(c.quantity, []).append(c)
@@ -341,10 +359,7 @@ def _write_plots(
             for ax in (top, bottom):
                 ax.tick_params(labelsize=7)
         fig.suptitle(quantity, fontsize=10)
-        name = f"{_slug(quantity)}.png"
-        _save_figure(fig, folder / name, dpi=80)
-        plt.close(fig)
-        figures.append((quantity, f"plots/{name}"))
+        figures.append((quantity, f"{_slug(quantity)}.png", fig))
     return figures
 
 

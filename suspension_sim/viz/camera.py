@@ -69,7 +69,7 @@ def frame_camera(
     """
     if camera not in CAMERA_VIEWS:
         raise InputError(
-            f"unknown camera {camera!r}", where="--camera", hint=f"one of {', '.join(CAMERAS)}"
+            f"unknown camera {camera!r}", where="camera", hint=f"one of {', '.join(CAMERAS)}"
         )
     b = np.asarray(bounds if bounds is not None else plotter.bounds, dtype=float)
     toward, up = (np.asarray(v, dtype=float) for v in CAMERA_VIEWS[camera])

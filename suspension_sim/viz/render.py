@@ -374,7 +374,7 @@ def build_scene(
     for the title and labels (default: from the window size).
     """
     if focus not in ("car", "open"):
-        raise InputError(f"unknown focus {focus!r}", where="--focus", hint="car or open")
+        raise InputError(f"unknown focus {focus!r}", where="focus", hint="car or open")
     from suspension_sim.viz.probe import has_display, import_pyvista
 
     pv = import_pyvista()
@@ -463,7 +463,7 @@ def check_animation_path(path: str | Path) -> Path:
     if suffix not in ANIMATION_SUFFIXES:
         raise InputError(
             f"cannot write an animation as {suffix or 'a file without extension'!r}",
-            where="--animate",
+            where="path",
             hint="name the output .gif or .mp4",
         )
     if suffix == ".mp4":
@@ -472,14 +472,14 @@ def check_animation_path(path: str | Path) -> Path:
         except ImportError:
             raise InputError(
                 "writing MP4 needs the optional package imageio-ffmpeg (it bundles ffmpeg)",
-                where="--animate",
+                where="path",
                 hint="pip install imageio-ffmpeg (or pip install 'suspension-sim[mp4]'), "
                 "or write a .gif instead",
             ) from None
     if not p.parent.exists():
-        raise InputError(f"folder {p.parent} does not exist", where="--animate")
+        raise InputError(f"folder {p.parent} does not exist", where="path")
     if p.is_dir():
-        raise InputError(f"{p} is a folder", where="--animate", hint="give a file name")
+        raise InputError(f"{p} is a folder", where="path", hint="give a file name")
     return p
 
 
@@ -501,7 +501,7 @@ def animate(
     every frame is written (atomically).
     """
     if not poses:
-        raise InputError("no poses to animate", where="--sweep")
+        raise InputError("no poses to animate", where="poses")
     out = check_animation_path(path)
     suffix = out.suffix.lower()
     from suspension_sim.viz.probe import import_pyvista
@@ -537,5 +537,5 @@ def animate(
             finally:
                 plotter.close()
     except OSError as exc:
-        raise InputError(f"cannot write {out}: {exc.strerror or exc}", where="--animate") from None
+        raise InputError(f"cannot write {out}: {exc.strerror or exc}", where="path") from None
     return out

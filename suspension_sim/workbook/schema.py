@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from suspension_sim.description import SIGN_CONVENTIONS
 from suspension_sim.units import Kind
 
 # -- sections ---------------------------------------------------------------------------
@@ -88,7 +89,6 @@ COMPONENTS_COLUMNS: tuple[Column, Column] = (
 
 
 # -- User Options -------------------------------------------------------------------------
-SIGN_CONVENTIONS: tuple[str, ...] = ("iso", "optimumk")
 BRAKE_MOUNTS: dict[str, bool] = {"outboard": False, "inboard": True}
 """Words of the brake options -> `Options.*_brakes_inboard` (the first word is written)."""
 DRIVE_MOUNTS: dict[str, bool] = {"inboard": True, "chassis": True, "outboard": False, "hub": False}
