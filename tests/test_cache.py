@@ -197,6 +197,49 @@ def test_read_only_folder(
     assert leftovers(folder) == []
 
 
+def test_an_unwritable_folder_as_root_sees_it(
+    folder: Path,
+    workbook: Path,
+    reads: list[Path],
+    truth: np.ndarray,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file system that refuses writes (read-only mount, EACCES), simulated for root."""
+    import errno
+
+    from suspension_sim import files
+
+    def refuse(path: object, data: bytes) -> Path:
+        raise OSError(errno.EROFS, "Read-only file system", str(path))
+
+    monkeypatch.setattr(files, "write_bytes_atomically", refuse)
+    monkeypatch.setattr(cache, "write_bytes_atomically", refuse, raising=False)
+    folder.mkdir()
+    _, warned = load_checked(workbook, truth)
+    _, warned_again = load_checked(workbook, truth)
+    assert len(warned) == 1 and str(folder) in warned[0] and "caching is skipped" in warned[0]
+    assert not warned_again
+    assert entries(folder) == [] and leftovers(folder) == []
+    assert reads  # no entry, so the workbook was read
+
+
+def test_a_tampered_entry_with_a_valid_hash_is_rebuilt(
+    folder: Path, workbook: Path, reads: list[Path], truth: np.ndarray
+) -> None:
+    """An entry rewritten with its own checksum but a car the model refuses."""
+    load_checked(workbook, truth)
+    (entry,) = entries(folder)
+    header, _, payload = entry.read_bytes().partition(b"\n")
+    data = json.loads(payload)
+    data["car"]["rack"]["body"] = "Nope"
+    body = json.dumps(data).encode()
+    meta = json.loads(header)
+    meta["sha256"] = hashlib.sha256(body).hexdigest()
+    entry.write_bytes(json.dumps(meta).encode() + b"\n" + body)
+    _, warned = load_checked(workbook, truth)
+    assert warned and "does not build a model" in warned[0]
+
+
 def test_a_file_where_the_folder_should_be(
     folder: Path, workbook: Path, reads: list[Path], truth: np.ndarray
 ) -> None:

@@ -27,7 +27,7 @@ LAYERS: dict[str, int] = {
     "cache": 0,
     "textfiles": 0,
     "version": 0,
-    "units": 1,
+    "units": 0,
     "description": 1,
     "workbook": 2,
     "model": 2,
@@ -47,7 +47,19 @@ LAYERS: dict[str, int] = {
 """Layer of each top-level module or subpackage of suspension_sim (higher = later)."""
 
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "model": ("workbook", "solve", "metrics", "sweeps", "outputs", "viz", "validation", "api"),
+    "model": (
+        "workbook",
+        "cache",
+        "files",
+        "textfiles",
+        "solve",
+        "metrics",
+        "sweeps",
+        "outputs",
+        "viz",
+        "validation",
+        "api",
+    ),
     "workbook": ("model",),
 }
 """Same-or-lower-layer imports that are still not allowed (siblings stay apart)."""
@@ -78,7 +90,15 @@ def _imports(module: str, tree: ast.Module) -> list[tuple[str, list[str], int]]:
     out: list[tuple[str, list[str], int]] = []
     is_package = module.count(".") == 0 or module in PACKAGES
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and str(node.args[0].value).startswith(PKG)
+        ):
+            out.append((str(node.args[0].value), [], node.lineno))  # importlib by name
+        elif isinstance(node, ast.Import):
             out += [(a.name, [], node.lineno) for a in node.names if a.name.startswith(PKG)]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
@@ -121,6 +141,30 @@ def test_imports_point_down(module: str) -> None:
         if LAYERS[there] > LAYERS[here] or there in FORBIDDEN.get(here, ()):
             bad.append(f"line {line}: {target} ({there}, layer {LAYERS[there]})")
     assert not bad, f"{module} ({here}, layer {LAYERS[here]}) imports upward:\n" + "\n".join(bad)
+
+
+def test_no_private_attributes_of_other_modules() -> None:
+    """``module._name`` on an imported suspension_sim module is a private import too."""
+    bad = []
+    for m, tree in TREES.items():
+        aliases = {
+            (a.asname or a.name.rsplit(".", 1)[-1])
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import | ast.ImportFrom)
+            for a in node.names
+            if (isinstance(node, ast.Import) and a.name.startswith(PKG))
+            or (isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PKG))
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                bad.append(f"{m} line {node.lineno}: {node.value.id}.{node.attr}")
+    assert not bad, "\n".join(bad)
 
 
 def test_no_private_names_cross_modules() -> None:

@@ -194,9 +194,8 @@ def copy_index(model: KinematicModel, point: str | None, body: str) -> int:
     """Copy index of `point` on `body`, else its first copy; -1 for no point."""
     if point is None:
         return -1
-    copies = [i for i, p in enumerate(model.inst_point) if p == point]
-    on_body = [i for i in copies if model.inst_body[i] == body]
-    return (on_body or copies)[0]
+    on_body = model.inst_index.get((point, body))
+    return on_body if on_body is not None else model.inst_point.index(point)
 
 
 def _arm(model: KinematicModel, joint: str | None, carrier: str) -> list[int]:

@@ -30,10 +30,11 @@ from __future__ import annotations
 import numpy as np
 
 from suspension_sim.metrics.vectors import cross, dot, homogeneous_line, intersect_lines, norm
-from suspension_sim.tolerances import CENTRE_AT_INFINITY_MM, STRAIGHT_AHEAD_RAD
-
-MIN_ROTATION = 1e-15
-"""|w| (rad/mm) below which a twist is a pure translation (no screw axis)."""
+from suspension_sim.tolerances import (
+    CENTRE_AT_INFINITY_MM,
+    PURE_TRANSLATION_RAD,
+    STRAIGHT_AHEAD_RAD,
+)
 
 
 def _at_infinity(N: np.ndarray, lam: float, ref: np.ndarray) -> tuple[np.ndarray, float]:
@@ -56,7 +57,7 @@ def instant_centre(
     """
     w, v = twist[:3], twist[3:]
     ww = float(w @ w)
-    if ww < MIN_ROTATION**2:
+    if ww < PURE_TRANSLATION_RAD**2:
         return cross(plane_normal, v), 0.0
     p0 = cross(w, v) / ww
     what = w / np.sqrt(ww)
