@@ -336,7 +336,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "corners, the axle's own roll for a rigid axle), rack held. A force at CP along "
         "CP -> fvic does no work on the motion (no jacking). World y and z; blank (NaN) "
         "when the force lines are parallel (centre at infinity).",
-        "ISO 8855 axes (force-based, plane through CP; `fvic_planar` before 0.2)",
+        "ISO 8855 axes (force-based, plane through CP; 0.1 had it through C as `fvic_planar`)",
         rates=True,
         components=("y", "z"),
     ),
@@ -349,7 +349,7 @@ _ENTRIES: tuple[Metric, ...] = (
         "(both travels +1: single-wheel travel for independent corners), rack held. The "
         "line CP -> svic sets every anti that uses CP. World x and z; blank (NaN) at "
         "infinity.",
-        "ISO 8855 axes (force-based, plane through CP; `svic_planar` before 0.2)",
+        "ISO 8855 axes (force-based, plane through CP; 0.1 had it through C as `svic_planar`)",
         rates=True,
         components=("x", "z"),
     ),
