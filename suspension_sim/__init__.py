@@ -27,12 +27,14 @@ moved.install()
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.api import Model, load, solve
+    from suspension_sim.solve.batch import solve_batch
     from suspension_sim.solve.pose import Pose, SolveInfo
 
 _LAZY = {
     "Model": "suspension_sim.api",
     "load": "suspension_sim.api",
     "solve": "suspension_sim.api",
+    "solve_batch": "suspension_sim.solve.batch",
     "Pose": "suspension_sim.solve.pose",
     "SolveInfo": "suspension_sim.solve.pose",
 }
@@ -46,4 +48,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'suspension_sim' has no attribute {name!r}")
 
 
-__all__ = ["Model", "Pose", "SolveInfo", "__version__", "load", "solve"]
+__all__ = ["Model", "Pose", "SolveInfo", "__version__", "load", "solve", "solve_batch"]

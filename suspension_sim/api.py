@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from suspension_sim.model import KinematicModel
 from suspension_sim.model.mobility import Mobility
 from suspension_sim.solve.pose import Pose
 from suspension_sim.solve.targets import Target
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.solve.batch import BatchResult
 
 Strokes = Sequence[float] | Mapping[str, float] | None
 """One stroke per damper in Damping order, or {damper body: stroke} (mm, + = compression)."""
@@ -50,6 +53,20 @@ class Model(KinematicModel):
     ) -> Pose:
         """Solve one pose; see `solve`."""
         return solve(self, shocks, rack, chassis, guess, tolerance, on_failure, targets)
+
+    def solve_batch(
+        self,
+        shocks: Any = None,
+        rack: Any = None,
+        chassis: Any = None,
+        guess: Pose | np.ndarray | None = None,
+        tolerance: float | None = None,
+        method: Literal["auto", "compiled", "numpy"] = "auto",
+    ) -> BatchResult:
+        """Solve many states at once (N, n_dampers strokes; see `solve.batch.solve_batch`)."""
+        from suspension_sim.solve.batch import solve_batch
+
+        return solve_batch(self, shocks, rack, chassis, guess, tolerance, method)
 
     def mobility(self) -> Mobility:
         """Degree-of-freedom report at design (computed once per model)."""
@@ -122,7 +139,10 @@ def load(path: str | os.PathLike[str], *, use_cache: bool = True) -> Model:
                 cache.reject_entry("car", key, f"is not a car ({exc})")
                 car = None
             if car is not None:
-                return Model(dataclasses.replace(car, source_path=str(p)))
+                try:
+                    return Model(dataclasses.replace(car, source_path=str(p)))
+                except Exception as exc:  # a well-formed entry of a car the model refuses
+                    cache.reject_entry("car", key, f"does not build a model ({exc!r})")
 
     from suspension_sim.workbook.reader import read_car
 

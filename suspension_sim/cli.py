@@ -3,7 +3,9 @@
 Each command lives in its own module under ``suspension_sim.commands`` with
 ``add_parser(subparsers)`` and ``run(args) -> int``. Errors meant for the user
 (`SuspensionSimError`) are printed without a traceback and give a non-zero
-exit code. Commands that draw nothing never import pyvista.
+exit code; so do Ctrl-C, a closed output pipe and any unexpected (internal)
+error, whose traceback only ``--debug`` shows. Commands that draw nothing
+never import pyvista.
 
 The library names its API parameters in errors (``shocks``, ``camera``,
 ``channel_map``); here they become the options a user typed (``--shocks``,
@@ -18,7 +20,14 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from suspension_sim.errors import SuspensionSimError
+from suspension_sim.errors import (
+    DEBUG_ENV,
+    INTERRUPTED_EXIT,
+    SuspensionSimError,
+    debug_requested,
+    report_internal_error,
+    stdout_closed,
+)
 
 COMMANDS: tuple[str, ...] = ("check", "new", "solve", "sweep", "view", "validate")
 
@@ -30,6 +39,26 @@ PARAMETER_OPTIONS: dict[str, str] = {
     "tolerance": "--tolerance",
 }
 """API parameter -> CLI option, for every command that has the pose options."""
+
+DEBUG_HELP = f"show the full traceback of an internal error (or set {DEBUG_ENV}=1)"
+
+
+PARAMETER_TEXT: dict[str, str] = {
+    "force=True": "--force",
+    'drive="dampers"': "--drive dampers",
+    'drive="motion"': "--drive motion",
+    "a channel map file": "a --map file",
+}
+"""Python spellings in library messages and hints -> what a command-line user types."""
+
+
+def as_option_text(text: str | None) -> str | None:
+    """A library message or hint with its Python spellings turned into options."""
+    if not text:
+        return text
+    for python, option in PARAMETER_TEXT.items():
+        text = text.replace(python, option)
+    return text
 
 
 def as_option(where: str | None, names: dict[str, str]) -> str | None:
@@ -57,27 +86,56 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="suspension-sim", description=__doc__.splitlines()[0])
+    parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
         importlib.import_module(f"suspension_sim.commands.{name}").add_parser(sub)
+    for command in sub.choices.values():  # also accepted after the command
+        command.add_argument(
+            "--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP
+        )
     return parser
 
 
+def inputs_of(args: argparse.Namespace | None) -> list[str]:
+    """The files a command was given (workbook, export, path), for error reports."""
+    if args is None:
+        return []
+    names = ("workbook", "export", "path")
+    return [str(getattr(args, n)) for n in names if isinstance(getattr(args, n, None), str)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run one command; returns the exit code (README, "Exit codes"): 0 done,
+    1 problems found, 2 bad input, 3 a pose did not close, 4 rendering
+    unavailable or an internal error, 130 interrupted, 141 output pipe closed.
+    No traceback is shown unless ``--debug`` (or SUSPENSION_SIM_DEBUG=1)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args: argparse.Namespace | None = None
     try:
-        return int(args.run(args) or 0)
+        args = build_parser().parse_args(argv)
+        code = int(args.run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
     except SuspensionSimError as exc:
-        module = sys.modules.get(f"suspension_sim.commands.{args.command}")
+        command = args.command if args is not None else ""
+        module = sys.modules.get(f"suspension_sim.commands.{command}")
         names = {**PARAMETER_OPTIONS, **getattr(module, "PARAMETER_OPTIONS", {})}
         exc.where = as_option(exc.where, names)
+        exc.message = as_option_text(exc.message) or exc.message
+        exc.hint = as_option_text(exc.hint)
         print(f"error: {exc.render()}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED_EXIT
+    except BrokenPipeError:
+        return stdout_closed()
+    except Exception as exc:
+        debug = bool(getattr(args, "debug", False)) or "--debug" in argv or debug_requested()
+        command = f"suspension-sim {args.command}" if args is not None else "suspension-sim"
+        return report_internal_error(exc, command=command, inputs=inputs_of(args), debug=debug)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -108,11 +108,15 @@ class Rack:
     """The steering rack: prismatic along end_points[0] -> end_points[1].
 
     ratio_mm_per_deg: rack travel per degree of steering wheel (optional).
+    min_travel / max_travel: optional limits of the rack travel (mm, + toward +Y,
+    0 = design), checked before any solve like a damper's min/max length.
     """
 
     body: str
     end_points: tuple[str, str]
     ratio_mm_per_deg: float | None = None
+    min_travel: float | None = None
+    max_travel: float | None = None
     source: Source | None = field(default=None, compare=False, repr=False)
 
 

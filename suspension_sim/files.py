@@ -7,15 +7,28 @@ untouched. The temporary file is removed on every failure, and stale ones of
 ours (from a process that was killed) are removed on the next write in that
 folder. A path that is a symbolic link is written through to its target, so
 the link stays a link.
+
+A file the user protected is never replaced: a read-only file (its owner has
+no write permission) or any file in a read-only folder is refused before
+anything is written, by the permission bits, so also when running as root
+(whom the kernel lets write anyway). Commands call `check_output` early, before
+any solving, so one rule holds for every output option: the folder an output
+goes into must exist already (a typo in a folder name is reported, not
+created); an output that is itself a folder (a report or chart folder) is
+created, but its parent must exist.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from suspension_sim.errors import InputError
 
 TEMP_TAG = ".suspension_sim-"
 """Marks our temporary files: ``.<name>.suspension_sim-<pid>-<random>.tmp``."""
@@ -32,6 +45,101 @@ def usual_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+class NotWritableError(PermissionError):
+    """A write refused because the user protected the file or its folder."""
+
+
+def _protected(path: Path, st: os.stat_result) -> bool:
+    """True when `path` is read-only to the user: its owner has no write bit (what
+    ``chmod a-w`` or a read-only flag gives; root included), or we may not write it."""
+    if not st.st_mode & stat.S_IWUSR:
+        return True
+    return not os.access(path, os.W_OK)
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why nothing may be written in `folder` (missing, not a folder, read-only), or None."""
+    try:
+        st = folder.stat()
+    except FileNotFoundError:
+        return f"folder {folder} does not exist"
+    except OSError as exc:
+        return f"folder {folder} cannot be inspected ({exc.strerror or exc})"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{folder} is not a folder"
+    if not st.st_mode & stat.S_IWUSR or not os.access(folder, os.W_OK | os.X_OK):
+        return f"folder {folder} is read-only (mode {stat.S_IMODE(st.st_mode):04o})"
+    return None
+
+
+def why_not_writable(path: str | os.PathLike[str]) -> str | None:
+    """Why a write to `path` must be refused (read-only file or folder), or None.
+
+    A symbolic link is judged by its target. A missing file is fine as long as
+    its folder exists and is writable.
+    """
+    target = resolve_target(path)
+    try:
+        st = target.stat()
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        return f"cannot be inspected ({exc.strerror or exc})"
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        return "is a folder"
+    if st is not None and _protected(target, st):
+        return f"is read-only (mode {stat.S_IMODE(st.st_mode):04o}); it is never replaced"
+    problem = folder_problem(target.parent)
+    return None if problem is None else f"cannot be written: {problem}"
+
+
+def check_writable(path: str | os.PathLike[str], *, where: str | None = None) -> Path:
+    """`path` if it may be written, else an `InputError` naming the file and the
+    reason (`where`: the option or parameter that gave the path)."""
+    reason = why_not_writable(path)
+    if reason is not None:
+        raise InputError(
+            f"{path} {reason}",
+            where=where,
+            hint="make it writable first (for example chmod u+w) if you mean to replace it,"
+            " or choose another file",
+        )
+    return Path(path)
+
+
+def check_output(
+    path: str | os.PathLike[str], *, where: str | None = None, folder: bool = False
+) -> Path:
+    """Refuse an output path before any work is done (the one rule for every output).
+
+    A file output (``folder=False``) goes into a folder that must exist already;
+    a folder output (``folder=True``: a report or chart folder) may be created,
+    but its parent must exist. Read-only files and folders are refused
+    (`check_writable`). Returns `path` as a Path.
+    """
+    out = Path(path)
+    target = resolve_target(out)
+    if folder and target.exists() and not target.is_dir():
+        raise InputError(f"{out} is a file, not a folder", where=where, hint="give a folder")
+    if not folder and target.is_dir():
+        raise InputError(f"{out} is a folder", where=where, hint="give a file name")
+    holder = target if folder and target.exists() else target.parent
+    problem = folder_problem(holder)
+    if problem is not None and not holder.exists():
+        raise InputError(
+            problem,
+            where=where,
+            hint=f"create it first (mkdir {holder}) or choose another folder",
+        )
+    if problem is not None:
+        raise InputError(
+            f"{out} cannot be written: {problem}",
+            where=where,
+            hint="make the folder writable first (for example chmod u+w) or choose another",
+        )
+    return out if folder else check_writable(out, where=where)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -72,13 +180,17 @@ def atomic_path(
     """Yield a temporary path to write; on success it replaces `path` atomically.
 
     Raises OSError as the operating system reports it (the caller turns that
-    into a user error naming its option or file); the temporary file never
-    outlives the call. `mode` defaults to the target's current permission bits,
-    or the umask's for a new file. `suffix`, one extension such as ``".png"``, is
-    appended to the temporary name (``....tmp.png``) for writers that pick the
-    format from the name.
+    into a user error naming its option or file), and `NotWritableError` (a
+    PermissionError) for a file or folder the user protected (`why_not_writable`);
+    the temporary file never outlives the call. `mode` defaults to the target's
+    current permission bits, or the umask's for a new file. `suffix`, one
+    extension such as ``".png"``, is appended to the temporary name
+    (``....tmp.png``) for writers that pick the format from the name.
     """
     target = resolve_target(path)
+    reason = why_not_writable(target)
+    if reason is not None:
+        raise NotWritableError(errno.EACCES, reason, str(target))
     folder = target.parent
     remove_stale_temps(folder)
     fd, tmp_name = tempfile.mkstemp(

@@ -15,10 +15,41 @@ LSQ_STOP = 1e-15
 """scipy least_squares ftol/xtol/gtol: tiny, so that the residual target decides when to stop."""
 RANK_TOL = 1e-9
 """Singular values below this fraction of the largest count as zero (columns normalised)."""
+LOCK_SINE = 1e-6
+"""An input is locked at design when its unit Jacobian column leaves the range of the
+other columns by more than this sine (freeing it alone adds no motion)."""
+LOCK_SHARE = 1e-3
+"""A constraint row takes part in an input's lock above this share of the largest."""
+STUCK_RATE = 1e-9
+"""mm per mm (or rad) of input below which no input moves a point: a body none of whose
+points moves faster is stuck."""
 
 # -- inputs -------------------------------------------------------------------------
 LIMIT_SLACK_MM = 1e-9
 """A damper length may pass its min/max by this much (round-off) before it is refused."""
+INPUT_LIMIT_DIGITS = 2
+"""Decimals (mm) of input limits in messages; an input is compared with a limit at this
+precision, so a refused value never reads as equal to the limit it broke."""
+MAX_INPUT = 1e6
+"""No stroke, rack travel, chassis coordinate (mm) or angle (deg) is larger than this in
+magnitude: larger values are typing errors, refused before any arithmetic."""
+MAX_CHASSIS_MM = 1000.0
+"""Chassis x, y, z (mm) beyond this from design: wheels a metre into the ground or the air."""
+MAX_CHASSIS_TILT_DEG = 90.0
+"""Chassis roll and pitch (deg) beyond this: the car is on its side or its nose."""
+MAX_CHASSIS_YAW_DEG = 360.0
+"""Chassis yaw (deg) beyond one turn."""
+REACH_RESOLUTION_MM = 1e-3
+"""A reach walk locates a dead point to this much input (mm)."""
+REACH_CLOSED_MM = 1e-8
+"""A reach walk's step is closed when every joint gap of its blocks is below this (mm)."""
+REACH_MAX_MM = 500.0
+"""A reach walk goes at most this far (mm of input) from design in each direction."""
+NEAR_LIMIT_MM = 2.0
+"""An input within this much travel (mm) of a dead point is flagged: the pose changes fast
+there and the other assembly of the linkage is close."""
+SOLVE_TIME_LIMIT_S = 10.0
+"""Wall-clock seconds after which one solve stops and returns its best pose (not closed)."""
 
 # -- geometry -----------------------------------------------------------------------
 COINCIDENT_MM = 1e-9
@@ -79,3 +110,23 @@ point, or its two kingpin points, must be further apart."""
 MAX_COORDINATE_MM = 1e7
 """No point of a car is 10 km from its origin: larger coordinates are typing errors
 (1e300, or the wrong Length unit)."""
+MAX_CELL_NUMBER = 1e12
+"""No number in a car workbook is larger than this in magnitude, whatever it measures:
+larger values are refused at their cell before any arithmetic (no overflow later)."""
+
+# -- batch engine (suspension_sim.solve.engine) ------------------------------------
+SINGULAR_PIVOT_RATIO = 1e-13
+"""A block whose smallest |R_ii| (QR) or LU pivot is below this fraction of its largest
+Jacobian column norm is singular: the state goes to the robust least-squares path."""
+TRUST_ACCEPT_RATIO = 1e-4
+"""A trust-region step is taken when it achieves this share of its predicted reduction."""
+TRUST_MIN_RADIUS = 1e-13
+"""A trust radius below this (relative to 1 + |D x|) means the Newton iteration is stuck."""
+CHORD_CONTRACTION = 0.1
+"""A chord step (reused factorisation) must shrink the largest residual by this factor."""
+STATIONARY_STEP = 1e-12
+"""A Gauss-Newton step shorter than this (relative to 1 + |D x|) means a block sits at its
+least-squares point: redundant joints that bind cannot close further."""
+STATIONARY_GAIN = 1e-6
+"""A step whose predicted reduction of the squared residual is below this share of it
+also marks a least-squares point (round-off decides the rest)."""

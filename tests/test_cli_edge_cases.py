@@ -71,3 +71,24 @@ def test_as_option_rewrites_only_a_leading_parameter_name() -> None:
     )
     assert as_option("--rack", names) == "--rack"
     assert as_option(None, names) is None
+
+
+def test_library_hints_use_python_spellings_and_the_cli_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`force=True` in the library's hint reads `--force` on the command line."""
+    import pandas as pd
+
+    from suspension_sim.errors import InputError
+    from suspension_sim.outputs.tables import write_table
+
+    existing = tmp_path / "results.xlsx"
+    write_table(pd.DataFrame({"a": [1.0]}), existing)
+    with pytest.raises(InputError) as api_error:
+        write_table(pd.DataFrame({"a": [2.0]}), existing)
+    assert "force=True" in (api_error.value.hint or "") and "--force" not in str(api_error.value)
+
+    workbook = Path(__file__).resolve().parents[1] / "workbooks" / "fsae_car.xlsx"
+    assert main(["solve", str(workbook), "--out", str(existing)]) == 2
+    err = capsys.readouterr().err
+    assert "--force" in err and "force=True" not in err

@@ -7,6 +7,7 @@ same pose directly, so a script that drifts from the API fails here.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -40,9 +41,17 @@ SCRIPTS = {
 }
 
 
+def _env() -> dict[str, str]:
+    """This checkout's package first, whatever copy is installed."""
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+
+
 def _run(script: str, args: list[str], out: Path) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, str(ROOT / "scripts" / script), str(EXAMPLE), "--out", str(out), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False, env=_env())
 
 
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
@@ -77,6 +86,7 @@ def test_script_names_a_missing_workbook(tmp_path: Path) -> None:
         text=True,
         timeout=120,
         check=False,
+        env=_env(),
     )
     assert done.returncode == 2
     assert "nope.xlsx" in done.stderr and "Traceback" not in done.stderr

@@ -110,18 +110,24 @@ def test_unreachable_stroke_names_input_and_open_joint() -> None:
     car = double_wishbone_corner()
     car = dataclasses.replace(car, dampers=(Damper("Damper", "DMP_C", "DMP_M"),))
     model = Model(car)
+    # 48 mm is inside the link-length bound (50.7 mm) but past the rocker's dead
+    # point (46.3 mm): the solver has to find out.
     with pytest.raises(SolveError) as info:
-        model.solve(shocks=[150.0])  # a 49 mm damper: the rocker cannot reach
+        model.solve(shocks=[48.0])
     text = info.value.render()
-    assert "shock Damper = 150 mm" in text
+    assert "shock Damper = 48 mm" in text
     assert "left open by" in text
     assert "DMP_M" in text or "PR_I" in text or "PR_O" in text
     pose = info.value.pose  # type: ignore[attr-defined]
     assert not pose.converged and pose.info.method == "trf+lm"
     assert pose.residuals.max() > 1.0
     # The same request can return the best-effort pose for the 3-D view.
-    best = model.solve(shocks=[150.0], on_failure="return")
+    best = model.solve(shocks=[48.0], on_failure="return")
     assert not best.converged and best.failure and "left open" in best.failure
+    # Far beyond what the links can span: refused before any solve, naming the input.
+    with pytest.raises(SolveError) as info:
+        model.solve(shocks=[150.0], on_failure="return")
+    assert info.value.where == "shocks (Damper)" and "beyond the reach" in info.value.render()
 
 
 def test_toggle_configuration_is_flagged() -> None:

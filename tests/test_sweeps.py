@@ -6,12 +6,14 @@ or by independent solves, not taken from the runner.
 
 from __future__ import annotations
 
+import gc
 import re
 import textwrap
 from pathlib import Path
 
 import numpy as np
 import openpyxl
+import pandas as pd
 import pytest
 from _cars import four_corner_car
 
@@ -23,6 +25,7 @@ from suspension_sim.solve.state import State
 from suspension_sim.solve.targets import wheel_travel
 from suspension_sim.sweeps import (
     MotionSpec,
+    SweepResult,
     SweepSpec,
     find_sweep,
     load_sweeps,
@@ -439,3 +442,210 @@ def test_bundled_sweeps_run_on_the_example_car() -> None:
     for spec in specs.values():
         result = run_sweep(car, spec)
         assert result.ok and not result.notes, result.summary()
+
+
+# -- hostile text: exponents, limits, encodings -----------------------------------------
+EXPONENTS_YAML = """\
+sweeps:
+  heave:
+    motion: heave
+    start: -1e1
+    stop: 1E1
+    steps: 3
+    fixed: {rack: 5e0, roll: -5E-1, FL_Damper: 2.5e+0}
+    targets:
+      FR_Damper: wheel_travel(FR, -1e0)
+  roll:
+    motion: roll
+    values: [-1e0, 0, 1.5e0, 2E0, .5e1]
+    grid:
+      motion: steer
+      start: -1E1
+      stop: 1e1
+      steps: 2e0
+  counted:
+    motion: stroke FL_Damper
+    start: 0
+    stop: 1
+    steps: 1e1
+"""
+
+
+def test_yaml_numbers_in_exponent_notation_are_numbers(tmp_path: Path) -> None:
+    """YAML 1.1 (PyYAML) reads -1e1 and 2E3 as text; a sweep file reads them as numbers
+    wherever a number is expected, and integers stay integers."""
+    specs = load_sweeps(write(tmp_path, EXPONENTS_YAML))
+    heave = specs["heave"]
+    assert heave.motion.values == (-10.0, 0.0, 10.0)
+    assert heave.fixed == {"rack": 5.0, "roll": -0.5, "FL_Damper": 2.5}
+    assert heave.targets == {"FR_Damper": wheel_travel("FR", -1.0)}
+    roll = specs["roll"]
+    assert roll.motion.values == (-1.0, 0.0, 1.5, 2.0, 5.0)
+    assert roll.grid is not None and roll.grid.values == (-10.0, 10.0)
+    assert specs["counted"].motion.values == tuple(np.linspace(0, 1, 10))
+
+
+def test_quoted_exponent_is_still_text(tmp_path: Path) -> None:
+    path = write(tmp_path, "sweeps:\n  a:\n    motion: heave\n    values: ['-1e1']\n")
+    with pytest.raises(InputError, match="must be a number, found '-1e1'") as exc:
+        load_sweeps(path)
+    assert exc.value.where == f"{path}:4"
+
+
+HUGE_INT = "1" + "0" * 400
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "message"),
+    [
+        ("motion: heave\n    start: 0\n    stop: 1\n    steps: 1e9", 6, "from 1 to 10000"),
+        ("motion: heave\n    start: -1e300\n    stop: 0\n    steps: 2", 4, "start -1e+300 mm"),
+        ("motion: heave\n    start: 0\n    stop: 1e400\n    steps: 2", 5, "finite number"),
+        (f"motion: heave\n    start: {HUGE_INT}\n    stop: 0\n    steps: 2", 4, "finite"),
+        ("motion: stroke FL_Damper\n    values: [0, 1e6]", 4, "value 1e+06 mm is beyond"),
+        ("motion: roll\n    values: [0, 91]", 4, "value 91 deg is beyond the limit"),
+        ("motion: chassis yaw\n    values: [-1e3]", 4, "-1000 deg"),
+        ("motion: chassis z\n    values: [-1001]", 4, "-1001 mm"),
+        ("motion: steer deg\n    values: [1080, 1081]", 4, "1081 deg"),
+        ("motion: heave\n    values: [0]\n    fixed: {roll: 1e6}", 5, "fixed roll 1e+06 deg"),
+        ("motion: heave\n    values: [0]\n    fixed: {rack: -2e3}", 5, "fixed rack -2000 mm"),
+        (
+            "motion: heave\n    values: [0]\n    targets:\n      FR_Damper: wheel_travel(FR, 1e6)",
+            6,
+            "wheel travel 1e+06 mm",
+        ),
+        (
+            "motion: heave\n    values: [0]\n    targets:\n      FR_Damper: coordinate(WC, z, 2e4)",
+            6,
+            "coordinate 20000 mm is beyond the limit of a sweep, 10000 mm",
+        ),
+        (
+            "motion: heave\n    values: [" + ", ".join(["0"] * 10_001) + "]",
+            4,
+            "10001 entries, more than 10000",
+        ),
+        (
+            "motion: roll\n    start: -1\n    stop: 1\n    steps: 200\n"
+            "    grid:\n      motion: steer\n      start: -10\n      stop: 10\n      steps: 100",
+            11,
+            "200 x 100 = 20000 steps (grid), more than 10000",
+        ),
+    ],
+)
+def test_limits_are_checked_when_the_file_is_read(
+    tmp_path: Path, body: str, line: int, message: str
+) -> None:
+    """One limit per quantity (docs/sweeps.md, 'Limits'), at the offending line, before
+    a model is even loaded."""
+    path = write(tmp_path, "sweeps:\n  a:\n    " + body + "\n")
+    with pytest.raises(InputError) as exc:
+        load_sweeps(path)
+    assert message in exc.value.message
+    assert exc.value.where == f"{path}:{line}"
+
+
+def test_limits_themselves_are_accepted(tmp_path: Path) -> None:
+    body = (
+        "sweeps:\n  a:\n    motion: roll\n    values: [-90, 90]\n"
+        "    grid: {motion: steer, start: -1000, stop: 1000, steps: 100}\n"
+        "    fixed: {z: 1000}\n"
+    )
+    spec = load_sweeps(write(tmp_path, body))["a"]
+    assert len(spec.motion.values) * len(spec.grid.values) == 200  # type: ignore[union-attr]
+    many = "sweeps:\n  a:\n    motion: heave\n    start: 0\n    stop: 1\n    steps: 5000\n"
+    many += "    grid: {motion: steer, values: [0, 1]}\n"  # 5000 x 2 = 10000 steps in all
+    assert len(load_sweeps(write(tmp_path, many, "many.yaml"))["a"].motion.values) == 5000
+
+
+def test_limits_of_specs_built_in_code() -> None:
+    with pytest.raises(InputError, match="10001 values: more than 10000"):
+        MotionSpec("heave", tuple(float(i % 10) for i in range(10_001)))
+    with pytest.raises(InputError, match="value 95 deg is beyond"):
+        MotionSpec("chassis", (0.0, 95.0), of="Roll")
+    with pytest.raises(InputError, match="101 x 100 = 10100 steps"):
+        SweepSpec("g", MotionSpec("heave", (0.0,) * 101), MotionSpec("rack", (0.0,) * 100))
+    assert len(MotionSpec("chassis", (0.0, 95.0), of="x").values) == 2  # x is a length
+
+
+@pytest.mark.parametrize(
+    ("row", "cell", "message"),
+    [
+        (["a", "heave", -1e300, 0, 2], "C3", "start -1e+300 mm is beyond the limit"),
+        (["a", "heave", 0, "1e400", 2], "D3", "stop must be a number"),
+        (["a", "roll", 0, 1, 1e9], "E3", "from 1 to 10000"),
+        (["a", "roll", -1, 1, 200, "steer", -10, 10, 100], "I3", "200 x 100 = 20000 steps"),
+        (["a", "steer", -1e4, 0, 2], "C3", "-10000 mm"),
+        (
+            ["a", "roll", 0, 1, 2, None, None, None, None, "roll=1e3"],
+            "J3",
+            "Fixed: roll 1000 deg is beyond",
+        ),
+        (
+            ["a", "heave", 0, 0, 1, None, None, None, None, None, "FR=wheel_travel(FR, 1e9)"],
+            "K3",
+            "1e+09 mm",
+        ),
+    ],
+)
+def test_sweeps_section_limits_name_the_cell(
+    tmp_path: Path, row: list[object], cell: str, message: str
+) -> None:
+    path = sweeps_workbook(tmp_path, [row])
+    with pytest.raises(WorkbookError) as exc:
+        load_sweeps(path)
+    assert message in exc.value.message
+    assert exc.value.where == f"car.xlsx: Sweeps!{cell}"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig", "cp1252"])
+def test_sweep_file_in_other_encodings(tmp_path: Path, encoding: str) -> None:
+    """Notepad's 'Unicode' (UTF-16 with a mark), UTF-8 with a mark, and Windows-1252."""
+    text = "# Hub Nr. 2: ±20 mm\n" + SWEEPS_YAML
+    path = tmp_path / "sweeps.yaml"
+    path.write_bytes(text.encode(encoding))
+    plain = write(tmp_path, text, "plain.yaml")  # UTF-8 without a mark
+    read, want = load_sweeps(path), load_sweeps(plain)
+    assert read["roll"].where == f"{path}:4"
+    assert repr(read).replace(str(path), "F") == repr(want).replace(str(plain), "F")
+
+
+# -- long sweeps: no pose kept ------------------------------------------------------------
+def _live_poses() -> int:
+    gc.collect()
+    return sum(isinstance(o, Pose) for o in gc.get_objects())
+
+
+def test_sweep_without_poses_gives_the_same_table(model: Model) -> None:
+    spec = SweepSpec(
+        "grid",
+        MotionSpec("bump", (-20.0, 0.0, 20.0, 300.0), of="FL"),  # 300 mm: unreachable
+        grid=MotionSpec("rack", (-10.0, 10.0)),
+    )
+    kept = run_sweep(model, spec, convention="optimumk")
+    lean = run_sweep(model, spec, convention="optimumk", keep_poses=False)
+    assert len(kept.poses) == 6 and lean.poses == []
+    assert lean.steps == kept.steps == [0, 1, 2, 4, 5, 6]
+    pd.testing.assert_frame_equal(lean.table, kept.table)
+    assert lean.table.attrs == kept.table.attrs == {"convention": "optimumk", "sweep": "grid"}
+    assert [p.describe(lean.columns) for p in lean.problems] == [
+        p.describe(kept.columns) for p in kept.problems
+    ]
+
+    def first_line(result: SweepResult) -> str:
+        return re.sub(r"in [0-9.]+ s", "in T s", result.summary().splitlines()[0])
+
+    assert (
+        first_line(lean)
+        == first_line(kept)
+        == "sweep 'grid' (bump FL x rack): 6 of 8 steps solved in T s"
+    )
+
+
+def test_sweep_without_poses_holds_none(model: Model) -> None:
+    spec = SweepSpec("s", MotionSpec("stroke", tuple(np.linspace(0, 4, 12)), of="FL_Damper"))
+    run_sweep(model, spec, keep_poses=False)  # model caches filled once
+    before = _live_poses()
+    lean = run_sweep(model, spec, keep_poses=False)
+    assert _live_poses() - before == 0 and len(lean.table) == 12
+    kept = run_sweep(model, spec)  # the count does see kept poses
+    assert _live_poses() - before >= 12 and len(kept.poses) == 12

@@ -9,7 +9,9 @@ error naming the column.
 
 from __future__ import annotations
 
+import codecs
 import csv
+import io
 import shutil
 from pathlib import Path
 
@@ -79,7 +81,7 @@ def test_bundled_reference_passes(
     workbook, export = CASES[case]
     _need(workbook, export)
     before = workbook.read_bytes()
-    out = tmp_path / "new" / "report"  # created with its parents
+    out = tmp_path / "report"  # created (its parent must exist)
     plots = [] if (case, drive) == ("fsae_car_slvs", "motion") else ["--no-plots"]
     code, stdout, _ = _run(
         capsys, "validate", str(workbook), str(export), "--drive", drive, "--out", str(out), *plots
@@ -568,3 +570,65 @@ def test_solvespace_reference_points_match_the_model() -> None:
         )
         for name, xyz in pose.points.iterrows():
             assert np.allclose(xyz.to_numpy(float), ref[name], atol=1e-9, rtol=0), name
+
+
+# -- encodings and separators ------------------------------------------------------------
+def _export_bytes(sep: str, encoding: str, bom: bytes = b"", decimal: str = ".") -> bytes:
+    """The corner reference export re-written as Excel saves text in other locales:
+    `sep` between cells, `decimal` in numbers, a degree sign in one unit."""
+    rows = _corner_rows()
+    rows = _replace_header(rows, "Camber Angle Front Left [deg]", "Camber Angle Front Left [°]")
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=sep, lineterminator="\r\n")
+    writer.writerow(["Résultats – export"])  # a title row above the header
+    for i, row in enumerate(rows):
+        writer.writerow([c.replace(".", decimal) for c in row] if i else row)
+    return bom + out.getvalue().encode(encoding)
+
+
+@pytest.mark.parametrize(
+    ("name", "sep", "encoding", "bom", "decimal"),
+    [
+        # Excel "Unicode text": UTF-16 LE with a byte-order mark, tab separated
+        ("unicode.txt", "\t", "utf-16-le", codecs.BOM_UTF16_LE, "."),
+        ("unicode_de.txt", "\t", "utf-16-le", codecs.BOM_UTF16_LE, ","),
+        ("be.csv", ",", "utf-16-be", codecs.BOM_UTF16_BE, "."),
+        ("no_mark.tsv", "\t", "utf-16-le", b"", "."),
+        # Excel "CSV UTF-8": a UTF-8 byte-order mark; a European locale uses ';' and ','
+        ("utf8.csv", ",", "utf-8", codecs.BOM_UTF8, "."),
+        ("utf8_de.csv", ";", "utf-8", codecs.BOM_UTF8, ","),
+        # Excel "CSV" on Windows: Windows-1252, no mark
+        ("ansi.csv", ";", "cp1252", b"", ","),
+        ("ansi.txt", "\t", "cp1252", b"", "."),
+    ],
+)
+def test_export_in_other_encodings(
+    tmp_path: Path, name: str, sep: str, encoding: str, bom: bytes, decimal: str
+) -> None:
+    reference = read_export(CORNER_EXPORT)
+    path = tmp_path / name
+    path.write_bytes(_export_bytes(sep, encoding, bom, decimal))
+    export = read_export(path)
+    assert [c.channel for c in export.columns] == [c.channel for c in reference.columns]
+    assert export.find("Camber Angle Front Left").header.text.endswith("[°]")  # type: ignore[union-attr]
+    for got, want in zip(export.columns, reference.columns, strict=True):
+        np.testing.assert_array_equal(got.values, want.values)
+    np.testing.assert_array_equal(export.steps, reference.steps)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (codecs.BOM_UTF16_LE + "Heave [mm]".encode("utf-16-le") + b"\x00\xdc", "UTF-16 LE"),
+        (codecs.BOM_UTF8 + b"Heave [mm]\n\xff\xfe1\n", "not valid UTF-8 text"),
+        (b"PK\x03\x04\x14\x00\x00\x00\x08\x00" * 20, "NUL bytes: it is not a text file"),
+        (b"Heave [mm]\n1\x81\n2\x8d\n", "neither UTF-8 nor Windows-1252"),
+    ],
+)
+def test_undecodable_export_names_the_encoding(tmp_path: Path, data: bytes, message: str) -> None:
+    path = tmp_path / "export.csv"
+    path.write_bytes(data)
+    with pytest.raises(InputError) as info:
+        read_export(path)
+    assert message in info.value.message
+    assert info.value.where == str(path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -550,5 +551,91 @@ def test_index_must_be_on_the_first_sheet(make_workbook):
     wb.save(path)
     with pytest.raises(WorkbookError) as err:
         read_car(path)
-    assert err.value.where == "car.xlsx: Geometry"
-    assert "first sheet 'Geometry'" in err.value.message
+    # Where the index was found (header 'Section' at Index!B3), and what to do.
+    assert err.value.where == "car.xlsx: Index!B3"
+    assert "on sheet 'Index' (B3)" in err.value.message
+    assert "first sheet (now 'Geometry')" in err.value.message
+    assert "move sheet 'Index' to the first place" in (err.value.hint or "")
+
+
+def test_no_index_anywhere_names_the_first_sheet(make_workbook):
+    with pytest.raises(WorkbookError) as err:
+        read_car(make_workbook({"Index!B3": "Sections"}))
+    assert err.value.where == "car.xlsx: Index"
+    assert "no index table on the first sheet 'Index'" in err.value.message
+
+
+# -- merged cells ------------------------------------------------------------------------
+def _merge(path: Path, sheet: str, cells: str) -> Path:
+    wb = openpyxl.load_workbook(path)
+    wb[sheet].merge_cells(cells)
+    wb.save(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "sheet, merged, where",
+    [
+        ("Hard Points", "C3:D3", "Hard Points!D3"),  # two coordinates of point UF
+        ("Hard Points", "B9:B10", "Hard Points!B10"),  # two point names
+        ("Hard Points", "A5:B5", "Hard Points!B5"),  # from a note column into the range
+        ("Geometry", "B12:C12", "Geometry!C12"),  # Wheels: centre and axis point
+        ("Index", "B6:C6", "Index!C6"),  # the index table: a section and its range
+        ("Index", "E8:F8", "Index!F8"),  # User Options on the index sheet
+    ],
+)
+def test_merged_cell_inside_a_section_is_named(make_workbook, sheet, merged, where):
+    path = _merge(make_workbook(), sheet, merged)
+    with pytest.raises(WorkbookError) as err:
+        read_car(path)
+    assert err.value.where == f"car.xlsx: {where}"
+    ref = where.split("!")[1]
+    assert err.value.message == f"{ref} is part of merged range {merged}; unmerge it"
+    assert "unmerge" in (err.value.hint or "")
+
+
+def test_merged_cells_outside_every_range_are_ignored(make_workbook):
+    plain = read_car(make_workbook())
+    path = _merge(make_workbook(name="titled.xlsx"), "Hard Points", "A1:F1")  # a title row
+    _merge(path, "Index", "A1:D1")  # the note above the index table
+    assert read_car(path) == plain
+
+
+# -- absurd numbers ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "edits, where, message",
+    [
+        ({"Hard Points!D5": 1e300}, "Hard Points!D5", "Y coordinate of point 'LF' is 1e+300 mm"),
+        ({"Hard Points!E9": -1e308}, "Hard Points!E9", "Z coordinate of point 'LB' is -1e+308"),
+        ({"Hard Points!C3": 2e7}, "Hard Points!C3", "X coordinate of point 'UF' is 2e+07 mm"),
+        # 10 km in metres: the limit is the same length in the workbook's unit
+        (
+            {"Hard Points!C3": 2e4, "Index!F4": "m"},
+            "Hard Points!C3",
+            "X coordinate of point 'UF' is 20000 m: not a car dimension (at most 10000 m)",
+        ),
+        ({"Hard Points!C3": "1e400"}, "Hard Points!C3", "must be a number, found '1e400'"),
+        ({"Hard Points!C3": "inf"}, "Hard Points!C3", "must be a number, found 'inf'"),
+        ({"Hard Points!C3": "-Infinity"}, "Hard Points!C3", "must be a number"),
+        ({"Hard Points!C3": "nan"}, "Hard Points!C3", "must be a number, found 'nan'"),
+        ({"Geometry!E12": 1e308}, "Geometry!E12", "tyre radius of wheel 'FL' is 1e+308 mm"),
+        ({"Geometry!E20": 1e300}, "Geometry!E20", "max length of damper 'Damper' is 1e+300"),
+        ({"Index!F8": 1e300}, "Index!F8", "CG height is 1e+300 mm"),
+        ({"Geometry!D16": 1e300}, "Geometry!D16", "steering ratio is 1e+300 mm/deg"),
+        ({"Index!E9": "Solver tolerance", "Index!F9": 1e300}, "Index!F9", "Solver tolerance"),
+    ],
+)
+def test_absurd_number_names_its_own_cell(make_workbook, edits, where, message):
+    path = make_workbook(edits)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning from numpy or float arithmetic
+        with pytest.raises(WorkbookError) as err:
+            read_car(path)
+    assert err.value.where == f"car.xlsx: {where}"
+    assert message in err.value.message
+
+
+def test_largest_plausible_coordinate_is_read(make_workbook):
+    # 10 km is the limit itself, and is accepted (in the workbook's unit: 10000 m).
+    car = read_car(make_workbook({"Hard Points!C3": 1e4, "Index!F4": "m"}))
+    assert dict((p.name, p.xyz) for p in car.points)["UF"][0] == pytest.approx(1e7)

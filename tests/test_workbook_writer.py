@@ -137,7 +137,7 @@ def test_layout(make_workbook, tmp_path):
         ("Components", "Components!A1:F8"),
         ("Hard Points", "'Hard Points'!A1:D14"),
         ("Wheels", "Wheels!A1:H2"),
-        ("Steering", "Steering!A1:D2"),
+        ("Steering", "Steering!A1:F2"),
         ("Damping", "Damping!A1:E2"),
     ]
     assert [index["D1"].value, index["D2"].value, index["D3"].value] == [
@@ -160,7 +160,7 @@ def test_refuses_to_overwrite(make_workbook, tmp_path):
     with pytest.raises(WorkbookError) as err:
         write_car(car, path)
     assert str(path) in err.value.where
-    assert "already exists" in err.value.message and "--force" in (err.value.hint or "")
+    assert "already exists" in err.value.message and "force=True" in (err.value.hint or "")
     assert path.read_bytes() == before
     write_car(car, path, force=True)
     assert read_car(path) == car

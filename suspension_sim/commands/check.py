@@ -1,7 +1,10 @@
 """``suspension-sim check WORKBOOK``: read a workbook and print what it describes.
 
-Exit 0 when the workbook reads cleanly (warnings are printed but allowed);
-a malformed workbook is reported with its cell and a fix, exit non-zero.
+Exit codes, as `solve`: 0 when the workbook reads cleanly and its mechanism can
+move as asked (warnings, redundant joints and a toggle at design are printed
+but allowed); 2 for a malformed workbook (named by its cell, with a fix) and
+for a mechanism that cannot be solved: under-constrained, an input (damper,
+rack) that cannot move, or a body that no input moves.
 """
 
 from __future__ import annotations
@@ -24,9 +27,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from suspension_sim.errors import ModelError
     from suspension_sim.model import KinematicModel
-    from suspension_sim.model.mobility import mobility
     from suspension_sim.model.topology import PARAM_NAMES
+    from suspension_sim.solve.diagnostics import (
+        design_mobility,
+        mechanism_problem,
+        mechanism_where,
+    )
     from suspension_sim.workbook import read_car
 
     car = read_car(args.workbook)
@@ -37,10 +45,55 @@ def run(args: argparse.Namespace) -> int:
     }
     notes[car.body("Chassis").name] = "chassis: the 6-DOF input state, applied to everything"
     print("\n".join(describe_car(car, body_notes=notes)))
-    mob = mobility(model)
+    mob = design_mobility(model)
     print("Mobility:")
     print("\n".join(f"  {line}" for line in mob.lines()))
-    return 0 if mob.ok else 1
+    if not mob.ok:
+        raise ModelError(
+            mechanism_problem(mob),
+            where=mechanism_where(model, mob),
+            hint="fix what is named above in Components, then run check again",
+        )
+    if not mob.singular:
+        print("\n".join(describe_reach(model)))
+    return 0
+
+
+def describe_reach(model: object) -> list[str]:
+    """Reachable range of every input from design, the others at 0 (mm), with its
+    declared limits and what stops it."""
+    from suspension_sim.solve.inputs import input_limits
+    from suspension_sim.solve.reach import input_reach
+
+    limits = input_limits(model)  # type: ignore[arg-type]
+    reach = input_reach(model)  # type: ignore[arg-type]
+    if not reach:
+        return ["Reach: no inputs"]
+    lines = ["Reach (to the dead points) of each input from design, the others at 0:"]
+    for name, r in reach.items():
+        lo, hi = r.interval
+        what = "rack travel" if name == "rack" else f"{name} stroke"
+        low, high = limits.get(name, (None, None))
+        declared = (
+            "no limits declared"
+            if low is None and high is None
+            else f"limits {_signed(low, '-inf')} .. {_signed(high, '+inf')}"
+        )
+        lines.append(f"  {what} reachable {lo:+.2f} .. {hi:+.2f} mm ({declared})")
+        for end in (r.low, r.high):
+            if not end.limited:
+                lines.append(f"    no dead point found up to {end.value_from:+.2f} mm")
+        for value, end in ((low, r.low), (high, r.high)):
+            if value is not None and (value < lo or value > hi):
+                lines.append(
+                    f"    warning: the limit {value:+.2f} mm is beyond the dead point at "
+                    f"{end.value_from:+.2f} mm: the linkage cannot get there"
+                )
+    return lines
+
+
+def _signed(value: float | None, blank: str) -> str:
+    return blank if value is None else f"{value:+.2f}"
 
 
 def describe_car(car: Car, *, body_notes: Mapping[str, str] | None = None) -> list[str]:

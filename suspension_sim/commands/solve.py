@@ -87,6 +87,7 @@ def points_table(pose: object) -> pd.DataFrame:
 def run(args: argparse.Namespace) -> int:
     from suspension_sim import load
     from suspension_sim.outputs.tables import check_table_path, write_table
+    from suspension_sim.solve.reach import near_limits
 
     if args.out:
         check_table_path(args.out, option="--out", protect=args.workbook, force=args.force)
@@ -104,7 +105,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"{model.car.name}: {pose.info.summary()}")
     strokes = ", ".join(f"{k} {v:g}" for k, v in pose.shocks.items()) or "(no dampers)"
     print(f"inputs: strokes [mm] {strokes}; rack {pose.rack:g} mm; chassis {pose.chassis}")
-    if pose.info.near_singular:
+    near = near_limits(pose) if pose.converged else []
+    for line in near:
+        print(f"warning: {line}")
+    if pose.info.near_singular and not near:
         print(
             "warning: near-singular (toggle) configuration: a link is close to lining up "
             "with its neighbour, so small input changes move it a lot"

@@ -78,32 +78,30 @@ def progress_bar(
 
 
 def _check_outputs(args: argparse.Namespace, sheet: str) -> None:
-    """Refuse bad output options before a long run (write_table checks again)."""
-    from suspension_sim.outputs.tables import FORMATS
+    """Refuse bad output options before a long run (the writers check again): the
+    folder rule and read-only files of `suspension_sim.files.check_output`."""
+    from suspension_sim.files import check_output, check_writable
+    from suspension_sim.outputs.tables import check_table_path
 
     if args.out:
         out = Path(args.out)
-        if out.suffix.lower() not in FORMATS:
-            raise InputError(
-                f"cannot write {out.name!r}: unknown file type {out.suffix or '(none)'}",
-                where="--out",
-                hint="end the file name with .csv, .xlsx or .parquet",
-            )
-        if out.resolve() == Path(args.workbook).resolve():
+        if out.suffix.lower() == ".xlsx" and out.resolve() == Path(args.workbook).resolve():
             raise InputError(
                 f"{out} is the source workbook; use --into-workbook to add a sheet to it",
                 where="--out",
             )
-        if out.suffix.lower() == ".xlsx" and out.exists() and not args.force:
-            raise InputError(
-                f"{out} exists; an Excel file is only replaced with --force",
-                where="--out",
-                hint="choose a new name or add --force",
-            )
-        if not out.parent.exists():
-            raise InputError(f"folder {out.parent} does not exist", where="--out")
+        check_table_path(out, option="--out", protect=args.workbook, force=args.force)
+    if args.plot:
+        from suspension_sim.outputs.plots import WHEEL_CHARTS
+
+        folder = check_output(args.plot, where="--plot", folder=True)
+        for stem in [c[0] for c in WHEEL_CHARTS] + ["roll_centre"]:
+            if (folder / f"{stem}.png").exists():
+                check_writable(folder / f"{stem}.png", where="--plot")
     if args.into_workbook:
         from suspension_sim.outputs.xlsx_append import existing_sheets
+
+        check_writable(args.workbook, where="--into-workbook")
 
         names = {n.casefold() for n in existing_sheets(args.workbook)}
         if sheet.casefold() in names and not args.force:
@@ -127,7 +125,9 @@ def run(args: argparse.Namespace) -> int:
     motion_steps = len(spec.build(model))
     update, close = progress_bar(motion_steps, spec.name)
     try:
-        result = run_sweep(model, spec, progress=update, convention=args.convention)
+        result = run_sweep(
+            model, spec, progress=update, convention=args.convention, keep_poses=False
+        )
     finally:
         close()
     table = result.table
@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         from suspension_sim.outputs.plots import plot_sweep
 
-        if result.poses:
+        if result.steps:
             paths = plot_sweep(result, args.plot)
             print(f"wrote {len(paths)} chart(s) to {args.plot}")
     if args.into_workbook:

@@ -14,9 +14,12 @@ import argparse
 from pathlib import Path
 
 from suspension_sim.errors import InputError
+from suspension_sim.files import check_output, check_writable
 
 PARAMETER_OPTIONS = {"out": "--out", "drive": "--drive", "channel_map": "--map"}
 """Library parameter -> this command's option, for error messages (see `cli`)."""
+REPORT_FILES = ("report.md", "comparison.csv")
+"""Files of REPORT_DIR checked before the run (a read-only one is refused)."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -82,9 +85,10 @@ def run(args: argparse.Namespace) -> int:
         if not (value > 0):
             raise InputError(f"must be positive, found {value:g}", where=option)
     workbook, export_path = Path(args.workbook), Path(args.export)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"{out} is a file", where="--out", hint="give a folder for the report")
+    out = check_output(args.out, where="--out", folder=True)  # its parent must exist
+    for name in REPORT_FILES:
+        if (out / name).exists():
+            check_writable(out / name, where="--out")
     model = load(str(workbook))
     cmap = load_channel_map(args.map)
     export = read_export(export_path, cmap)

@@ -75,6 +75,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _check_args(args: argparse.Namespace) -> None:
     """Reject inconsistent options before anything slow happens."""
+    from suspension_sim.files import check_output
     from suspension_sim.viz.probe import has_display
 
     if args.size is not None and (min(args.size) < 16 or max(args.size) > 8192):
@@ -98,6 +99,7 @@ def _check_args(args: argparse.Namespace) -> None:
     if args.animate:
         from suspension_sim.viz.render import check_animation_path
 
+        check_output(args.animate, where="--animate")  # the one folder rule first
         check_animation_path(args.animate)
     if args.screenshot:
         shot = Path(args.screenshot)
@@ -109,8 +111,7 @@ def _check_args(args: argparse.Namespace) -> None:
                 where="--screenshot",
                 hint="name the image .png (or .jpg, .bmp, .tif)",
             )
-        if not shot.parent.exists():
-            raise InputError(f"folder {shot.parent} does not exist", where="--screenshot")
+        check_output(shot, where="--screenshot")
     elif not args.animate and not has_display():
         raise InputError(
             "there is no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset)",

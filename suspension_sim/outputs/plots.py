@@ -66,8 +66,8 @@ def plot_sweep(result: SweepResult, directory: str | os.PathLike[str]) -> list[P
 
 
 def _wheels(result: SweepResult, table: pd.DataFrame) -> list[str]:
-    if result.poses:
-        return [w.name for w in result.poses[0].model.car.wheels]
+    if result.model is not None:
+        return [w.name for w in result.model.car.wheels]
     return sorted({c.split("_")[1] for c in table.columns if c.startswith("camber_")})
 
 

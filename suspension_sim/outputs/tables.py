@@ -3,8 +3,9 @@
 Files are written atomically through `suspension_sim.files.atomic_path`
 (temp file in the same folder, then rename; a symbolic link is written
 through to its target), a result is never written over the workbook it came
-from, and an existing .xlsx is only replaced with ``force=True`` (it may be
-someone's workbook).
+from, an existing .xlsx is only replaced with ``force=True`` (it may be
+someone's workbook), and a read-only file or folder is never written. The
+folder must exist already (`suspension_sim.files.check_output`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from suspension_sim.errors import InputError
-from suspension_sim.files import atomic_path
+from suspension_sim.files import NotWritableError, atomic_path, check_output
 
 FORMATS = (".csv", ".xlsx", ".parquet")
 
@@ -36,17 +37,13 @@ def write_table(
     """
     out = check_table_path(path, option=option, protect=protect, force=force)
     suffix = out.suffix.lower()
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(
-            f"cannot write in folder {out.parent}: {exc.strerror}", where=option
-        ) from None
     started = False
     try:
         with atomic_path(out, suffix=suffix) as tmp:
             started = True
             _write(table, tmp, suffix, sheet_name, option)
+    except NotWritableError as exc:
+        raise InputError(f"{out} {exc.strerror}", where=option) from None
     except OSError as exc:
         if not started:  # the temporary file could not be made
             raise InputError(
@@ -80,7 +77,9 @@ def check_table_path(
     protect: str | os.PathLike[str] | None = None,
     force: bool = False,
 ) -> Path:
-    """Refuse a results path before any work is done (see `write_table`)."""
+    """Refuse a results path before any work is done (see `write_table`): a
+    folder, an unknown file type, the source workbook, an existing .xlsx without
+    `force`, a missing folder, a read-only file or folder."""
     out = Path(path)
     if out.is_dir():
         raise InputError(
@@ -101,11 +100,11 @@ def check_table_path(
         )
     if suffix == ".xlsx" and out.exists() and not force:
         raise InputError(
-            f"{out} exists; an Excel file is only replaced with --force",
+            f"{out} exists; an Excel file is only replaced with force=True",
             where=option,
-            hint="choose a new name or add --force",
+            hint="choose a new name or pass force=True",
         )
-    return out
+    return check_output(out, where=option)
 
 
 def _same_file(a: Path, b: Path) -> bool:

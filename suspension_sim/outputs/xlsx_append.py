@@ -25,7 +25,7 @@ from xml.sax.saxutils import escape, quoteattr
 import pandas as pd
 
 from suspension_sim.errors import InputError
-from suspension_sim.files import atomic_path
+from suspension_sim.files import NotWritableError, atomic_path, check_writable
 
 WORKSHEET_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
 WORKSHEET_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet"
@@ -147,13 +147,14 @@ def add_sheet(
     name = sheet_name(name)
     if src.suffix.lower() not in (".xlsx", ".xlsm"):
         raise InputError(f"{src.name} is not an .xlsx workbook", where=option)
+    check_writable(src, where=option)  # a read-only workbook (or folder) is never replaced
     for lock in (src.with_name(f"~${src.name}"), src.with_name(f".~lock.{src.name}#")):
         if lock.exists():
             raise InputError(
                 f"{src.name} is open in Excel or LibreOffice ({lock.name} exists): its next "
                 "save would drop the results sheet",
                 where=option,
-                hint="close the workbook first, or write the results to a new file with --out",
+                hint="close the workbook first, or write the results to a new file",
             )
     try:
         zf = zipfile.ZipFile(src)
@@ -179,7 +180,7 @@ def add_sheet(
                 raise InputError(
                     f"the workbook already has a sheet {name!r}",
                     where=option,
-                    hint="add --force to replace it, or write the results with --out",
+                    hint="pass force=True to replace it, or write the results to a new file",
                 )
             old_rid = re.search(r'\b\w+:id="([^"]+)"', by_name[name.casefold()])
             target = _rel_target(rels_xml, old_rid[1] if old_rid else "", wb_part)
@@ -264,6 +265,8 @@ def _rewrite(src: Path, zf: zipfile.ZipFile, new_parts: dict[str, bytes], option
                 for part, data in new_parts.items():
                     out.writestr(part, data, zipfile.ZIP_DEFLATED)
             stage = "replace"
+    except NotWritableError as exc:
+        raise InputError(f"{src} {exc.strerror}", where=option) from None
     except PermissionError:
         if stage != "replace":
             raise InputError(

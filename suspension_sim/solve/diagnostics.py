@@ -22,6 +22,34 @@ def design_mobility(model: KinematicModel) -> Mobility:
     return model.derived.get("mobility", lambda: mobility(model))
 
 
+def mechanism_problem(mob: Mobility) -> str:
+    """Why a mechanism cannot be solved as asked (`Mobility.ok` is False), for an error."""
+    if mob.under_constrained:
+        head = "the mechanism is under-constrained, so a pose would not be unique"
+    else:
+        head = "the mechanism cannot move as its inputs ask"
+    return head + ":\n  " + "\n  ".join(mob.problems() or mob.lines())
+
+
+def mechanism_where(model: KinematicModel, mob: Mobility) -> str:
+    """Where to look for a mechanism problem: the Components cell of the first body it
+    names (a locked input's body, a stuck or free body), else the workbook."""
+    car = model.car
+    names = [lk.name for lk in mob.locked_inputs if lk.name != "rack"]
+    names += (
+        [car.rack.body] if car.rack and any(lk.name == "rack" for lk in mob.locked_inputs) else []
+    )
+    names += [*mob.stuck_bodies, *(mob.free_bodies if mob.under_constrained else ())]
+    for name in names:
+        try:
+            source = car.body(name).source
+        except KeyError:
+            continue
+        if source is not None:
+            return str(source)
+    return car.source_path or car.name
+
+
 def singular_ratio(J: np.ndarray, blocks: Sequence[tuple[np.ndarray, np.ndarray]] | None) -> float:
     """Smallest min/max singular value over J's independent blocks (columns unit norm).
 

@@ -7,13 +7,21 @@ Units: mm for strokes, rack and chassis x/y/z; degrees for roll/pitch/yaw.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.tolerances import LIMIT_SLACK_MM
+from suspension_sim.tolerances import (
+    INPUT_LIMIT_DIGITS,
+    LIMIT_SLACK_MM,
+    MAX_CHASSIS_MM,
+    MAX_CHASSIS_TILT_DEG,
+    MAX_CHASSIS_YAW_DEG,
+    MAX_INPUT,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -64,34 +72,140 @@ def parse_shocks(
     return values
 
 
-def finite_number(value: object, where: str) -> float:
+def finite_number(value: object, where: str, limit: float = MAX_INPUT) -> float:
+    """`value` as a float; refused (naming `where`) unless it is a finite number no
+    larger than `limit` in magnitude (mm or deg), checked before any arithmetic."""
     try:
         v = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InputError(f"{value!r} is not a number", where=where) from None
-    if not np.isfinite(v):
+    if not math.isfinite(v):
         raise InputError(f"{value!r} is not a finite number", where=where)
+    if abs(v) > limit:
+        raise InputError(
+            f"{v:g} is far outside any car (at most {limit:g} in magnitude)",
+            where=where,
+            hint="check the value and its unit (mm, deg)",
+        )
     return v
 
 
-def check_damper_limits(model: KinematicModel, strokes: dict[str, float]) -> None:
+def check_chassis(chassis: Sequence[object]) -> tuple[float, float, float, float, float, float]:
+    """The six chassis values as floats (mm, deg), refused when they make no physical
+    sense: x, y, z beyond `MAX_CHASSIS_MM`, roll or pitch beyond `MAX_CHASSIS_TILT_DEG`,
+    yaw beyond `MAX_CHASSIS_YAW_DEG`."""
+    values = list(chassis)
+    if len(values) != 6:
+        raise InputError(
+            f"{len(values)} chassis values given",
+            where="chassis",
+            hint="give x y z (mm) roll pitch yaw (deg)",
+        )
+    limits = (MAX_CHASSIS_MM,) * 3 + (MAX_CHASSIS_TILT_DEG,) * 2 + (MAX_CHASSIS_YAW_DEG,)
+    out = []
+    for axis, value, limit in zip(CHASSIS_AXES, values, limits, strict=True):
+        v = finite_number(value, f"chassis ({axis})")
+        if abs(v) > limit:
+            unit = axis_unit(axis)
+            raise InputError(
+                f"chassis {axis} {v:g} {unit} is beyond +-{limit:g} {unit} from design: "
+                + ("wheels that far into the ground or the air" if unit == "mm" else "no car")
+                + " is a pose to solve",
+                where=f"chassis ({axis})",
+                hint=f"give {axis} relative to the design condition, in {unit}",
+            )
+        out.append(v)
+    x, y, z, roll, pitch, yaw = out
+    return (x, y, z, roll, pitch, yaw)
+
+
+def check_tolerance(tolerance: object) -> float:
+    """A solver tolerance (mm) must be a positive finite number."""
+    tol = finite_number(tolerance, "tolerance")
+    if not tol > 0:
+        raise InputError(
+            f"{tol:g} mm is not a positive tolerance", where="tolerance", hint="e.g. 1e-6 (mm)"
+        )
+    return tol
+
+
+def limit_text(value: float, limit: float) -> tuple[str, str]:
+    """`value` and `limit` printed with the same decimals (at least `INPUT_LIMIT_DIGITS`),
+    enough that a value past the limit never prints equal to it."""
+    for digits in range(INPUT_LIMIT_DIGITS, 16):
+        a, b = f"{value:.{digits}f}", f"{limit:.{digits}f}"
+        if a != b:
+            return a, b
+    return repr(value), repr(limit)
+
+
+def input_limits(model: KinematicModel) -> dict[str, tuple[float | None, float | None]]:
+    """Declared limits of every input, {damper body or "rack": (low, high)} in mm of
+    stroke or rack travel (None = no limit): a damper's min/max length, the rack's
+    min/max travel."""
+    out: dict[str, tuple[float | None, float | None]] = {}
     for d in model.car.dampers:
         design = model.car.damper_design_length(d)
-        length = design - strokes[d.body]
-        if d.min_length is not None and length < d.min_length - LIMIT_SLACK_MM:
-            raise InputError(
-                f"stroke {strokes[d.body]:g} mm makes damper {d.body} {length:.2f} mm long, "
-                f"below its minimum length {d.min_length:g} mm (design {design:.2f} mm)",
-                where=f"shocks ({d.body})",
-                hint=f"use a stroke of at most {design - d.min_length:.2f} mm",
-            )
-        if d.max_length is not None and length > d.max_length + LIMIT_SLACK_MM:
-            raise InputError(
-                f"stroke {strokes[d.body]:g} mm makes damper {d.body} {length:.2f} mm long, "
-                f"above its maximum length {d.max_length:g} mm (design {design:.2f} mm)",
-                where=f"shocks ({d.body})",
-                hint=f"use a stroke of at least {design - d.max_length:.2f} mm",
-            )
+        out[d.body] = (
+            None if d.max_length is None else design - d.max_length,
+            None if d.min_length is None else design - d.min_length,
+        )
+    rack = model.car.rack
+    if rack is not None and model.topology.rack_param is not None:
+        out["rack"] = (rack.min_travel, rack.max_travel)
+    return out
+
+
+def check_input_limits(
+    model: KinematicModel, strokes: Mapping[str, float], rack: float | None = None
+) -> None:
+    """Refuse a stroke or rack travel (mm) past its declared limit (`input_limits`) by
+    more than `LIMIT_SLACK_MM`; the message prints both with enough digits to differ."""
+    limits = input_limits(model)
+    values: dict[str, float] = dict(strokes)
+    if rack is not None:
+        values["rack"] = rack
+    for name, (low, high) in limits.items():
+        if name not in values:
+            continue
+        v = values[name]
+        for limit, past in ((high, "above"), (low, "below")):
+            if limit is None:
+                continue
+            if (v > limit + LIMIT_SLACK_MM) if past == "above" else (v < limit - LIMIT_SLACK_MM):
+                raise InputError(
+                    _limit_message(model, name, v, limit, past),
+                    where="rack" if name == "rack" else f"shocks ({name})",
+                    hint=f"use a {'rack travel' if name == 'rack' else 'stroke'} of at "
+                    f"{'most' if past == 'above' else 'least'} {limit_text(v, limit)[1]} mm",
+                )
+
+
+def _limit_message(model: KinematicModel, name: str, v: float, limit: float, past: str) -> str:
+    shown, bound = limit_text(v, limit)
+    if name == "rack":
+        word = "maximum" if past == "above" else "minimum"
+        return f"rack travel {shown} mm is {past} the rack's {word} travel {bound} mm"
+    d = model.car.damper(name)
+    assert d is not None
+    design = model.car.damper_design_length(d)
+    length = design - v
+    # A stroke above its limit makes the damper shorter than its minimum length.
+    end = d.min_length if past == "above" else d.max_length
+    assert end is not None
+    length_text, end_text = limit_text(length, end)
+    side = "below its minimum" if past == "above" else "above its maximum"
+    allowed = "up to" if past == "above" else "down to"
+    return (
+        f"stroke {shown} mm makes damper {name} {length_text} mm long, {side} length "
+        f"{end_text} mm (design {design:.{INPUT_LIMIT_DIGITS}f} mm: strokes allowed {allowed} "
+        f"{bound} mm)"
+    )
+
+
+def check_damper_limits(model: KinematicModel, strokes: dict[str, float]) -> None:
+    """`check_input_limits` for the strokes only (mm)."""
+    check_input_limits(model, strokes)
 
 
 def input_param(model: KinematicModel, name: str) -> int:

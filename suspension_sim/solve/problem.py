@@ -8,14 +8,23 @@ whatever couples it); the blocks come from the body graph once per lock set.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sps
 from scipy.sparse.csgraph import connected_components
+from threadpoolctl import ThreadpoolController
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import JacobianLayout, KinematicModel
+
+
+@lru_cache(maxsize=1)
+def blas_controller() -> ThreadpoolController:
+    """The process's BLAS thread control: solves of ~100 unknowns run single-threaded
+    (``with blas_controller().limit(limits=1, user_api="blas")``)."""
+    return ThreadpoolController()
 
 
 @dataclass(frozen=True)

@@ -21,35 +21,62 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import scipy.sparse as sps
 from scipy.optimize import least_squares
-from threadpoolctl import ThreadpoolController
 
 from suspension_sim.errors import InputError, ModelError, SolveError
-from suspension_sim.solve.diagnostics import design_mobility, explain_failure, singular_ratio
+from suspension_sim.solve.diagnostics import (
+    design_mobility,
+    explain_failure,
+    mechanism_problem,
+    mechanism_where,
+    singular_ratio,
+)
 from suspension_sim.solve.inputs import (
-    check_damper_limits,
+    check_chassis,
+    check_input_limits,
+    check_tolerance,
     finite_number,
     locked_params,
     parse_shocks,
     set_inputs,
 )
 from suspension_sim.solve.pose import Pose, SolveInfo, chassis_transform
-from suspension_sim.solve.problem import problem
-from suspension_sim.tolerances import DENSE_LIMIT, INNER_TARGET_MM, LSQ_STOP, NEAR_SINGULAR_RATIO
+from suspension_sim.solve.problem import blas_controller, problem
+from suspension_sim.solve.reach import check_reach
+from suspension_sim.tolerances import (
+    DENSE_LIMIT,
+    INNER_TARGET_MM,
+    LSQ_STOP,
+    NEAR_SINGULAR_RATIO,
+    SOLVE_TIME_LIMIT_S,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
     from suspension_sim.solve.targets import CompiledTargets, Target
 
 
-@lru_cache(maxsize=1)
-def blas_controller() -> ThreadpoolController:
-    return ThreadpoolController()
+TRF_MAX_NFEV = 100
+"""Residual evaluations of the trust-region stage: a reachable pose closes in ~10."""
+LM_MAX_NFEV = 400
+"""Residual evaluations of the Levenberg-Marquardt fallback: it either closes a hard pose
+in a few dozen or is chasing an unreachable one (whose best effort is then returned)."""
+
+
+class SolveTimeoutError(Exception):
+    """Raised inside a solve's residual function past `SOLVE_TIME_LIMIT_S`."""
+
+
+@dataclasses.dataclass
+class _Best:
+    """The unknowns with the smallest largest residual (mm) seen so far in a solve."""
+
+    x: np.ndarray
+    err: float
 
 
 def solve_params(
@@ -97,10 +124,14 @@ def _solve_params(
     # pattern; large ones keep it sparse and use LSMR.
     dense = lay.shape[1] <= DENSE_LIMIT
     last: dict[str, object] = {}
+    deadline = t0 + SOLVE_TIME_LIMIT_S
+    best = _Best(q[prob.unknowns].copy(), np.inf)
 
     def evaluate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray | sps.csr_matrix]:
         if last.get("x") is not None and np.array_equal(last["x"], x):  # type: ignore[arg-type]
             return last["r"], last["J"]  # type: ignore[return-value]
+        if time.perf_counter() > deadline:
+            raise SolveTimeoutError
         q[prob.unknowns] = x
         r, data, P, dP = model.evaluate_state(q[:, None], lay)
         r = r[:, 0]
@@ -115,6 +146,9 @@ def _solve_params(
             r = np.concatenate([r, rt])
             J = np.vstack([J, Jt]) if dense else sps.vstack([J, sps.csr_matrix(Jt)], format="csr")
         last.update(x=x.copy(), r=r, J=J)
+        err = float(np.max(np.abs(r), initial=0.0))
+        if err < best.err:
+            best.x, best.err = x.copy(), err
         return r, J
 
     def fun(x: np.ndarray) -> np.ndarray:
@@ -141,40 +175,48 @@ def _solve_params(
             where=model.car.source_path or model.car.name,
             hint="a point is at an impossible place (check Hard Points), or the guess is NaN",
         )
+    timed_out = False
     if np.max(np.abs(r0), initial=0.0) <= target:  # already closed (e.g. the design state)
         x, nfev, njev, method, err = x0, 1, 0, "trf", float(np.max(np.abs(r0), initial=0.0))
     else:
-        res = least_squares(
-            fun,
-            x0,
-            jac=jac,
-            method="trf",
-            tr_solver="exact" if dense else "lsmr",
-            ftol=LSQ_STOP,
-            xtol=LSQ_STOP,
-            gtol=LSQ_STOP,
-            max_nfev=100,
-            callback=stop_when_closed,
-        )
-        x, nfev, njev, method = res.x, res.nfev, res.njev or 0, "trf"
-        err = float(np.max(np.abs(res.fun)))
-    if err > tolerance:
-        res2 = least_squares(
-            fun,
-            x,
-            jac=jac_dense,
-            method="lm",
-            ftol=LSQ_STOP,
-            xtol=LSQ_STOP,
-            gtol=LSQ_STOP,
-            max_nfev=2000,
-        )
-        err2 = float(np.max(np.abs(res2.fun)))
-        nfev += res2.nfev
-        njev += res2.njev or 0
+        try:
+            res = least_squares(
+                fun,
+                x0,
+                jac=jac,
+                method="trf",
+                tr_solver="exact" if dense else "lsmr",
+                ftol=LSQ_STOP,
+                xtol=LSQ_STOP,
+                gtol=LSQ_STOP,
+                max_nfev=TRF_MAX_NFEV,
+                callback=stop_when_closed,
+            )
+            x, nfev, njev, method = res.x, res.nfev, res.njev or 0, "trf"
+            err = float(np.max(np.abs(res.fun)))
+        except SolveTimeoutError:
+            x, err, timed_out = best.x, best.err, True
+            nfev, njev, method = 0, 0, "trf"
+    if err > tolerance and not timed_out:
+        try:
+            res2 = least_squares(
+                fun,
+                x,
+                jac=jac_dense,
+                method="lm",
+                ftol=LSQ_STOP,
+                xtol=LSQ_STOP,
+                gtol=LSQ_STOP,
+                max_nfev=LM_MAX_NFEV,
+            )
+            x2, err2 = res2.x, float(np.max(np.abs(res2.fun)))
+            nfev += res2.nfev
+            njev += res2.njev or 0
+        except SolveTimeoutError:
+            x2, err2, timed_out = best.x, best.err, True
         method = "trf+lm"
         if err2 < err:
-            x, err = res2.x, err2
+            x, err = x2, err2
     q[prob.unknowns] = x
     ratio = singular_ratio(jac_dense(x), None if targets is not None else prob.blocks)
     info = SolveInfo(
@@ -188,6 +230,7 @@ def _solve_params(
         seconds=time.perf_counter() - t0,
         singular_ratio=ratio,
         near_singular=ratio < NEAR_SINGULAR_RATIO,
+        message=f"stopped after {SOLVE_TIME_LIMIT_S:g} s" if timed_out else "",
     )
     return q, info
 
@@ -215,10 +258,9 @@ def solve(
     mob = design_mobility(model)
     if not mob.ok:
         raise ModelError(
-            "the mechanism is under-constrained, so a pose would not be unique:\n  "
-            + "\n  ".join(mob.lines()),
-            where=model.car.source_path or model.car.name,
-            hint="run 'suspension-sim check' on the workbook and fix the bodies it names",
+            mechanism_problem(mob),
+            where=mechanism_where(model, mob),
+            hint="run 'suspension-sim check' on the workbook and fix what it names",
         )
     strokes = parse_shocks(model, shocks)
     rack_mm = finite_number(rack, "rack")
@@ -228,18 +270,15 @@ def solve(
             where="rack",
             hint="leave the rack at 0 or add a Steering section",
         )
-    names = ("x", "y", "z", "roll", "pitch", "yaw")
-    ch = tuple(
-        finite_number(v, f"chassis ({names[i] if i < 6 else i})") for i, v in enumerate(chassis)
+    ch = check_chassis(chassis)
+    tol = model.car.options.solver_tolerance_mm if tolerance is None else check_tolerance(tolerance)
+    check_input_limits(model, strokes, rack_mm)
+    freed = {str(name).lower() for name in targets or ()}
+    check_reach(
+        model,
+        {k: v for k, v in strokes.items() if k.lower() not in freed},
+        0.0 if "rack" in freed else rack_mm,
     )
-    if len(ch) != 6:
-        raise InputError(
-            f"{len(ch)} chassis values given",
-            where="chassis",
-            hint="give x y z (mm) roll pitch yaw (deg)",
-        )
-    check_damper_limits(model, strokes)
-    tol = float(tolerance if tolerance is not None else model.car.options.solver_tolerance_mm)
 
     if guess is None:
         q0 = np.zeros(model.n_params)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -152,17 +152,52 @@ class Problem:
 
 
 @dataclass
+class MetricRows:
+    """The metrics of each solved step, computed as the sweep goes (``keep_poses=False``):
+    one float row per step (in `columns` order, as `suspension_sim.metrics.pose_metrics`)
+    and the damper-limit text of that step; `convention` is the preset's name."""
+
+    convention: str
+    columns: tuple[str, ...] = ()
+    values: list[np.ndarray] = field(default_factory=list)
+    limits: list[str] = field(default_factory=list)
+
+    def add(self, pose: Pose) -> None:
+        """The row of one solved pose."""
+        from suspension_sim.metrics import pose_metrics
+
+        row = pose_metrics(pose, self.convention, rates=True)
+        if not self.columns:
+            self.columns = tuple(row)
+        self.values.append(np.fromiter(row.values(), dtype=float, count=len(row)))
+        self.limits.append(limit_text(pose))
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as `suspension_sim.metrics.metrics_table` lays them out."""
+        data = np.vstack(self.values) if self.values else np.zeros((0, len(self.columns)))
+        table = pd.DataFrame(data, columns=list(self.columns))
+        table.attrs["convention"] = self.convention
+        return table
+
+
+@dataclass
 class SweepResult:
-    """What a sweep produced. Poses, values and seconds are for the solved steps only."""
+    """What a sweep produced. Poses, values and seconds are for the solved steps only.
+
+    `poses` is empty when the sweep ran with ``keep_poses=False``: the table's metrics
+    were then computed step by step into `rows` and the poses let go.
+    """
 
     spec: SweepSpec
     motion: Motion
     poses: list[Pose]
-    steps: list[int]  # motion step index of each pose
+    steps: list[int]  # motion step index of each solved step
     problems: list[Problem]
     notes: list[Problem]
     seconds: list[float]  # wall time of each solved step (s)
     convention: str | None = None
+    model: KinematicModel | None = None
+    rows: MetricRows | None = None
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -184,21 +219,21 @@ class SweepResult:
         (`suspension_sim.metrics.metrics_table`; a metric column equal to a swept one is
         not repeated). ``attrs`` holds the sweep name and the sign convention."""
         front = pd.DataFrame(self.values, columns=list(self.columns))
-        if self.poses:
+        metrics: pd.DataFrame | None = None
+        if self.rows is not None and self.rows.values:
+            metrics, limits = self.rows.frame(), self.rows.limits
+        elif self.poses:
             from suspension_sim.metrics import metrics_table
 
             metrics = metrics_table(self.poses, self.convention).reset_index(drop=True)
+            limits = [limit_text(p) for p in self.poses]
+        if metrics is not None:
             attrs = dict(metrics.attrs)
             metrics = metrics.drop(columns=[c for c in front.columns if c in metrics.columns])
             table = pd.concat([front, metrics], axis=1).copy()
             # Strokes solved for a target are not limited by the solver: say so on
             # every row, so a plot of the table cannot hide a bottomed-out damper.
-            table["dampers_beyond_limits"] = [
-                "; ".join(damper_limit_notes(p)).removeprefix(
-                    "dampers beyond their length limits: "
-                )
-                for p in self.poses
-            ]
+            table["dampers_beyond_limits"] = limits
             table.attrs.update(attrs)
         else:
             table = front
@@ -211,7 +246,7 @@ class SweepResult:
         n = len(self.motion)
         total = sum(self.seconds)
         lines = [
-            f"sweep {self.spec.name!r} ({self.motion.name}): {len(self.poses)} of {n} steps "
+            f"sweep {self.spec.name!r} ({self.motion.name}): {len(self.steps)} of {n} steps "
             f"solved in {total:.2f} s"
         ]
         if self.seconds:
@@ -241,6 +276,7 @@ def run_sweep(
     max_step_mm: float = MAX_STEP_MM,
     max_step_deg: float = MAX_STEP_DEG,
     halvings: int = MAX_HALVINGS,
+    keep_poses: bool = True,
 ) -> SweepResult:
     """Solve every step of a sweep by continuation from design.
 
@@ -250,11 +286,21 @@ def run_sweep(
     A step that cannot be solved is recorded in `problems` (with the
     reason) and the sweep continues from the last solved pose. InputError
     for a definition that does not fit the model (unknown wheel, ...).
+
+    keep_poses: keep every solved `Pose` in `SweepResult.poses` (for animating or
+    inspecting them). False computes each step's metrics row as it goes and keeps
+    only the last pose (the warm start of the next step): the same `table`, with
+    memory that does not grow by a pose per step.
     """
     motion = spec.build(model)
     design = solve(model)
     pose = design
-    result = SweepResult(spec, motion, [], [], [], [], [], convention)
+    rows = None
+    if not keep_poses:
+        from suspension_sim.metrics import preset
+
+        rows = MetricRows(preset(convention or model.car.options.sign_convention).name)
+    result = SweepResult(spec, motion, [], [], [], [], [], convention, model, rows)
     total = len(motion)
     for i, step in enumerate(motion):
         t0 = time.perf_counter()
@@ -285,7 +331,10 @@ def run_sweep(
         except InputError as exc:
             result.problems.append(Problem(i, step.values, exc.render(), "input"))
         else:
-            result.poses.append(new)
+            if rows is None:
+                result.poses.append(new)
+            else:
+                rows.add(new)
             result.steps.append(i)
             result.seconds.append(time.perf_counter() - t0)
             notes += damper_limit_notes(new)
@@ -318,6 +367,11 @@ def _check_step_limits(model: KinematicModel, state: State) -> None:
     strokes = parse_shocks(model, state.shocks)
     held = {k: v for k, v in strokes.items() if k.lower() not in free}
     check_damper_limits(model, {**dict.fromkeys(strokes, 0.0), **held})
+
+
+def limit_text(pose: Pose) -> str:
+    """The table's ``dampers_beyond_limits`` cell: the dampers past their lengths, or ''."""
+    return "; ".join(damper_limit_notes(pose)).removeprefix("dampers beyond their length limits: ")
 
 
 def damper_limit_notes(pose: Pose) -> list[str]:
@@ -354,6 +408,7 @@ def run_named_sweep(
 
 
 __all__ = [
+    "MetricRows",
     "Problem",
     "SweepResult",
     "damper_limit_notes",

@@ -10,6 +10,7 @@ Units: mm and degrees.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -20,6 +21,9 @@ from suspension_sim.sweeps.spec import (
     MotionSpec,
     SweepSpec,
     check_input_name,
+    check_value,
+    held_limit,
+    motion_limit,
     parse_motion_text,
     parse_target,
     sweep_values,
@@ -69,15 +73,18 @@ def load_sheet(path: Path) -> dict[str, SweepSpec]:
         assert main is not None
         fixed, targets = _held(rec)
         desc = rec["Description"]
-        specs[name] = SweepSpec(
-            name,
-            main,
-            _motion(rec, name, grid=True),
-            fixed,
-            targets,
-            (desc.text or "") if desc is not None else "",
-            name_cell.where,
-        )
+        try:
+            specs[name] = SweepSpec(
+                name,
+                main,
+                _motion(rec, name, grid=True),
+                fixed,
+                targets,
+                (desc.text or "") if desc is not None else "",
+                name_cell.where,
+            )
+        except InputError as exc:  # the total step count of a grid
+            raise WorkbookError(exc.message, where=exc.where, hint=exc.hint) from None
     return specs
 
 
@@ -102,16 +109,19 @@ def _motion(rec: Record, name: str, *, grid: bool) -> MotionSpec | None:
     try:
         kind, of, unit = parse_motion_text(mcell.text or "", mcell.where)
         values = sweep_values(
-            number(start, "start"),
-            number(stop, "stop"),
-            number(steps, "steps"),
+            # unbounded here: sweep_values checks them against the sweep limits
+            number(start, "start", math.inf),
+            number(stop, "stop", math.inf),
+            number(steps, "steps", math.inf),
             None,
             (start or mcell).where,
             steps.where if steps is not None else None,
+            motion_limit(kind, of, unit),
+            {k: c.where for k, c in (("start", start), ("stop", stop)) if c is not None},
         )
+        return MotionSpec(kind, values, of, unit, mcell.where, (steps or start or mcell).where)
     except InputError as exc:
         raise WorkbookError(exc.message, where=exc.where, hint=exc.hint) from None
-    return MotionSpec(kind, values, of, unit, mcell.where)
 
 
 def _held(rec: Record) -> tuple[dict[str, float], dict[str, Target]]:
@@ -145,6 +155,8 @@ def _held(rec: Record) -> tuple[dict[str, float], dict[str, Target]]:
                         raise InputError(
                             f"Fixed: {text!r} is not a number (for {key})", where=cell.where
                         ) from None
+                    what = f"Fixed: {key}"
+                    value = check_value(value, what, held_limit(key), cell.where)
                     out[key] = value  # type: ignore[assignment]
                 else:
                     out[key] = parse_target(text, cell.where)  # type: ignore[assignment]

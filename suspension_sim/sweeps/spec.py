@@ -27,7 +27,22 @@ if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
 
 MAX_STEPS = 10_000
-"""Most steps one motion of a sweep may have."""
+"""Most steps a sweep may have in all: a motion's steps times its grid's steps, and the
+entries of a ``values:`` list (checked when the definition is read, before any work)."""
+MAX_TRAVEL_MM = 1_000.0
+"""Largest swept or held length a sweep may name (mm, either sign): heave, bump travel,
+strokes, rack, chassis x/y/z, contact heights and wheel-travel targets."""
+MAX_POSITION_MM = 10_000.0
+"""Largest point coordinate a ``coordinate(...)`` target may name (mm, either sign)."""
+MAX_ANGLE_DEG = 90.0
+"""Largest chassis roll, pitch or yaw a sweep may name (deg, either sign)."""
+MAX_STEERING_WHEEL_DEG = 1_080.0
+"""Largest steering-wheel angle of a ``steer deg`` sweep (deg, either sign: three turns)."""
+LIMITS_HINT = (
+    f"a sweep moves a car by at most {MAX_TRAVEL_MM:g} mm, {MAX_ANGLE_DEG:g} deg of chassis"
+    f" angle or {MAX_STEERING_WHEEL_DEG:g} deg of steering wheel, in at most {MAX_STEPS} steps"
+    " (docs/sweeps.md, 'Limits')"
+)
 
 SWEEP_KEYS = (
     "description",
@@ -77,6 +92,20 @@ class MotionSpec:
     of: str | None = None
     unit: str | None = None
     where: str = ""
+    steps_where: str = ""
+    """Where the step count is given (``steps``/``values``), for the grid-total error."""
+
+    def __post_init__(self) -> None:
+        """The limits of docs/sweeps.md (a spec built in code is checked as one read)."""
+        if len(self.values) > MAX_STEPS:
+            raise InputError(
+                f"{len(self.values)} values: more than {MAX_STEPS}",
+                where=self.steps_where or self.where or None,
+                hint=LIMITS_HINT,
+            )
+        limit = motion_limit(self.kind, self.of, self.unit)
+        for v in self.values:
+            check_value(v, "a value", limit, self.where)
 
     def build(self, model: KinematicModel) -> Motion:
         """The motion on this model (InputError at `where` for unknown names)."""
@@ -106,6 +135,18 @@ class SweepSpec:
     targets: Mapping[str, Target] = field(default_factory=dict)
     description: str = ""
     where: str = ""
+
+    def __post_init__(self) -> None:
+        """The total step count of docs/sweeps.md, before any work."""
+        if self.grid is not None:
+            total = len(self.motion.values) * len(self.grid.values)
+            if total > MAX_STEPS:
+                raise InputError(
+                    f"sweep {self.name!r} has {len(self.motion.values)} x "
+                    f"{len(self.grid.values)} = {total} steps (grid), more than {MAX_STEPS}",
+                    where=self.grid.steps_where or self.grid.where or self.where or None,
+                    hint=LIMITS_HINT,
+                )
 
     def build(self, model: KinematicModel) -> Motion:
         """The sweep's steps on this model (InputError naming the definition's place)."""
@@ -192,6 +233,45 @@ def parse_motion_text(
     return kind, None, None
 
 
+Limit = tuple[float, str]
+"""(largest magnitude, unit) of a swept or held quantity (`motion_limit`, `held_limit`)."""
+
+
+def motion_limit(kind: str, of: str | None = None, unit: str | None = None) -> Limit:
+    """The limit of a motion's values: `MAX_ANGLE_DEG` for roll, pitch and chassis
+    angles, `MAX_STEERING_WHEEL_DEG` for ``steer deg``, else `MAX_TRAVEL_MM`."""
+    k = kind.strip().lower()
+    axis = (of or "").strip().lower()
+    if k in ("roll", "pitch") or (k == "chassis" and axis in CHASSIS_AXES[3:]):
+        return MAX_ANGLE_DEG, "deg"
+    if k == "steer" and (unit or "").strip().lower() == "deg":
+        return MAX_STEERING_WHEEL_DEG, "deg"
+    return MAX_TRAVEL_MM, "mm"
+
+
+def held_limit(name: str) -> Limit:
+    """The limit of a ``fixed:`` value: a chassis angle, else a length (rack, x/y/z,
+    a damper's stroke)."""
+    if name.strip().lower() in CHASSIS_AXES[3:]:
+        return MAX_ANGLE_DEG, "deg"
+    return MAX_TRAVEL_MM, "mm"
+
+
+def check_value(value: float, what: str, limit: Limit, where: str) -> float:
+    """`value` if finite and within the limit; InputError at `where` otherwise."""
+    largest, unit = limit
+    if not math.isfinite(value):
+        raise InputError(f"{what} must be a finite number, found {value!r}", where=where or None)
+    if abs(value) > largest:
+        raise InputError(
+            f"{what} {value:g} {unit} is beyond the limit of a sweep, {largest:g} {unit}"
+            " either way",
+            where=where or None,
+            hint=LIMITS_HINT,
+        )
+    return value
+
+
 def sweep_values(
     start: float | None,
     stop: float | None,
@@ -199,26 +279,37 @@ def sweep_values(
     values: Sequence[float] | None,
     where: str,
     steps_where: str | None = None,
+    limit: Limit = (MAX_TRAVEL_MM, "mm"),
+    wheres: Mapping[str, str] | None = None,
 ) -> tuple[float, ...]:
     """Values from start/stop/steps or an explicit list (InputError at `where`, or at
-    `steps_where` for a bad step count); at most `MAX_STEPS`."""
+    `steps_where` for a bad step count, or at ``wheres[key]`` for an out-of-range start,
+    stop or values entry); at most `MAX_STEPS`, each within `limit` (`motion_limit`).
+    Everything is checked before any value is generated."""
+    at = dict(wheres or {})
     if values is not None:
         if start is not None or stop is not None or steps is not None:
             raise InputError("give either values or start/stop/steps, not both", where=where)
-        out = tuple(float(v) for v in values)
+        if len(values) > MAX_STEPS:
+            raise InputError(
+                f"{len(values)} values: more than {MAX_STEPS}", where=where, hint=LIMITS_HINT
+            )
+        out = tuple(check_value(float(v), "value", limit, at.get("values", where)) for v in values)
         if not out:
             raise InputError("values is empty", where=where, hint="list at least one value")
-        if len(out) > MAX_STEPS:
-            raise InputError(f"more than {MAX_STEPS} values", where=where)
         return out
     if start is None:
         raise InputError("start is missing", where=where, hint="give start, stop and steps")
     if steps is None:
         raise InputError("steps is missing", where=where, hint="give the number of steps")
-    if not float(steps).is_integer() or not 1 <= steps <= MAX_STEPS:
+    check_value(float(start), "start", limit, at.get("start", where))
+    if stop is not None:
+        check_value(float(stop), "stop", limit, at.get("stop", where))
+    if not math.isfinite(steps) or not float(steps).is_integer() or not 1 <= steps <= MAX_STEPS:
         raise InputError(
             f"steps must be a whole number from 1 to {MAX_STEPS}, found {steps:g}",
             where=steps_where or where,
+            hint=LIMITS_HINT,
         )
     if stop is None:
         if steps != 1:
@@ -256,16 +347,19 @@ def parse_target(text: str, where: str) -> Target:
             raise InputError(f"{a!r} is not a finite number", where=where)
         return v
 
+    travel: Limit = (MAX_TRAVEL_MM, "mm")
     if func == "contact_z" and len(args) in (1, 2):
-        return contact_z(args[0], number(args[1]) if len(args) == 2 else 0.0)
+        z = check_value(number(args[1]), "contact height", travel, where) if len(args) == 2 else 0
+        return contact_z(args[0], float(z))
     if func == "wheel_travel" and len(args) == 2:
-        return wheel_travel(args[0], number(args[1]))
+        return wheel_travel(args[0], check_value(number(args[1]), "wheel travel", travel, where))
     if func == "coordinate" and len(args) in (3, 4):
         axis = args[1].lower()
         frame = args[3].lower() if len(args) == 4 else "world"
         if axis not in AXES or frame not in ("world", "chassis"):
             raise InputError(f"cannot read the target {text!r}", where=where, hint=TARGET_HINT)
-        return coordinate(args[0], axis, number(args[2]), frame)  # type: ignore[arg-type]
+        value = check_value(number(args[2]), "coordinate", (MAX_POSITION_MM, "mm"), where)
+        return coordinate(args[0], axis, value, frame)  # type: ignore[arg-type]
     if func not in TARGET_FUNCTIONS:
         raise InputError(
             f"cannot read the target {text!r}: " + unknown_name("function", m[1], TARGET_FUNCTIONS),

@@ -9,6 +9,7 @@ degrees.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -18,12 +19,17 @@ from suspension_sim.errors import InputError
 from suspension_sim.solve.targets import Target
 from suspension_sim.sweeps.motions import unknown_name
 from suspension_sim.sweeps.spec import (
+    LIMITS_HINT,
+    MAX_STEPS,
     MOTION_HINT,
     MOTION_KEYS,
     SWEEP_KEYS,
     MotionSpec,
     SweepSpec,
     check_input_name,
+    check_value,
+    held_limit,
+    motion_limit,
     parse_motion_text,
     parse_target,
     sweep_values,
@@ -33,6 +39,22 @@ from suspension_sim.textfiles import read_text
 YAML_HINT = "a sweep file looks like 'sweeps:' then 'NAME:' then motion/start/stop/steps"
 VERSION = 1
 """The file format version this reader knows (``version:`` is optional)."""
+
+
+class SweepLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, with numbers in exponent notation read as numbers.
+
+    YAML 1.1 (PyYAML) reads ``-1e1``, ``2E3`` and ``1.5e3`` as text: it wants a dot and
+    a signed exponent (``1.0e+3``). YAML 1.2 and every spreadsheet read them as numbers,
+    and so does this loader (integers are still resolved first: ``10`` stays an int).
+    """
+
+
+SweepLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)(?:[eE][-+]?[0-9]+)?$"),
+    list("-+0123456789."),
+)
 
 
 class Node:
@@ -74,9 +96,20 @@ class Node:
 
     def number(self, what: str) -> float:
         v = self.value()
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        if isinstance(v, bool) or not isinstance(v, int | float):
             self.fail(f"{what} must be a number, found {v!r}")
-        return float(v)
+        try:
+            value = float(v)
+        except OverflowError:  # an integer with hundreds of digits
+            value = math.inf
+        if not math.isfinite(value):
+            self.fail(f"{what} must be a finite number, found {self.source_text()}", LIMITS_HINT)
+        return value
+
+    def source_text(self) -> str:
+        """The node as written (shortened), for messages."""
+        text = str(getattr(self.node, "value", ""))
+        return repr(text if len(text) <= 24 else text[:20] + "...")
 
     def text(self, what: str) -> str:
         v = self.value()
@@ -85,8 +118,13 @@ class Node:
         return str(v)
 
     def numbers(self, what: str) -> list[float]:
+        """A list of numbers, its length checked (`MAX_STEPS`) before it is read."""
         if not isinstance(self.node, yaml.SequenceNode):
             self.fail(f"{what} must be a list of numbers, e.g. [-20, 0, 20]")
+        if len(self.node.value) > MAX_STEPS:
+            self.fail(
+                f"{what} has {len(self.node.value)} entries, more than {MAX_STEPS}", LIMITS_HINT
+            )
         return [Node(n, self.file, self.loader).number(f"{what} entry") for n in self.node.value]
 
 
@@ -94,7 +132,7 @@ def load_yaml(path: Path) -> dict[str, SweepSpec]:
     """Sweep definitions by name from a YAML sweep file (InputError at file:line)."""
     file = str(path)
     text = read_text(path, "sweep file")
-    loader = yaml.SafeLoader(text)
+    loader = SweepLoader(text)
     try:
         try:
             root = loader.get_single_node()
@@ -155,7 +193,10 @@ def _sweep(name: str, knode: Node, node: Node) -> SweepSpec:
     fixed: dict[str, float] = {}
     if "fixed" in items:
         for key, (k, v) in items["fixed"][1].mapping(f"sweep {name!r}: fixed").items():
-            fixed[check_input_name(key, k.where)] = v.number(f"fixed {key}")
+            held = check_input_name(key, k.where)
+            fixed[held] = check_value(
+                v.number(f"fixed {key}"), f"fixed {key}", held_limit(held), v.where
+            )
     targets: dict[str, Target] = {}
     if "targets" in items:
         for key, (k, v) in items["targets"][1].mapping(f"sweep {name!r}: targets").items():
@@ -188,6 +229,7 @@ def _motion(what: str, node: Node, items: dict[str, Node]) -> MotionSpec:
         return items[key].number(key) if key in items else None
 
     first = next((items[k] for k in ("start", "values", "steps") if k in items), mnode)
+    count = next((items[k] for k in ("steps", "values") if k in items), first)
     values = sweep_values(
         num("start"),
         num("stop"),
@@ -195,5 +237,7 @@ def _motion(what: str, node: Node, items: dict[str, Node]) -> MotionSpec:
         items["values"].numbers("values") if "values" in items else None,
         first.where,
         items["steps"].where if "steps" in items else None,
+        motion_limit(kind, of, unit),
+        {k: items[k].where for k in ("start", "stop", "values") if k in items},
     )
-    return MotionSpec(kind, values, of, unit, mnode.where)
+    return MotionSpec(kind, values, of, unit, mnode.where, count.where)

@@ -203,7 +203,7 @@ def motion_inputs(
             raise InputError(
                 f"column {col.header.text!r} steers, but the workbook has no steering rack",
                 where=col.where,
-                hint="add a Steering section, or ignore the column in a --map file",
+                hint="add a Steering section, or ignore the column in a channel map file",
             )
         from suspension_sim.solve.steering import rack_per_wheel_degree
 
@@ -243,9 +243,9 @@ def damper_strokes(
     design = design_lengths(model)
     if not design:
         raise InputError(
-            "--drive dampers needs dampers, and the workbook has none",
+            'drive="dampers" needs dampers, and the workbook has none',
             where="drive",
-            hint="use --drive motion",
+            hint='use drive="motion"',
         )
     by_key: dict[str, Column] = {}
     for out in export.outputs():
@@ -263,11 +263,12 @@ def damper_strokes(
             expected = f"Damper Length {corner} [mm]" if corner else f"a column for {damper}"
             found = [c.header.text for c in export.columns if "damper" in c.channel.lower()]
             raise InputError(
-                f"missing channel {expected!r}: --drive dampers needs the length of every "
+                f'missing channel {expected!r}: drive="dampers" needs the length of every '
                 f"damper (damper {damper})",
                 where=str(export.path),
                 hint=(f"damper columns found: {', '.join(found)}; " if found else "")
-                + "export the damper lengths, map the column with --map, or use --drive motion",
+                + "export the damper lengths, map the column in a channel map file, "
+                'or use drive="motion"',
             )
         strokes[damper] = length0 - _finite(col)
         used.append(col.header.text)
@@ -295,7 +296,7 @@ def drive_model(
                 "missing motion channels: the export has none of 'Heave [mm]', 'Roll [deg]', "
                 "'Pitch [deg]', 'Rack Travel [mm]', 'Steering Wheel Angle [deg]'",
                 where=str(export.path),
-                hint="export the motion channels, or use --drive dampers",
+                hint='export the motion channels, or use drive="dampers"',
             )
         targets = ground_targets(model)
     elif drive == "dampers":

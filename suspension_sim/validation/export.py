@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from suspension_sim.errors import InputError
+from suspension_sim.textfiles import read_text
 from suspension_sim.tolerances import REPEATED_COLUMN_ATOL
 from suspension_sim.validation.headers import Header, check_unit, known_unit, parse_header
 from suspension_sim.validation.quantities import (
@@ -173,10 +174,9 @@ def _col_letter(col: int) -> str:
 
 
 def _csv_cells(path: Path) -> list[_Table]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        text = path.read_text(encoding="latin-1")
+    """Cells of a text export: UTF-8, UTF-16 (Excel's 'Unicode text') or Windows-1252
+    (`suspension_sim.textfiles.read_text`), separated by commas, semicolons or tabs."""
+    text = read_text(path, "export file")
     lines = text.splitlines()
     # Lines starting with '#' are comments (kept as empty rows so line numbers hold).
     body = ["" if line.lstrip().startswith("#") else line for line in lines]
@@ -292,7 +292,7 @@ def _parse_table(path: Path, tables: Sequence[_Table], cmap: ChannelMap) -> Expo
             + (" of every sheet)" if len(tables) > 1 else ")"),
             where=str(path),
             hint="headers look like 'Camber Angle Front Left [deg]', 'Heave [mm]'; map other "
-            "names with --map",
+            "names in a channel map file",
         )
     first = parts[0]
     columns = list(first.columns)
@@ -315,7 +315,7 @@ def _parse_table(path: Path, tables: Sequence[_Table], cmap: ChannelMap) -> Expo
                 raise InputError(
                     f"column {col.header.text!r} repeats {twin.where} with other values",
                     where=col.where,
-                    hint="keep one of them, or ignore one in a --map file",
+                    hint="keep one of them, or ignore one in a channel map file",
                 )
         ignored += [t for t in part.ignored if t not in ignored]
     return Export(path, tuple(columns), first.steps, tuple(ignored), first.notes)
@@ -369,7 +369,7 @@ def _parse_one(
             raise InputError(
                 f"column {h.text!r} is the same channel as {seen[key]!r}",
                 where=where,
-                hint="keep one column per channel, or ignore one in a --map file",
+                hint="keep one column per channel, or ignore one in a channel map file",
             )
         seen[key] = h.text
         raw = _column_values(path, table, data, keep, c, first_data, h, strict=True)

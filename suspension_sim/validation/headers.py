@@ -291,7 +291,7 @@ def _location_error(text: str, where: str, quantity: Quantity, words: str) -> In
     return InputError(
         f"column {text!r}: {words!r} is not a corner or axle name that {quantity.name!r} takes",
         where=where,
-        hint=f"locations: {valid}; e.g. {example} (or map the column in a --map file)",
+        hint=f"locations: {valid}; e.g. {example} (or map the column in a channel map file)",
     )
 
 

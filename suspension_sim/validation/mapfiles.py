@@ -58,7 +58,9 @@ def load_channel_map(path: str | Path | None) -> ChannelMap:
         return ChannelMap()
     p = Path(path)
     if not p.is_file():
-        raise InputError("no such map file", where=str(p), hint="check the --map path")
+        raise InputError(
+            "no such map file", where=str(p), hint="check the path of the channel map file"
+        )
     suffix = p.suffix.lower()
     if suffix == ".csv":
         entries, corners = _read_map_csv(p)

@@ -27,6 +27,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from suspension_sim.description import Source
 from suspension_sim.errors import WorkbookError
 from suspension_sim.names import did_you_mean
+from suspension_sim.tolerances import MAX_CELL_NUMBER
 from suspension_sim.workbook.schema import (
     EXTRA_SECTIONS,
     INDEX_HEADER,
@@ -166,9 +167,36 @@ class Book:
         return cell
 
     def block(self, ws: Worksheet, bounds: tuple[int, int, int, int]) -> list[list[Cell]]:
-        """Cells of a range (min_col, min_row, max_col, max_row), row by row."""
+        """Cells of a range (min_col, min_row, max_col, max_row), row by row; a merged
+        cell inside it is an error (`refuse_merged`)."""
+        self.refuse_merged(ws, bounds)
         c0, r0, c1, r1 = bounds
         return [[self.cell(ws, r, c) for c in range(c0, c1 + 1)] for r in range(r0, r1 + 1)]
+
+    def refuse_merged(self, ws: Worksheet, bounds: tuple[int, int, int, int]) -> None:
+        """Error at the first merged cell inside bounds (min_col, min_row, max_col,
+        max_row): a merged range keeps its value in its top-left cell only, so the
+        other cells would read as blank."""
+        c0, r0, c1, r1 = bounds
+        hits = []
+        for merged in ws.merged_cells.ranges:
+            mc0, mr0, mc1, mr1 = merged.bounds
+            lo_c, lo_r, hi_c, hi_r = max(c0, mc0), max(r0, mr0), min(c1, mc1), min(r1, mr1)
+            if lo_c > hi_c or lo_r > hi_r:
+                continue
+            # Name a covered cell (its value is gone), else the top-left one.
+            inside = [(r, c) for r in range(lo_r, hi_r + 1) for c in range(lo_c, hi_c + 1)]
+            covered = [rc for rc in inside if rc != (mr0, mc0)]
+            hits.append(((covered or inside)[0], merged.coord))
+        if hits:
+            (row, col), coord = min(hits)
+            cell = Cell(self.file, ws.title, row, col, None)
+            fail(
+                cell,
+                f"{cell.ref} is part of merged range {coord}; unmerge it",
+                "a merged range keeps one value for all its cells: unmerge it (Excel: Home >"
+                " Merge & Center) and give every cell its own value",
+            )
 
 
 # -- the index ----------------------------------------------------------------------
@@ -190,9 +218,8 @@ class Table:
         return f"section {self.name!r}"
 
 
-def _find_index_header(book: Book) -> tuple[int, int]:
-    """(row, col) of the 'Section' cell with 'Range' right of it on the first sheet."""
-    ws = book.first_sheet
+def _index_header_on(ws: Worksheet) -> tuple[int, int] | None:
+    """(row, col) of a 'Section' cell with 'Range' right of it on a sheet, if any."""
     section, range_ = (norm(h) for h in INDEX_HEADER)
     for row in ws.iter_rows(min_row=1, max_row=ws.max_row, max_col=ws.max_column):
         for c in row:
@@ -204,6 +231,26 @@ def _find_index_header(book: Book) -> tuple[int, int]:
                 and norm(nxt) == range_
             ):
                 return c.row, c.column
+    return None
+
+
+def _find_index_header(book: Book) -> tuple[int, int]:
+    """(row, col) of the index header on the first sheet; an error naming the sheet and
+    cell where it is when it sits on another sheet."""
+    ws = book.first_sheet
+    found = _index_header_on(ws)
+    if found is not None:
+        return found
+    for other in book.values.worksheets[1:]:
+        elsewhere = _index_header_on(other)
+        if elsewhere is not None:
+            cell = Cell(book.file, other.title, elsewhere[0], elsewhere[1], None)
+            fail(
+                cell,
+                f"the index table is on sheet {other.title!r} ({cell.ref}), but it must be on"
+                f" the first sheet (now {ws.title!r})",
+                f"move sheet {other.title!r} to the first place (drag its tab to the far left)",
+            )
     fail(
         f"{book.file}: {ws.title}",
         f"no index table on the first sheet {ws.title!r}: no cell 'Section' with 'Range'"
@@ -279,6 +326,7 @@ def read_index(book: Book) -> dict[str, Table]:
         name_cell, range_cell = book.cell(ws, r, hc), book.cell(ws, r, hc + 1)
         if name_cell.blank and range_cell.blank:
             break
+        book.refuse_merged(ws, (hc, r, hc + 1, r))
         if name_cell.blank:
             fail(name_cell, "index row has a range but no section name", _SECTION_HINT)
         name = (name_cell.text or "").strip("#").strip()
@@ -389,27 +437,44 @@ def name_of(cell: Cell | None) -> str | None:
     return None if cell is None else cell.text
 
 
-def number(cell: Cell | None, what: str) -> float | None:
-    """A numeric cell (numbers or numeric text); None when blank or absent."""
+def number(
+    cell: Cell | None, what: str, limit: float = MAX_CELL_NUMBER, unit: str = ""
+) -> float | None:
+    """A numeric cell (numbers or numeric text); None when blank or absent.
+
+    The value is range-checked before any arithmetic: not finite, or above `limit` in
+    magnitude (in the cell's own `unit`, named in the message), is an error at the cell.
+    """
     if cell is None or cell.blank:
         return None
     v = cell.value
-    if isinstance(v, bool):
-        value = math.nan
-    elif isinstance(v, int | float):
-        value = float(v)
-    else:
-        try:
-            value = float(str(v).strip())
-        except ValueError:
+    try:
+        if isinstance(v, bool):
             value = math.nan
+        elif isinstance(v, int | float):
+            value = float(v)
+        else:
+            value = float(str(v).strip())
+    except (ValueError, OverflowError):
+        value = math.nan
     if not math.isfinite(value):
         fail(cell, f"{what} must be a number, found {cell.text!r}", "enter a plain number")
+    if abs(value) > limit:
+        if unit:
+            fail(
+                cell,
+                f"{what} is {value:g} {unit}: not a car dimension (at most {limit:g} {unit})",
+                "check the value and the Length unit",
+            )
+        fail(cell, f"{what} is {value:g}, beyond the plausible {limit:g}", "check the value")
     return value
 
 
-def required_number(cell: Cell | None, what: str, fallback: Cell) -> float:
-    value = number(cell, what)
+def required_number(
+    cell: Cell | None, what: str, fallback: Cell, limit: float = MAX_CELL_NUMBER, unit: str = ""
+) -> float:
+    """A numeric cell that must be given (`number` with its range check)."""
+    value = number(cell, what, limit, unit)
     if value is None:
         fail(cell or fallback, f"{what} is blank", "enter a number")
     return value

@@ -97,9 +97,15 @@ class _CarReader:
     def factor(self) -> float:
         return units.length_factor(self.options.length_unit)
 
+    @property
+    def length_limit(self) -> float:
+        """`MAX_COORDINATE_MM` in the workbook's length unit: no length of a car is larger."""
+        return MAX_COORDINATE_MM / self.factor
+
     def length(self, cell: Cell | None, what: str) -> float | None:
-        """A length cell in the workbook's unit, as mm (None when blank)."""
-        value = number(cell, what)
+        """A length cell in the workbook's unit, as mm (None when blank); range-checked
+        against `MAX_COORDINATE_MM` before it is converted."""
+        value = number(cell, what, self.length_limit, self.options.length_unit)
         return None if value is None else units.to_internal(value, self.factor)
 
     def read(self) -> Car:
@@ -171,7 +177,7 @@ class _CarReader:
                     " '[[0 0 1] [1 0 0] [0 1 0]]' (identity: '+X +Y +Z')",
                 )
         if spec.kind == "mm":
-            value = number(cell, option)
+            value = number(cell, option, MAX_COORDINATE_MM, "mm")
             positive(cell, value, f"{option} (mm)")
             return value
         if spec.kind == "length":
@@ -254,18 +260,19 @@ class _CarReader:
                     f" and {cell.sheet}!{cell.ref}",
                     "delete or rename one of them",
                 )
+            # Each coordinate is range-checked at its own cell, in the workbook's unit,
+            # before it is converted (the axis map only permutes and flips axes).
             xyz = tuple(
-                required_number(rec[axis], f"{axis} coordinate of point {name!r}", cell)
+                required_number(
+                    rec[axis],
+                    f"{axis} coordinate of point {name!r}",
+                    cell,
+                    self.length_limit,
+                    opts.length_unit,
+                )
                 for axis in "XYZ"
             )
             model = units.workbook_to_model(xyz, opts.length_unit, opts.axis_map)
-            if max(abs(v) for v in model) > MAX_COORDINATE_MM:
-                fail(
-                    cell,
-                    f"point {name!r} is {max(abs(v) for v in model) / 1000:.3g} m from the "
-                    "origin: not a car dimension",
-                    f"check the coordinates and the Length unit (at most {MAX_COORDINATE_MM:g} mm)",
-                )
             self.point_cells[name] = cell
             self.xyz[name] = model
             points.append(Point(name, model, source=cell.source))
@@ -495,12 +502,30 @@ class _CarReader:
                 "the two rack end points are the same point",
                 "name two different points",
             )
-        ratio = number(rec["Steering ratio"], "steering ratio")
+        per_angle = units.angle_factor(self.options.angle_unit) / units.angle_factor("deg")
+        ratio = number(
+            rec["Steering ratio"],
+            "steering ratio",
+            self.length_limit * per_angle,
+            f"{self.options.length_unit}/{self.options.angle_unit}",
+        )
         if ratio is not None:
             positive(rec["Steering ratio"], ratio, "steering ratio")
-            per_angle = units.angle_factor(self.options.angle_unit) / units.angle_factor("deg")
             ratio = units.to_internal(ratio, self.factor) / per_angle
-        return Rack(body.name, (e1, e2), ratio, source=cell.source)
+        lo = self.length(rec["Min travel"], "rack min travel")
+        hi = self.length(rec["Max travel"], "rack max travel")
+        if lo is not None and hi is not None and lo > hi:
+            fail(
+                rec["Min travel"] or cell,
+                "the rack's min travel is greater than its max travel",
+                "swap them, or check the signs (travel is + toward +Y, 0 at design)",
+            )
+        if (lo is not None and lo > LIMIT_SLACK_MM) or (hi is not None and hi < -LIMIT_SLACK_MM):
+            self.warnings.append(
+                f"{cell.where}: the rack's travel limits leave out the design condition"
+                " (travel 0): min travel must be <= 0 <= max travel"
+            )
+        return Rack(body.name, (e1, e2), ratio, lo, hi, source=cell.source)
 
     # -- Damping ----------------------------------------------------------------------------
     def read_dampers(self, table: Table) -> tuple[Damper, ...]:

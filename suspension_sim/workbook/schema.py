@@ -70,6 +70,8 @@ SECTION_COLUMNS: dict[str, tuple[Column, ...]] = {
         Column("End point 1", optional=True),
         Column("End point 2", optional=True),
         Column("Steering ratio", optional=True),
+        Column("Min travel", optional=True),
+        Column("Max travel", optional=True),
     ),
     DAMPING: (
         Column("Damper body"),

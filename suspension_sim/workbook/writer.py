@@ -26,7 +26,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from suspension_sim import units
 from suspension_sim.description import Car
 from suspension_sim.errors import WorkbookError
-from suspension_sim.files import write_atomically
+from suspension_sim.files import why_not_writable, write_atomically
 from suspension_sim.workbook.schema import (
     COMPONENTS,
     COMPONENTS_COLUMNS,
@@ -186,7 +186,8 @@ def _rack_rows(car: Car) -> list[Row]:
     if rack.ratio_mm_per_deg is not None:
         per_unit = units.angle_factor(car.options.angle_unit) / units.angle_factor("deg")
         ratio = _length(car, rack.ratio_mm_per_deg * per_unit)
-    return [[rack.body, *rack.end_points, ratio]]
+    travel = [_length(car, rack.min_travel), _length(car, rack.max_travel)]
+    return [[rack.body, *rack.end_points, ratio, *travel]]
 
 
 def _damper_rows(car: Car) -> list[Row]:
@@ -259,7 +260,8 @@ def _fit_columns(ws: Worksheet) -> None:
 
 # -- files ------------------------------------------------------------------------------
 def ensure_writable(path: str | os.PathLike[str], *, force: bool = False) -> Path:
-    """Check a workbook may be written at `path` (.xlsx, new unless `force`)."""
+    """Check a workbook may be written at `path` (.xlsx, new unless `force`, in an
+    existing folder, never over a read-only file or into a read-only folder)."""
     target = Path(path)
     where = str(target)
     if target.suffix.lower() != ".xlsx":
@@ -274,13 +276,20 @@ def ensure_writable(path: str | os.PathLike[str], *, force: bool = False) -> Pat
         raise WorkbookError(
             f"{target} already exists; not overwriting it",
             where=where,
-            hint="use --force (force=True) to replace it, or choose another name",
+            hint="pass force=True to replace it, or choose another name",
         )
     if not target.parent.is_dir():
         raise WorkbookError(
             f"directory {target.parent} does not exist",
             where=where,
             hint="create the directory first or choose another path",
+        )
+    reason = why_not_writable(target)
+    if reason is not None:
+        raise WorkbookError(
+            f"the file {reason}",
+            where=where,
+            hint="make it writable first (for example chmod u+w) or choose another path",
         )
     return target
 

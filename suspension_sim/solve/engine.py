@@ -1,0 +1,651 @@
+"""The batch engine: block-wise Newton with a trust region, for many states at once.
+
+With every input held (strokes, rack; the chassis state moves the car
+rigidly and cannot open a joint) and no targets, the Jacobian splits into
+independent blocks found once per model from the body graph
+(`solve.problem`): one per corner, or an axle and whatever couples it. Each
+block is closed by Gauss-Newton steps inside Powell's dogleg trust region
+with the analytic Jacobian, in the style of MINPACK's hybrj, until every
+residual is at or below the target (`tolerances.INNER_TARGET_MM`).
+
+Two implementations of the same method:
+
+* `solve_numpy`: the reference, vectorised over states. Residuals and
+  Jacobians come from the model's own batch evaluation
+  (`KinematicModel.evaluate_state` on (n_params, N) parameter arrays, with the
+  shipped sympy templates); the Gauss-Newton step is a batched LU
+  (`np.linalg.solve` on (N, n_b, n_b) stacks; QR for tall blocks from
+  redundant joints). States go in chunks; each chunk starts from the last
+  solved state plus a first-order prediction.
+* `solve_compiled`: the numba kernel (`solve.kernel`), one state after
+  another, each warm-started from the last that closed with a first-order
+  prediction and chord steps that reuse the last factorisation.
+
+Neither raises or returns a state silently: each state has a status
+(`kernel.OK`, ...); `solve.batch` hands every other state to the robust
+single-state path. Units: mm, rad.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from suspension_sim.model.topology import SIGNATURES
+from suspension_sim.solve.engine_codes import (
+    NOT_CONVERGED,
+    NOT_FINITE,
+    OK,
+    SINGULAR,
+    STATIONARY,
+    STATUS_TEXT,
+    TRUST_START,
+)
+from suspension_sim.solve.problem import problem
+from suspension_sim.tolerances import (
+    STATIONARY_GAIN,
+    STATIONARY_STEP,
+    TRUST_ACCEPT_RATIO,
+    TRUST_MIN_RADIUS,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model import JacobianLayout, KinematicModel
+
+__all__ = [
+    "NOT_CONVERGED",
+    "NOT_FINITE",
+    "OK",
+    "SINGULAR",
+    "STATIONARY",
+    "STATUS_TEXT",
+    "EngineResult",
+    "Plan",
+    "compile_kernel",
+    "plan",
+    "solve_compiled",
+    "solve_numpy",
+]
+
+MAX_ITERATIONS = 50
+"""Trust-region steps per block and state before the state counts as not closed."""
+NUMPY_CHUNK = 256
+"""States per vectorised chunk in the numpy path (bounds its memory)."""
+_AXIS = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0), "-z": (0.0, 0.0, -1.0)}
+
+
+@dataclass(frozen=True)
+class Block:
+    """One independent block: its residual rows and unknown columns, and where its
+    Jacobian entries sit in the plan's layout (unknown and input columns)."""
+
+    rows: np.ndarray  # residual rows (layout row indices)
+    params: np.ndarray  # global parameter index of each unknown column
+    entries: np.ndarray  # layout entries in unknown columns of this block
+    entry_row: np.ndarray  # their local row
+    entry_col: np.ndarray  # their local column
+    in_entries: np.ndarray  # layout entries in input columns touching this block
+    in_row: np.ndarray
+    in_col: np.ndarray  # index into Plan.inputs
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the engine needs of one model: unknowns, inputs, blocks (built once per model)."""
+
+    unknowns: np.ndarray  # global indices of the unknowns
+    inputs: np.ndarray  # global indices of the held inputs (strokes, then rack)
+    layout: JacobianLayout  # columns: unknowns, then inputs
+    blocks: tuple[Block, ...]
+    loose_rows: np.ndarray  # residual rows that no unknown can change
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    """Per-state outcome of an engine run (N states)."""
+
+    params: np.ndarray  # (N, n_params)
+    status: np.ndarray  # (N,) kernel status codes, 0 = converged
+    iterations: np.ndarray  # (N,) largest number of Newton steps over the blocks
+    max_residual_mm: np.ndarray  # (N,)
+    seconds: float
+
+    @property
+    def converged(self) -> np.ndarray:
+        return self.status == 0
+
+
+def plan(model: KinematicModel) -> Plan:
+    """The engine plan of a model with every input held (cached per model)."""
+    return model.derived.get("engine_plan", lambda: _build_plan(model))
+
+
+def _build_plan(model: KinematicModel) -> Plan:
+    inputs = model.input_params()
+    prob = problem(model, inputs)
+    unknowns = prob.unknowns
+    n_u = len(unknowns)
+    lay = model.layout(np.concatenate([unknowns, inputs]))
+    entry_rows = lay.rows
+    blocks: list[Block] = []
+    covered = np.zeros(lay.shape[0], dtype=bool)
+    for rows, cols in prob.blocks:
+        covered[rows] = True
+        local_row = np.full(lay.shape[0], -1)
+        local_row[rows] = np.arange(len(rows))
+        local_col = np.full(n_u, -1)
+        local_col[cols] = np.arange(len(cols))
+        in_rows = local_row[entry_rows] >= 0
+        unk = in_rows & (lay.indices < n_u)
+        inp = in_rows & (lay.indices >= n_u)
+        ent = np.flatnonzero(unk)
+        ient = np.flatnonzero(inp)
+        blocks.append(
+            Block(
+                rows=np.asarray(rows),
+                params=unknowns[cols],
+                entries=ent,
+                entry_row=local_row[entry_rows[ent]],
+                entry_col=local_col[lay.indices[ent]],
+                in_entries=ient,
+                in_row=local_row[entry_rows[ient]],
+                in_col=lay.indices[ient] - n_u,
+            )
+        )
+        assert np.all(blocks[-1].entry_col >= 0), "a block's rows reach another block's columns"
+    return Plan(unknowns, inputs, lay, tuple(blocks), np.flatnonzero(~covered))
+
+
+# -- numpy reference ----------------------------------------------------------------
+def _dense(data: np.ndarray, block: Block, m: int, n: int) -> np.ndarray:
+    """Block Jacobian (S, m, n) from layout values data (nnz, S)."""
+    J = np.zeros((data.shape[1], m, n))
+    J[:, block.entry_row, block.entry_col] = data[block.entries].T
+    return J
+
+
+def _gauss_newton(J: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Steps -J^+ r for stacks J (S, m, n), r (S, m) and a per-state 'usable' flag.
+
+    Square blocks: batched LU (`np.linalg.solve`); tall blocks: batched QR.
+    """
+    S, m, n = J.shape
+    ok = np.ones(S, dtype=bool)
+    if m == n:
+        A, rhs = J, r
+    else:
+        Qm, A = np.linalg.qr(J)
+        rhs = np.einsum("smn,sm->sn", Qm, r)
+    try:
+        p = -np.linalg.solve(A, rhs[..., None])[..., 0]
+    except np.linalg.LinAlgError:  # some exactly singular: solve one at a time
+        p = np.zeros((S, n))
+        for s in range(S):
+            try:
+                p[s] = -np.linalg.solve(A[s], rhs[s])
+            except np.linalg.LinAlgError:
+                ok[s] = False
+    ok &= np.all(np.isfinite(p), axis=1)
+    p[~ok] = 0.0
+    return p, ok
+
+
+def _dogleg(
+    J: np.ndarray, r: np.ndarray, D: np.ndarray, delta: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Powell's dogleg step in the D-scaled norm, for stacks of states.
+
+    Returns the step (S, n), its predicted reduction |r|^2 - |r + J p|^2, its
+    scaled length, the usable flag and the scaled length of the Gauss-Newton step.
+    """
+    p, ok = _gauss_newton(J, r)
+    pn = np.linalg.norm(D * p, axis=1)
+    gn = pn.copy()
+    out = p.copy()
+    far = pn > delta
+    if np.any(far):
+        Jf, rf, Df, dl = J[far], r[far], D[far], delta[far]
+        g = np.einsum("smn,sm->sn", Jf, rf)
+        gs = g / Df
+        gsn = np.linalg.norm(gs, axis=1)
+        d = -g / Df**2
+        jd2 = np.einsum("smn,sn->sm", Jf, d)
+        jd2 = np.einsum("sm,sm->s", jd2, jd2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            alpha = np.where(jd2 > 0, gsn**2 / jd2, 0.0)
+            cauchy_out = (alpha * gsn >= dl) | (jd2 == 0)
+            steep = (dl / np.where(gsn > 0, gsn, 1.0))[:, None] * d
+        pc = alpha[:, None] * d
+        diff = Df * (p[far] - pc)
+        aa = np.einsum("sn,sn->s", diff, diff)
+        bb = 2.0 * np.einsum("sn,sn->s", Df * pc, diff)
+        cc = np.einsum("sn,sn->s", Df * pc, Df * pc) - dl**2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = (-bb + np.sqrt(np.maximum(bb * bb - 4 * aa * cc, 0.0))) / (2 * aa)
+        mixed = pc + np.nan_to_num(t)[:, None] * (p[far] - pc)
+        out[far] = np.where(cauchy_out[:, None], steep, mixed)
+        pn = np.linalg.norm(D * out, axis=1)
+    Jp = np.einsum("smn,sn->sm", J, out)
+    pred = -np.einsum("sm,sm->s", 2 * r + Jp, Jp)
+    return out, pred, pn, ok, gn
+
+
+def newton_numpy(
+    model: KinematicModel, Q: np.ndarray, target: float, max_iter: int = MAX_ITERATIONS
+) -> EngineResult:
+    """Close every block of the states Q (n_params, S) (the numpy reference).
+
+    Q holds the inputs and the starting guess; it is not modified.
+    """
+    t0 = time.perf_counter()
+    pl = plan(model)
+    Q = np.array(Q, dtype=float)
+    S = Q.shape[1]
+    r, data, _, _ = model.evaluate_state(Q, pl.layout)
+    loose = np.max(np.abs(r[pl.loose_rows]), axis=0, initial=0.0)
+    status = np.where(np.isfinite(loose) & (loose <= target), 0, 1)
+    iters = np.zeros(S, dtype=int)
+    worst = np.nan_to_num(loose, nan=np.inf)
+    # Per block: residuals, Jacobian, scale, trust radius, state of each state.
+    rb, Jb, Db, delta, done, fail, its = [], [], [], [], [], [], []
+    for blk in pl.blocks:
+        m, n = len(blk.rows), len(blk.params)
+        rb.append(r[blk.rows].T.copy())
+        Jb.append(_dense(data, blk, m, n))
+        norms = np.linalg.norm(Jb[-1], axis=1)
+        Db.append(np.where(norms > 0, norms, 1.0))
+        delta.append(
+            TRUST_START * np.maximum(1.0, np.linalg.norm(Db[-1] * Q[blk.params].T, axis=1))
+        )
+        res = np.max(np.abs(rb[-1]), axis=1, initial=0.0)
+        done.append(res <= target)
+        fail.append(np.where(np.isfinite(res), 0, 3))
+        its.append(np.zeros(S, dtype=int))
+    for _ in range(max_iter):
+        active = [np.flatnonzero(~done[b] & (fail[b] == 0)) for b in range(len(pl.blocks))]
+        if not any(len(a) for a in active):
+            break
+        trial = Q.copy()
+        steps: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None] = []
+        for b, blk in enumerate(pl.blocks):
+            idx = active[b]
+            if not len(idx):
+                steps.append(None)
+                continue
+            p, pred, pn, ok, gn = _dogleg(Jb[b][idx], rb[b][idx], Db[b][idx], delta[b][idx])
+            fail[b][idx[~ok]] = 2
+            xn = np.linalg.norm(Db[b][idx] * Q[blk.params][:, idx].T, axis=1)
+            f2 = np.einsum("sm,sm->s", rb[b][idx], rb[b][idx])
+            still = ok & ((gn <= STATIONARY_STEP * (1.0 + xn)) | (pred <= STATIONARY_GAIN * f2))
+            fail[b][idx[still]] = 4
+            ok &= ~still
+            p[~ok] = 0.0
+            trial[np.ix_(blk.params, idx)] += p.T
+            steps.append((idx, ok, pred, pn))
+        ev = np.unique(np.concatenate(active))
+        pos = np.full(S, -1)
+        pos[ev] = np.arange(len(ev))
+        rt, dt, _, _ = model.evaluate_state(trial[:, ev], pl.layout)
+        for b, blk in enumerate(pl.blocks):
+            step = steps[b]
+            if step is None:
+                continue
+            idx, ok, pred, pn = step
+            idx, pred, pn = idx[ok], pred[ok], pn[ok]
+            cols = pos[idx]
+            r_new = rt[np.ix_(blk.rows, cols)].T
+            new = np.max(np.abs(r_new), axis=1, initial=0.0)
+            f2 = np.einsum("sm,sm->s", rb[b][idx], rb[b][idx])
+            ft2 = np.einsum("sm,sm->s", r_new, r_new)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(pred > 0, (f2 - ft2) / pred, -1.0)
+            accept = np.isfinite(new) & ((new <= target) | (ratio >= TRUST_ACCEPT_RATIO))
+            dl = delta[b][idx]
+            dl = np.where(
+                ratio < 0.25, 0.25 * pn, np.where(ratio > 0.75, np.maximum(dl, 2 * pn), dl)
+            )
+            delta[b][idx] = dl
+            its[b][idx] += 1
+            acc = idx[accept]
+            Q[np.ix_(blk.params, acc)] = trial[np.ix_(blk.params, acc)]
+            rb[b][acc] = r_new[accept]
+            J_new = _dense(dt[:, cols[accept]], blk, len(blk.rows), len(blk.params))
+            Jb[b][acc] = J_new
+            Db[b][acc] = np.maximum(Db[b][acc], np.linalg.norm(J_new, axis=1))
+            done[b][acc] = new[accept] <= target
+            xn = np.linalg.norm(Db[b][idx] * Q[blk.params][:, idx].T, axis=1)
+            stuck = ~done[b][idx] & (dl <= TRUST_MIN_RADIUS * (1.0 + xn))
+            fail[b][idx[stuck]] = 1
+    for b in range(len(pl.blocks)):
+        res = np.max(np.abs(rb[b]), axis=1, initial=0.0)
+        worst = np.maximum(worst, np.nan_to_num(res, nan=np.inf))
+        iters = np.maximum(iters, its[b])
+        code = np.where(done[b], 0, np.where(fail[b] > 0, fail[b], 1))
+        status = np.where((status == 0) | ((status == 4) & (code != 0)), code, status)
+    return EngineResult(Q.T.copy(), status, iters, worst, time.perf_counter() - t0)
+
+
+def predict_numpy(model: KinematicModel, q_base: np.ndarray, U: np.ndarray) -> np.ndarray:
+    """Starting guesses (n_params, S) for inputs U (S, n_in): q_base plus a first-order
+    step of every block, -J_u^+ J_in (u - u_base), with the Jacobian at q_base."""
+    pl = plan(model)
+    Q = np.repeat(np.asarray(q_base, dtype=float)[:, None], len(U), axis=1)
+    dU = (U - q_base[pl.inputs]).T  # (n_in, S)
+    Q[pl.inputs] = U.T
+    _, data, _, _ = model.evaluate_state(q_base[:, None], pl.layout)
+    values = data[:, 0]
+    for blk in pl.blocks:
+        m, n = len(blk.rows), len(blk.params)
+        Ju = np.zeros((m, n))
+        Ju[blk.entry_row, blk.entry_col] = values[blk.entries]
+        Jin = np.zeros((m, len(pl.inputs)))
+        Jin[blk.in_row, blk.in_col] = values[blk.in_entries]
+        if not np.any(Jin):
+            continue
+        dx, *_ = np.linalg.lstsq(Ju, -(Jin @ dU), rcond=None)
+        if np.all(np.isfinite(dx)):
+            Q[blk.params] += dx
+    return Q
+
+
+def solve_numpy(
+    model: KinematicModel,
+    U: np.ndarray,
+    q0: np.ndarray,
+    target: float,
+    chunk: int = NUMPY_CHUNK,
+    max_iter: int = MAX_ITERATIONS,
+) -> EngineResult:
+    """Solve the states with inputs U (N, n_in) from the start q0, chunk by chunk (numpy).
+
+    Each chunk starts from the last state of the previous chunk that closed
+    (q0 for the first), plus a first-order prediction to each state.
+    """
+    t0 = time.perf_counter()
+    N = len(U)
+    out_q = np.zeros((N, model.n_params))
+    status = np.zeros(N, dtype=int)
+    iters = np.zeros(N, dtype=int)
+    worst = np.zeros(N)
+    base = np.asarray(q0, dtype=float).copy()
+    for start in range(0, N, chunk):
+        sl = slice(start, min(start + chunk, N))
+        res = newton_numpy(model, predict_numpy(model, base, U[sl]), target, max_iter)
+        out_q[sl], status[sl], iters[sl], worst[sl] = (
+            res.params,
+            res.status,
+            res.iterations,
+            res.max_residual_mm,
+        )
+        good = np.flatnonzero(res.status == 0)
+        if len(good):
+            base = res.params[good[-1]].copy()
+    return EngineResult(out_q, status, iters, worst, time.perf_counter() - t0)
+
+
+# -- compiled kernel ----------------------------------------------------------------
+@cache
+def kernel_module() -> ModuleType | None:
+    """`suspension_sim.solve.kernel` (imports numba), or None when numba is missing."""
+    try:
+        from suspension_sim.solve import kernel
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return None
+    return kernel
+
+
+def compiled_available() -> bool:
+    """True when numba can be imported (the compiled path can run)."""
+    return kernel_module() is not None
+
+
+@dataclass(frozen=True)
+class KernelTables:
+    """Flat arrays the compiled kernel reads (see `kernel.eval_block`), per model."""
+
+    arrays: tuple[np.ndarray, ...]
+    n_blocks: int  # including the last block of loose rows
+    max_rows: int
+    max_cols: int
+    n_params: int
+    inputs: np.ndarray
+    k_max: int
+    n_parts: int
+    n_inst: int
+
+
+def kernel_tables(model: KinematicModel) -> KernelTables:
+    """The model's kernel tables (cached per model)."""
+    return model.derived.get("engine_kernel_tables", lambda: _build_tables(model))
+
+
+def _build_tables(model: KinematicModel) -> KernelTables:
+    pl = plan(model)
+    parts = model.parts
+    K = max(model.kmax, 1)
+    p_nj = np.array([len(SIGNATURES[p.chain]) for p in parts], dtype=np.int64)
+    p_kind = np.zeros((len(parts), K), dtype=np.int64)
+    p_axis = np.zeros((len(parts), K, 3))
+    p_param = np.zeros((len(parts), K), dtype=np.int64)
+    for i, part in enumerate(parts):
+        for j, (kind, axis) in enumerate(SIGNATURES[part.chain]):
+            p_kind[i, j] = 1 if kind == "P" else 0
+            p_axis[i, j] = _AXIS[axis]
+            p_param[i, j] = part.params[j]
+    p_frame = np.ascontiguousarray(model.frame[:, :3, :])
+    act = model.active_pairs
+    lay = pl.layout
+    c_param: list[np.ndarray] = []
+    r_a: list[np.ndarray] = []
+    r_b: list[np.ndarray] = []
+    r_axis: list[np.ndarray] = []
+    pa: list[np.ndarray] = []
+    ins: list[np.ndarray] = []
+    e_cols: list[np.ndarray] = []
+    e_rows: list[np.ndarray] = []
+    e_idx: list[np.ndarray] = []
+    groups = [(blk.rows, blk.params, blk) for blk in pl.blocks] + [
+        (pl.loose_rows, np.zeros(0, dtype=int), None)
+    ]
+    for rows, params, blk in groups:
+        pair = act[rows // 3]
+        ia, ib = model.pair_a[pair], model.pair_b[pair]
+        insts = np.unique(np.concatenate([ia, ib]))
+        c_param.append(params)
+        r_a.append(ia)
+        r_b.append(ib)
+        r_axis.append(rows % 3)
+        ins.append(insts)
+        pa.append(np.unique(model.inst_part[insts]))
+        if blk is None:
+            e_idx.append(np.zeros(0, dtype=int))
+            e_rows.append(np.zeros(0, dtype=int))
+            e_cols.append(np.zeros(0, dtype=int))
+            continue
+        e_idx.append(np.concatenate([blk.entries, blk.in_entries]))
+        e_rows.append(np.concatenate([blk.entry_row, blk.in_row]))
+        e_cols.append(np.concatenate([blk.entry_col, -1 - blk.in_col]))
+    ent = np.concatenate(e_idx).astype(np.int64)
+
+    def ptr(parts_: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum([len(x) for x in parts_])]).astype(np.int64)
+
+    def cat(parts_: list[np.ndarray]) -> np.ndarray:
+        return np.ascontiguousarray(np.concatenate(parts_), dtype=np.int64)
+
+    arrays = (
+        p_nj,
+        p_kind,
+        p_axis,
+        p_param,
+        p_frame,
+        model.inst_part.astype(np.int64),
+        np.ascontiguousarray(model.inst_local, dtype=float),
+        ptr(c_param),
+        cat(c_param),
+        ptr(r_a),
+        cat(r_a),
+        cat(r_b),
+        cat(r_axis),
+        ptr(pa),
+        cat(pa),
+        ptr(ins),
+        cat(ins),
+        ptr(e_idx),
+        cat(e_rows),
+        cat(e_cols),
+        lay.inst[ent].astype(np.int64),
+        lay.slot[ent].astype(np.int64),
+        lay.axis[ent].astype(np.int64),
+        np.ascontiguousarray(lay.sign[ent], dtype=float),
+    )
+    return KernelTables(
+        arrays=arrays,
+        n_blocks=len(groups),
+        max_rows=max((len(g[0]) for g in groups), default=0),
+        max_cols=max((len(g[1]) for g in groups), default=0),
+        n_params=model.n_params,
+        inputs=pl.inputs.astype(np.int64),
+        k_max=K,
+        n_parts=len(parts),
+        n_inst=len(model.inst_part),
+    )
+
+
+def _work(tab: KernelTables) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
+    """Fresh work arrays (W) and per-block storage (S) for one kernel run."""
+    m, n, nb, n_in = max(tab.max_rows, 1), max(tab.max_cols, 1), tab.n_blocks, len(tab.inputs)
+    W = (
+        np.zeros((tab.n_parts, 3, 4)),
+        np.zeros((tab.n_parts, tab.k_max, 3)),
+        np.zeros((tab.n_parts, tab.k_max, 3)),
+        np.zeros((tab.n_inst, 3)),
+        np.zeros((tab.n_inst, tab.k_max, 3)),
+    )
+    S = (
+        np.zeros((nb, m, n)),
+        np.zeros((nb, n)),
+        np.zeros((nb, m, max(n_in, 1))),
+        np.zeros(nb, dtype=np.bool_),
+        np.zeros(m),
+        np.zeros(m),
+        np.zeros((m, n)),
+        np.zeros((m, max(n_in, 1))),
+        np.zeros(m),
+        np.zeros(n),
+        np.zeros(n),
+        np.zeros(n),
+        np.zeros(n),
+        np.zeros(n),
+    )
+    return W, S
+
+
+def kernel_compiled() -> bool:
+    """True once the kernel has been compiled in this process."""
+    k = kernel_module()
+    return k is not None and bool(k.solve_sequence.signatures)
+
+
+def compile_kernel() -> float:
+    """Compile the kernel now (once per process); returns the seconds it took (0 if done)."""
+    k = kernel_module()
+    if k is None:
+        raise RuntimeError("numba is not installed: the compiled batch path is unavailable")
+    if k.solve_sequence.signatures:
+        return 0.0
+    t0 = time.perf_counter()
+    solve_kernel_arrays(
+        np.zeros((1, 1)),
+        np.zeros(1),
+        np.zeros(1, dtype=np.int64),
+        _dummy_tables(),
+        1e-10,
+        1,
+    )
+    return time.perf_counter() - t0
+
+
+def _dummy_tables() -> KernelTables:
+    """Tables of an empty problem, of the right types (only used to compile)."""
+    i0 = np.zeros(1, dtype=np.int64)
+    z = np.zeros(0, dtype=np.int64)
+    arrays = (
+        i0,
+        np.zeros((1, 1), dtype=np.int64),
+        np.zeros((1, 1, 3)),
+        np.zeros((1, 1), dtype=np.int64),
+        np.zeros((1, 3, 4)),
+        i0,
+        np.zeros((1, 3)),
+        np.zeros(2, dtype=np.int64),
+        z,
+        np.zeros(2, dtype=np.int64),
+        z,
+        z,
+        z,
+        np.zeros(2, dtype=np.int64),
+        z,
+        np.zeros(2, dtype=np.int64),
+        z,
+        np.zeros(2, dtype=np.int64),
+        z,
+        z,
+        z,
+        z,
+        z,
+        np.zeros(0),
+    )
+    return KernelTables(arrays, 1, 0, 0, 1, np.zeros(1, dtype=np.int64), 1, 1, 1)
+
+
+def solve_kernel_arrays(
+    U: np.ndarray,
+    q0: np.ndarray,
+    inputs: np.ndarray,
+    tab: KernelTables,
+    target: float,
+    max_iter: int,
+) -> EngineResult:
+    """Run the compiled kernel on prepared tables (see `solve_compiled`)."""
+    k = kernel_module()
+    assert k is not None
+    t0 = time.perf_counter()
+    N = len(U)
+    W, S = _work(tab)
+    Q = np.zeros((N, tab.n_params))
+    iters = np.zeros(N, dtype=np.int64)
+    res = np.zeros(N)
+    status = np.zeros(N, dtype=np.int64)
+    k.solve_sequence(
+        np.ascontiguousarray(U, dtype=float),
+        np.ascontiguousarray(q0, dtype=float),
+        inputs,
+        tab.arrays,
+        W,
+        S,
+        float(target),
+        int(max_iter),
+        Q,
+        iters,
+        res,
+        status,
+    )
+    return EngineResult(Q, status, iters, res, time.perf_counter() - t0)
+
+
+def solve_compiled(
+    model: KinematicModel,
+    U: np.ndarray,
+    q0: np.ndarray,
+    target: float,
+    max_iter: int = MAX_ITERATIONS,
+) -> EngineResult:
+    """Solve the states with inputs U (N, n_in) one after another from q0 (compiled)."""
+    tab = kernel_tables(model)
+    return solve_kernel_arrays(U, q0, tab.inputs, tab, target, max_iter)
