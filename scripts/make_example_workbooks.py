@@ -52,12 +52,32 @@ def notes_in(path: Path) -> list[str]:
         wb.close()
 
 
+def options_in(path: Path) -> list[str]:
+    """The option names of the User Options sheet of a workbook written by `write_car`."""
+    import openpyxl
+
+    from suspension_sim.workbook.schema import USER_OPTIONS
+
+    wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    try:
+        rows = wb[USER_OPTIONS].iter_rows(min_row=2, max_col=1, values_only=True)
+        return [str(value) for (value,) in rows if value is not None]
+    finally:
+        wb.close()
+
+
 def is_up_to_date(path: Path, car: Car, notes: Sequence[str]) -> bool:
-    """True when `path` reads back equal to `car` and carries the same notes."""
+    """True when `path` reads back equal to `car`, carries the same notes and lists
+    every option of the schema (a new option rewrites the examples)."""
     from suspension_sim.workbook.reader import read_car
+    from suspension_sim.workbook.schema import OPTION_NAMES
 
     try:
-        return read_car(path) == car and notes_in(path) == list(notes)
+        return (
+            read_car(path) == car
+            and notes_in(path) == list(notes)
+            and options_in(path) == list(OPTION_NAMES)
+        )
     except (SuspensionSimError, KeyError, OSError):
         return False
 

@@ -27,6 +27,7 @@ moved.install()
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.api import Model, load, solve
+    from suspension_sim.outputs.compare import Comparison, compare
     from suspension_sim.solve.batch import solve_batch
     from suspension_sim.solve.pose import Pose, SolveInfo
 
@@ -34,6 +35,8 @@ _LAZY = {
     "Model": "suspension_sim.api",
     "load": "suspension_sim.api",
     "solve": "suspension_sim.api",
+    "compare": "suspension_sim.outputs.compare",
+    "Comparison": "suspension_sim.outputs.compare",
     "solve_batch": "suspension_sim.solve.batch",
     "Pose": "suspension_sim.solve.pose",
     "SolveInfo": "suspension_sim.solve.pose",
@@ -48,4 +51,14 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'suspension_sim' has no attribute {name!r}")
 
 
-__all__ = ["Model", "Pose", "SolveInfo", "__version__", "load", "solve", "solve_batch"]
+__all__ = [
+    "Comparison",
+    "Model",
+    "Pose",
+    "SolveInfo",
+    "__version__",
+    "compare",
+    "load",
+    "solve",
+    "solve_batch",
+]

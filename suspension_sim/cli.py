@@ -29,7 +29,16 @@ from suspension_sim.errors import (
     stdout_closed,
 )
 
-COMMANDS: tuple[str, ...] = ("check", "new", "solve", "sweep", "view", "validate")
+COMMANDS: tuple[str, ...] = (
+    "check",
+    "new",
+    "solve",
+    "report",
+    "sweep",
+    "compare",
+    "view",
+    "validate",
+)
 
 
 PARAMETER_OPTIONS: dict[str, str] = {

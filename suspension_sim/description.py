@@ -13,10 +13,15 @@ equal.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import itertools
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from suspension_sim.errors import WorkbookError
+from suspension_sim.tolerances import AXLE_GAP_MM, SAME_AXLE_X_MM
 
 CHASSIS = "Chassis"
 """Name of the body that is the chassis (the sprung mass)."""
@@ -207,3 +212,173 @@ def damper_length(
     """Eye-to-eye length (mm) of a damper whose eyes are at these points (mm): the one
     formula of `Car.damper_design_length`, for readers that have no `Car` yet."""
     return float(np.linalg.norm(np.subtract(moving_xyz, chassis_xyz, dtype=float)))
+
+
+# -- where the wheels are -------------------------------------------------------------------
+AXLE_NAMES: tuple[str, str] = ("front", "rear")
+SIDE_NAMES: tuple[str, str] = ("left", "right")
+
+
+@dataclass(frozen=True)
+class WheelLayout:
+    """Where each wheel of a car is: its axle and side, from the geometry alone.
+
+    names, axle, side: per wheel in the order of ``Car.wheels``; axle is
+    ``"front"`` or ``"rear"``, side ``"left"`` (+Y) or ``"right"``.
+    axles: axle -> (left wheel, right wheel), for each axle that has both;
+    sides: side -> (front wheel, rear wheel), for each side that has both.
+    See `wheel_layout` for the rules.
+    """
+
+    names: tuple[str, ...]
+    axle: tuple[str, ...]
+    side: tuple[str, ...]
+    axles: Mapping[str, tuple[str, str]]
+    sides: Mapping[str, tuple[str, str]]
+
+    def corner(self, wheel: str) -> tuple[str, str]:
+        """(axle, side) of a wheel by name; KeyError for an unknown wheel."""
+        if wheel not in self.names:
+            raise KeyError(wheel)
+        i = self.names.index(wheel)
+        return self.axle[i], self.side[i]
+
+    def at(self, axle: str, side: str) -> str | None:
+        """The wheel on this corner (e.g. ``at("front", "left")``), or None."""
+        for name, a, s in zip(self.names, self.axle, self.side, strict=True):
+            if a == axle and s == side:
+                return name
+        return None
+
+    def index(self, wheel: str) -> int:
+        """Position of a wheel in ``Car.wheels``."""
+        return self.names.index(wheel)
+
+
+def wheel_layout(car: Car) -> WheelLayout:
+    """Axle and side of every wheel from its centre's x and y (docs/conventions.md,
+    "Front, rear, left and right"). Names are labels only.
+
+    Relative to the chassis reference point (``Options.chassis_reference_point``,
+    else the origin): a wheel is left if its centre has larger y, right if
+    smaller. Wheel centres within `AXLE_GAP_MM` of each other in x form one
+    axle; with two axles the one with larger x is the front. A car with a
+    single axle has it at the front when it is ahead of the reference point
+    (x larger by `SAME_AXLE_X_MM`), at the rear when behind; an axle at the
+    reference point's x is front unless every wheel on it is named as a rear
+    wheel (``RL``, ``RR``, ``LR``, "Rear Left", ...), the only case where a
+    name counts. WorkbookError naming the Wheels cells for a layout that
+    cannot be read: a wheel on the centre plane, more than two wheels on an
+    axle or two on one side of it, or more than two axles.
+    """
+    wheels = car.wheels
+    names = tuple(w.name for w in wheels)
+    if not wheels:
+        return WheelLayout((), (), (), {}, {})
+    ref_name = car.options.chassis_reference_point
+    ref = car.point(ref_name) if ref_name else np.zeros(3)
+    centres = np.array([car.point(w.centre) for w in wheels], dtype=float).reshape(-1, 3)
+    x = centres[:, 0] - ref[0]
+    y = centres[:, 1] - ref[1]
+    reference = f"the reference point {ref_name}" if ref_name else "the origin"
+
+    on_plane = [w for w, yy in zip(wheels, y, strict=True) if abs(yy) <= SAME_AXLE_X_MM]
+    if on_plane:
+        raise _layout_error(
+            car,
+            on_plane,
+            f"{_wheel_list(on_plane)} {'is' if len(on_plane) == 1 else 'are'} on the car's "
+            f"centre plane (y within {SAME_AXLE_X_MM:g} mm of {reference}), so neither left "
+            "nor right",
+            "left wheels have centres at +Y, right wheels at -Y (docs/conventions.md)",
+        )
+    side = tuple("left" if yy > 0 else "right" for yy in y)
+
+    order = np.argsort(x, kind="stable")
+    groups: list[list[int]] = [[int(order[0])]]
+    for a, b in itertools.pairwise(order):
+        if x[b] - x[a] > AXLE_GAP_MM:
+            groups.append([])
+        groups[-1].append(int(b))
+    if len(groups) > 2:
+        raise _layout_error(
+            car,
+            wheels,
+            f"the wheels are on {len(groups)} axles (centres more than {AXLE_GAP_MM:g} mm "
+            "apart in x): "
+            + "; ".join(_wheel_list([wheels[i] for i in g]) for g in reversed(groups))
+            + "; a car has a front and a rear axle",
+            "check the x of the wheel centres",
+        )
+    if len(groups) == 2:
+        axle_of = {i: name for name, g in zip(("rear", "front"), groups, strict=True) for i in g}
+    else:
+        mean_x = float(np.mean(x))
+        if mean_x > SAME_AXLE_X_MM:
+            label = "front"
+        elif mean_x < -SAME_AXLE_X_MM:
+            label = "rear"
+        else:
+            named_rear = all(_named_axle(w.name) == "rear" for w in wheels)
+            label = "rear" if named_rear else "front"
+        axle_of = {i: label for i in groups[0]}
+    axle = tuple(axle_of[i] for i in range(len(wheels)))
+
+    axles: dict[str, tuple[str, str]] = {}
+    for label in AXLE_NAMES:
+        on = [i for i in range(len(wheels)) if axle[i] == label]
+        if len(on) > 2:
+            raise _layout_error(
+                car,
+                [wheels[i] for i in on],
+                f"{len(on)} wheels on the {label} axle ({_wheel_list([wheels[i] for i in on])})",
+                "an axle has one left and one right wheel",
+            )
+        for s in SIDE_NAMES:
+            same = [wheels[i] for i in on if side[i] == s]
+            if len(same) > 1:
+                raise _layout_error(
+                    car,
+                    same,
+                    f"{_wheel_list(same)} are both on the {label} {s}",
+                    "an axle has one left (+Y) and one right (-Y) wheel; check the y of "
+                    "the wheel centres",
+                )
+        if len(on) == 2:
+            left, right = sorted(on, key=lambda i: side[i] != "left")
+            axles[label] = (names[left], names[right])
+    layout = WheelLayout(names, axle, side, axles, {})
+    sides: dict[str, tuple[str, str]] = {}
+    for s in SIDE_NAMES:
+        f, r = layout.at("front", s), layout.at("rear", s)
+        if f is not None and r is not None:
+            sides[s] = (f, r)
+    return WheelLayout(names, axle, side, axles, sides)
+
+
+_AXLE_CODES = {"fl": "front", "fr": "front", "lf": "front", "rf": "front"}
+_AXLE_CODES.update({"rl": "rear", "rr": "rear", "lr": "rear"})
+
+
+def _named_axle(name: str) -> str | None:
+    """The axle a wheel's name states (FL, RF, "Rear Left", rear_left ...), or None."""
+    words = [w for w in re.split(r"[^a-z]+", name.casefold()) if w]
+    if len(words) == 1 and words[0] in _AXLE_CODES:
+        return _AXLE_CODES[words[0]]
+    for axle in AXLE_NAMES:
+        if axle in words:
+            return axle
+    return None
+
+
+def _wheel_list(wheels: Sequence[Wheel]) -> str:
+    return ", ".join(
+        f"{w.name}" + (f" ({w.source.sheet}!{w.source.cell})" if w.source else "") for w in wheels
+    )
+
+
+def _layout_error(car: Car, wheels: Sequence[Wheel], message: str, hint: str) -> WorkbookError:
+    """The error for an unreadable wheel layout, at the first wheel's cell."""
+    first = next((w.source for w in wheels if w.source is not None), None)
+    where = str(first) if first is not None else (car.source_path or None)
+    return WorkbookError(f"cannot tell where the wheels are: {message}", where=where, hint=hint)

@@ -99,7 +99,12 @@ drawn as a line (or, across its plane, as a plate)."""
 REPEATED_COLUMN_ATOL = 1e-9
 """A channel exported on two sheets must agree to this (mm or deg) at every step."""
 SAME_AXLE_X_MM = 1.0
-"""Wheels whose centres differ in x by less than this are on one axle (no front/rear)."""
+"""A wheel centre (or a single axle) closer than this to the chassis reference point in y
+(or x) is on the centre plane (or at the reference): geometry cannot place it
+(`suspension_sim.description.wheel_layout`)."""
+AXLE_GAP_MM = 200.0
+"""Wheel centres further apart than this in x are on different axles; closer, on one axle
+(far below any wheelbase, far above a left-right asymmetry)."""
 CONTACT_OFF_GROUND_MM = 0.5
 """A design tyre contact point further than this from z = 0 gets a validation warning."""
 

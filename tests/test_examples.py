@@ -300,10 +300,9 @@ def test_unknown_example_is_refused() -> None:
 
 MINI = """
 name = "mini"
+symmetry = "mirror left to right"
 [options]
 length_unit = "mm"
-[mirror]
-sides = { FL = "FR" }
 [points]
 FL_A = [0.0, 100.0, 0.0]
 FL_B = [10.0, 200.0, 0.0]

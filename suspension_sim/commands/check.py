@@ -36,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
         mechanism_where,
     )
     from suspension_sim.workbook import read_car
+    from suspension_sim.workbook.mirror import generated_by_symmetry
 
     car = read_car(args.workbook)
     model = KinematicModel(car)
@@ -45,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
     }
     notes[car.body("Chassis").name] = "chassis: the 6-DOF input state, applied to everything"
     print("\n".join(describe_car(car, body_notes=notes)))
+    if generated := generated_by_symmetry(car):
+        print(generated.summary())
     mob = design_mobility(model)
     print("Mobility:")
     print("\n".join(f"  {line}" for line in mob.lines()))
@@ -56,7 +59,25 @@ def run(args: argparse.Namespace) -> int:
         )
     if not mob.singular:
         print("\n".join(describe_reach(model)))
+        print("\n".join(describe_design(model)))
     return 0
+
+
+def describe_design(model: object) -> list[str]:
+    """The short design sheet at design: camber, toe, caster, KPI, scrub, trail and
+    motion ratio per wheel, roll centre height per axle (mm, deg; in the workbook's
+    sign convention); nothing for a car without wheels or a design that does not close."""
+    from suspension_sim.outputs.design_sheet import design_sheet, format_design_sheet
+    from suspension_sim.solve.solver import solve
+
+    pose = solve(model, on_failure="return")  # type: ignore[arg-type]
+    if not pose.converged:
+        return []
+    sheet = design_sheet(pose, short=True)
+    if not sheet.tables:
+        return []
+    title = f"Design condition ({sheet.convention} signs; every quantity: suspension-sim report):"
+    return format_design_sheet(sheet, title).splitlines()
 
 
 def describe_reach(model: object) -> list[str]:

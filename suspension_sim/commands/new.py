@@ -1,5 +1,8 @@
-"""``suspension-sim new PATH [--force]``: write a fresh template workbook.
+"""``suspension-sim new PATH [--force]``: write a four-corner car template workbook.
 
+The template is a complete Formula SAE car (front pushrod double wishbone with
+a rack, rear pullrod double wishbone with toe links) with instructions beside
+the index table; its source is ``suspension_sim/data/examples/template.toml``.
 Refuses to overwrite an existing file unless --force.
 """
 
@@ -7,24 +10,11 @@ from __future__ import annotations
 
 import argparse
 
-TEMPLATE_NOTES: tuple[str, ...] = (
-    "suspension_sim car workbook. Every section and column: docs/workbook.md.",
-    "The Section | Range table on the left says where each section is; only those ranges"
-    " are read, so keep your own notes anywhere else.",
-    "When you add rows (points, bodies, wheels) or point columns, extend the range here.",
-    "Units and CAD frame: User Options (Length unit, Axis map). Converted once, on load.",
-    "Components: one row per rigid body with all its points. A point named on two bodies"
-    " is a joint between them. The chassis is the body named Chassis.",
-    "Hard Points: every point's X, Y, Z at the design condition.",
-    "Check the workbook with: suspension-sim check <this file>",
-)
-"""Instructions written beside the index table of a new workbook."""
-
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "new",
-        help="write a fresh template workbook to start a car from",
+        help="write a four-corner car template workbook to start a car from",
         description=__doc__.splitlines()[0],
     )
     p.add_argument("path", metavar="PATH", help="the .xlsx file to create")
@@ -36,8 +26,8 @@ def run(args: argparse.Namespace) -> int:
     from suspension_sim.workbook.writer import ensure_writable, write_car
 
     ensure_writable(args.path, force=args.force)  # fail before building anything
-    from suspension_sim.workbook.examples import template_car
+    from suspension_sim.workbook.examples import template_car, template_notes
 
-    path = write_car(template_car(), args.path, force=args.force, notes=TEMPLATE_NOTES)
+    path = write_car(template_car(), args.path, force=args.force, notes=template_notes())
     print(f"wrote {path}")
     return 0

@@ -84,6 +84,19 @@ def points_table(pose: object) -> pd.DataFrame:
     return df
 
 
+def pose_summary(pose: object) -> list[str]:
+    """The short design sheet of a solved pose: camber, toe, caster, KPI, scrub, trail
+    and motion ratio per wheel, roll centre height per axle (mm, deg; the workbook's
+    sign convention); nothing for a car without wheels."""
+    from suspension_sim.outputs.design_sheet import design_sheet, format_design_sheet
+
+    sheet = design_sheet(pose, short=True)  # type: ignore[arg-type]
+    if not sheet.tables:
+        return []
+    title = f"Alignment of this pose ({sheet.convention} signs; all quantities: report):"
+    return format_design_sheet(sheet, title).splitlines()
+
+
 def run(args: argparse.Namespace) -> int:
     from suspension_sim import load
     from suspension_sim.outputs.tables import check_table_path, write_table
@@ -121,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
         if args.out:
             print(f"{args.out} not written: the pose did not close (see it with 'view')")
         return 3
+    print("\n".join(pose_summary(pose)))
     if args.out:
         path = write_table(
             points_table(pose), args.out, option="--out", protect=args.workbook, force=args.force

@@ -1,4 +1,5 @@
-"""``suspension-sim sweep``: run a named sweep and write its table and charts."""
+"""``suspension-sim sweep``: run a named sweep or a standard motion; write its table and
+charts."""
 
 from __future__ import annotations
 
@@ -9,11 +10,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from suspension_sim.commands.charts import PARAMETER_OPTIONS as CHART_OPTIONS
+from suspension_sim.commands.charts import add_chart_options, output_units, plot_y
 from suspension_sim.description import SIGN_CONVENTIONS
 from suspension_sim.errors import InputError
 
 RESULTS_SHEET = "Results {}"
-PARAMETER_OPTIONS = {"path": "--out", "directory": "--plot", "convention": "--convention"}
+PARAMETER_OPTIONS = {
+    "path": "--out",
+    "directory": "--plot",
+    "convention": "--convention",
+    "start": "--from",
+    "stop": "--to",
+    "steps": "--steps",
+    **CHART_OPTIONS,
+}
 """Library parameter -> this command's option, for error messages (see `cli`)."""
 """Name of the sheet --into-workbook adds (truncated to Excel's 31 characters)."""
 
@@ -21,19 +32,58 @@ PARAMETER_OPTIONS = {"path": "--out", "directory": "--plot", "convention": "--co
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "sweep",
-        help="run a named sweep (heave, roll, steer, bump, ...) and write its metrics",
-        description="Run a sweep defined in the workbook's Sweeps section, in a sweeps.yaml "
-        "next to the workbook, or in --sweeps FILE.yaml (docs/sweeps.md), and write one row "
-        "of metrics per step. Steps that cannot be solved are reported; what was solved is "
-        "still written, and the exit code is then non-zero.",
+        help="run a standard motion (heave, roll, steer, bump:FL, ...) or a named sweep and "
+        "write its metrics",
+        description="Run a standard motion, which every car has (heave, roll, pitch, steer, "
+        "bump:WHEEL, stroke:DAMPER, rack, chassis:AXIS, each over a default range), or a "
+        "sweep defined in the workbook's Sweeps section, in a sweeps.yaml next to the "
+        "workbook, or in --sweeps FILE.yaml; a named sweep takes precedence over the "
+        "standard motion of its name (docs/sweeps.md). Writes one row of metrics per step. "
+        "Steps that cannot be solved are reported; what was solved is still written, and "
+        "the exit code is then non-zero.",
     )
     p.add_argument("workbook", help="the car's .xlsx workbook")
-    p.add_argument("sweep", help="name of the sweep to run")
+    p.add_argument(
+        "sweep",
+        help="a standard motion: heave, roll, pitch, steer (steer:mm, steer:deg), bump:WHEEL, "
+        "stroke:DAMPER, rack, chassis:AXIS (names may contain spaces: 'stroke:FL Damper'); "
+        "or the name of a defined sweep",
+    )
+    p.add_argument(
+        "--from",
+        dest="start",
+        type=float,
+        metavar="A",
+        default=None,
+        help="first value of the motion: mm for heave, bump, stroke, rack, steer:mm and chassis "
+        "x/y/z; deg for roll, pitch, steer:deg (steering wheel) and chassis roll/pitch/yaw "
+        "(defaults: heave -30, roll -2, pitch -1.5, bump -30, stroke -15, rack and steer "
+        "the rack's travel limits, else steering wheel -90 deg with a Steering ratio, "
+        "else -20 mm)",
+    )
+    p.add_argument(
+        "--to",
+        dest="stop",
+        type=float,
+        metavar="B",
+        default=None,
+        help="last value of the motion, in the units of --from (default: the mirror of the "
+        "default start, e.g. heave +30 mm)",
+    )
+    p.add_argument(
+        "--steps",
+        type=int,
+        metavar="N",
+        default=None,
+        help="number of steps from A to B inclusive (default 13 for a standard motion; a "
+        "named sweep keeps its own)",
+    )
     p.add_argument("--sweeps", metavar="FILE.yaml", default=None, help="sweep definitions")
     p.add_argument(
         "--out", default=None, help="write the table to a new .csv, .xlsx or .parquet file"
     )
     p.add_argument("--plot", metavar="DIR", default=None, help="write PNG charts into DIR")
+    add_chart_options(p)
     p.add_argument(
         "--convention",
         choices=SIGN_CONVENTIONS,
@@ -92,10 +142,13 @@ def _check_outputs(args: argparse.Namespace, sheet: str) -> None:
             )
         check_table_path(out, option="--out", protect=args.workbook, force=args.force)
     if args.plot:
-        from suspension_sim.outputs.plots import WHEEL_CHARTS
+        from suspension_sim.outputs.plots import CHART_STEMS, xy_stem
 
         folder = check_output(args.plot, where="--plot", folder=True)
-        for stem in [c[0] for c in WHEEL_CHARTS] + ["roll_centre"]:
+        stems = list(CHART_STEMS)
+        if plot_y(args) and args.plot_x:  # (the default x is known once the car is read)
+            stems.append(xy_stem(args.plot_x, plot_y(args)))
+        for stem in stems:
             if (folder / f"{stem}.png").exists():
                 check_writable(folder / f"{stem}.png", where="--plot")
     if args.into_workbook:
@@ -116,12 +169,24 @@ def run(args: argparse.Namespace) -> int:
     from suspension_sim import load
     from suspension_sim.outputs.tables import write_table
     from suspension_sim.outputs.xlsx_append import add_sheet, sheet_name
-    from suspension_sim.sweeps.run import find_sweep, run_sweep
+    from suspension_sim.sweeps.run import run_sweep
+    from suspension_sim.sweeps.standard import choose_sweep
 
-    spec = find_sweep(args.workbook, args.sweep, args.sweeps)
+    model = load(args.workbook)
+    chosen = choose_sweep(
+        model,
+        args.workbook,
+        args.sweep,
+        args.sweeps,
+        start=args.start,
+        stop=args.stop,
+        steps=args.steps,
+    )
+    spec = chosen.spec
     sheet = sheet_name(RESULTS_SHEET.format(spec.name))
     _check_outputs(args, sheet)
-    model = load(args.workbook)
+    if chosen.note:
+        print(f"note: {chosen.note}")
     motion_steps = len(spec.build(model))
     update, close = progress_bar(motion_steps, spec.name)
     try:
@@ -130,7 +195,8 @@ def run(args: argparse.Namespace) -> int:
         )
     finally:
         close()
-    table = result.table
+    units = output_units(args)
+    table = units.table(result.table)
     convention = table.attrs.get("convention", args.convention or "iso")
     print(f"{model.car.name}: {spec.description or spec.motion.label()} [{convention}]")
     if args.out:
@@ -140,7 +206,14 @@ def run(args: argparse.Namespace) -> int:
         from suspension_sim.outputs.plots import plot_sweep
 
         if result.steps:
-            paths = plot_sweep(result, args.plot)
+            paths = plot_sweep(
+                result,
+                args.plot,
+                units=units,
+                against_travel=args.against_travel,
+                plot_x=args.plot_x,
+                plot_y=plot_y(args),
+            )
             print(f"wrote {len(paths)} chart(s) to {args.plot}")
     if args.into_workbook:
         used = add_sheet(args.workbook, sheet, table, force=args.force, option="--into-workbook")

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from suspension_sim.description import CHASSIS
+from suspension_sim.description import CHASSIS, wheel_layout
 from suspension_sim.metrics import linkage, wheel
 from suspension_sim.metrics.conventions import Preset
 from suspension_sim.metrics.vectors import Z_UP, cross, reject, unit
 from suspension_sim.solve.sensitivity import input_tangents, part_twists, screw_axis, wheel_tangents
-from suspension_sim.tolerances import COINCIDENT_MM, MIN_DAMPER_RATE, MIN_STEER_TWIST
+from suspension_sim.tolerances import MIN_DAMPER_RATE, MIN_STEER_TWIST
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -51,13 +51,13 @@ class WheelSet:
     i_upper: np.ndarray
     arms: np.ndarray  # (n, 2, 3): lower/upper arm (pivot, pivot, ball joint) copies, -1 none
     part: np.ndarray  # carrier part index
-    side: np.ndarray  # +1 left, -1 right (design y of the centre; name if on y = 0)
+    side: np.ndarray  # +1 left, -1 right (`suspension_sim.description.wheel_layout`)
     orient: np.ndarray  # +1/-1 so that the spin axis points outboard
     radius: np.ndarray
     centre0: np.ndarray  # design centres (n, 3)
     toe0: np.ndarray  # design toe (rad)
-    front: np.ndarray  # bool: name starts with F
-    rear: np.ndarray  # bool: name starts with R
+    front: np.ndarray  # bool: on the front axle (`wheel_layout`: from the geometry)
+    rear: np.ndarray  # bool: on the rear axle
     damper_of: np.ndarray  # index into dampers of each wheel's primary damper, -1 none
     dampers: tuple[str, ...]
     damper_params: np.ndarray
@@ -93,33 +93,15 @@ def _build_wheel_set(model: KinematicModel) -> WheelSet:
     names = tuple(w.name for w in ws)
     centre0 = np.array([car.point(w.centre) for w in ws]).reshape(-1, 3)
     axis0 = np.array([car.point(w.axis_point) for w in ws]).reshape(-1, 3)
-    side = np.ones(len(ws))
-    for i, w in enumerate(ws):
-        y = centre0[i, 1]
-        if abs(y) > COINCIDENT_MM:
-            side[i] = np.sign(y)
-        elif len(w.name) > 1 and w.name[1].upper() == "R":
-            side[i] = -1.0
+    layout = wheel_layout(car)
+    side = np.array([1.0 if s == "left" else -1.0 for s in layout.side]).reshape(-1)
     lateral = (axis0 - centre0)[:, 1] * side
     orient = np.where(lateral < 0, -1.0, 1.0)
     s0 = wheel.spin_axis(centre0, axis0, orient)
-    front = np.array([w.name[:1].upper() == "F" for w in ws], dtype=bool)
-    rear = np.array([w.name[:1].upper() == "R" for w in ws], dtype=bool)
-
-    def find(axle: str, lr: str) -> int | None:
-        hits = [i for i, n in enumerate(names) if n[:1].upper() == axle and n[1:2].upper() == lr]
-        return hits[0] if len(hits) == 1 else None
-
-    axles: dict[str, tuple[int, int]] = {}
-    sides: dict[str, tuple[int, int]] = {}
-    for label, letter in (("front", "F"), ("rear", "R")):
-        lft, rgt = find(letter, "L"), find(letter, "R")
-        if lft is not None and rgt is not None:
-            axles[label] = (lft, rgt)
-    for label, letter in (("left", "L"), ("right", "R")):
-        f, r = find("F", letter), find("R", letter)
-        if f is not None and r is not None:
-            sides[label] = (f, r)
+    front = np.array([a == "front" for a in layout.axle], dtype=bool)
+    rear = np.array([a == "rear" for a in layout.axle], dtype=bool)
+    axles = {a: (layout.index(lft), layout.index(rgt)) for a, (lft, rgt) in layout.axles.items()}
+    sides = {s: (layout.index(f), layout.index(r)) for s, (f, r) in layout.sides.items()}
 
     dampers = model.damper_names
     damper_params = np.array(model.topology.damper_params, dtype=int)

@@ -99,11 +99,12 @@ def load_sweeps(path_or_workbook: str | os.PathLike[str] | KinematicModel) -> di
     )
 
 
-def find_sweep(
-    workbook: str | os.PathLike[str], name: str, sweep_file: str | os.PathLike[str] | None = None
-) -> SweepSpec:
-    """The sweep `name`: from `sweep_file` if given; else the workbook's Sweeps
-    section, then a sweeps.yaml next to the workbook. InputError lists what exists."""
+def named_sweeps(
+    workbook: str | os.PathLike[str], sweep_file: str | os.PathLike[str] | None = None
+) -> list[tuple[str, dict[str, SweepSpec]]]:
+    """(place, sweeps by name) where a workbook's named sweeps are looked up, in order:
+    `sweep_file` alone if given; else the workbook's Sweeps section, then a
+    sweeps.yaml next to the workbook."""
     places: list[tuple[str, dict[str, SweepSpec]]] = []
     if sweep_file is not None:
         places.append((str(sweep_file), load_sweeps(sweep_file)))
@@ -113,13 +114,35 @@ def find_sweep(
         beside = wb.with_name(BESIDE_WORKBOOK)
         if beside.is_file():
             places.append((str(beside), load_sweeps(beside)))
-    for _, specs in places:
+    return places
+
+
+def find_named_sweep(
+    workbook: str | os.PathLike[str], name: str, sweep_file: str | os.PathLike[str] | None = None
+) -> tuple[SweepSpec, str] | None:
+    """(sweep, place) of the named sweep `name` (`named_sweeps`; the exact name, else the
+    one equal to it ignoring case), or None."""
+    places = named_sweeps(workbook, sweep_file)
+    for place, specs in places:
         if name in specs:
-            return specs[name]
-    for _, specs in places:  # a unique case-insensitive match
+            return specs[name], place
+    for place, specs in places:  # a unique case-insensitive match
         loose = [n for n in specs if n.casefold() == name.casefold()]
         if len(loose) == 1:
-            return specs[loose[0]]
+            return specs[loose[0]], place
+    return None
+
+
+def find_sweep(
+    workbook: str | os.PathLike[str], name: str, sweep_file: str | os.PathLike[str] | None = None
+) -> SweepSpec:
+    """The named sweep `name`: from `sweep_file` if given; else the workbook's Sweeps
+    section, then a sweeps.yaml next to the workbook. InputError lists what exists
+    (standard motions, which need no definition, are `suspension_sim.sweeps.standard`)."""
+    found = find_named_sweep(workbook, name, sweep_file)
+    if found is not None:
+        return found[0]
+    places = named_sweeps(workbook, sweep_file)
     known = sorted({n for _, specs in places for n in specs})
     near = did_you_mean(name, known)
     looked = "; ".join(p for p, _ in places)
@@ -412,8 +435,10 @@ __all__ = [
     "Problem",
     "SweepResult",
     "damper_limit_notes",
+    "find_named_sweep",
     "find_sweep",
     "load_sweeps",
+    "named_sweeps",
     "run_named_sweep",
     "run_sweep",
 ]

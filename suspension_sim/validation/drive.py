@@ -26,10 +26,8 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.tolerances import SAME_AXLE_X_MM
 from suspension_sim.validation.export import Column, Export
-from suspension_sim.validation.headers import norm_name
-from suspension_sim.validation.quantities import AXLES, CORNER_CODES, CORNERS, ChannelMap
+from suspension_sim.validation.quantities import AXLES, CORNERS, ChannelMap
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -56,11 +54,14 @@ class StepResult:
 def corner_wheels(model: KinematicModel, channel_map: ChannelMap | None = None) -> dict[str, str]:
     """{export corner: wheel name} for the corners this car has.
 
-    From the map file's ``corners`` if given, else by wheel name (FL, Front
-    Left, LF, ...), else by position (front = ahead of the mean wheel x,
-    left = +Y) when that gives each wheel its own corner.
+    From where the wheels are (`suspension_sim.description.wheel_layout`:
+    front/rear and left/right from the wheel centres, whatever the names),
+    then the map file's ``corners``, which take precedence: a wheel the map
+    puts on a corner leaves the corner the geometry gave it.
     """
-    wheels = {w.name: w for w in model.car.wheels}
+    from suspension_sim.description import wheel_layout
+
+    wheels = {w.name for w in model.car.wheels}
     out: dict[str, str] = {}
     explicit = dict((channel_map.corners if channel_map else {}) or {})
     for corner, wheel in explicit.items():
@@ -72,32 +73,13 @@ def corner_wheels(model: KinematicModel, channel_map: ChannelMap | None = None) 
                 hint=f"wheels: {', '.join(wheels) or '(none)'}",
             )
         out[corner] = wheel
-    named: dict[str, str] = {}
-    for name in wheels:
-        key = norm_name(name)
-        for corner, code in CORNER_CODES.items():
-            axle, side = corner.lower().split()
-            spellings = {code.lower(), code.lower()[::-1], f"{axle} {side}", f"{side} {axle}"}
-            if key in spellings:
-                named[corner] = name
-    if len(named) == len(wheels):
-        return {**named, **out}
-    if len(wheels) >= 2:
-        x = {n: float(model.car.point(w.centre)[0]) for n, w in wheels.items()}
-        mean_x = float(np.mean(list(x.values())))
-        spread = max(x.values()) - min(x.values())
-        placed: dict[str, str] = {}
-        for n, w in wheels.items():
-            front = x[n] > mean_x if spread > SAME_AXLE_X_MM else True
-            left = float(model.car.point(w.centre)[1]) > 0
-            corner = f"{'Front' if front else 'Rear'} {'Left' if left else 'Right'}"
-            if corner in placed:
-                placed = {}
-                break
-            placed[corner] = n
-        if placed:
-            return {**placed, **out}
-    return {**named, **out}
+    layout = wheel_layout(model.car)
+    placed = {
+        f"{axle.title()} {side.title()}": name
+        for name, axle, side in zip(layout.names, layout.axle, layout.side, strict=True)
+        if name not in out.values()
+    }
+    return {**placed, **out}
 
 
 def design_lengths(model: KinematicModel) -> dict[str, float]:

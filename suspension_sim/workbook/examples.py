@@ -19,13 +19,13 @@ workbook generated from it compare equal.
 ``[options]``
     Any field of `Options` by its own name. ``axis_map`` is a 3x3 signed
     permutation whose rows are the model axes X, Y, Z written in file axes.
-``[mirror]``
-    ``sides = { FL = "FR", RL = "RR" }``: every point, body, wheel and damper
-    whose name is a key or starts with ``key + "_"`` gets a right-hand twin
-    (``FL_UCA_F`` -> ``FR_UCA_F``) at model ``(x, -y, z)``, so the car is
-    exactly mirror-symmetric. Bodies whose name has no side prefix (Chassis,
-    Rack, an axle) receive the twins of their sided points. Each twin follows
-    the run of names it mirrors, so the output order is FL.., FR.., RL.., RR...
+``symmetry``
+    Optional: ``"mirror left to right"`` generates the right side from the left
+    by the one naming rule of `suspension_sim.workbook.mirror` (the workbook's
+    Symmetry option): every point, body, wheel and damper whose name has a left
+    token (``FL_UCA_F``, ``RL_Damper``) gets a twin (``FR_UCA_F``) at model
+    ``(x, -y, z)``; shared bodies (Chassis, Rack) receive the twins of their left
+    points; the output order is FL.., FR.., RL.., RR... Default ``"none"``.
 ``[points]``
     ``NAME = [x, y, z]``, or ``NAME = "wheel"`` for a wheel centre or axis
     point that a ``[[wheels]]`` entry computes from its placement.
@@ -52,10 +52,10 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import fields, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from suspension_sim import units
 from suspension_sim.description import (
@@ -71,6 +71,12 @@ from suspension_sim.description import (
 )
 from suspension_sim.errors import WorkbookError
 from suspension_sim.names import did_you_mean
+from suspension_sim.workbook.mirror import (
+    SYMMETRY_CHOICES,
+    SYMMETRY_MIRROR,
+    SYMMETRY_NONE,
+    mirror_car,
+)
 
 EXAMPLES: tuple[str, ...] = (
     "fsae_car",
@@ -88,7 +94,6 @@ WHEEL_PLACEHOLDER = "wheel"
 """`[points]` value for a point computed from a wheel's placement."""
 
 Vec = tuple[float, float, float]
-_T = TypeVar("_T")
 
 
 # -- locations ----------------------------------------------------------------
@@ -124,15 +129,24 @@ def source_notes(name: str) -> list[str]:
 
 
 def template_car() -> Car:
-    """The single-corner car that ``suspension-sim new`` writes as a workbook."""
+    """The four-corner car that ``suspension-sim new`` writes as a workbook."""
     return load_source(TEMPLATE)
 
 
 def template_notes() -> list[str]:
     """Instructions written beside the index table of the template workbook."""
     return [
-        "suspension_sim template: one front-left double-wishbone corner (pushrod, rocker,"
-        " damper, rack and tie rod). Full reference: docs/workbook.md.",
+        "suspension_sim TEMPLATE: a complete four-corner Formula SAE car to edit (plausible"
+        " numbers, not your car). Front: double wishbones, pushrod, rocker, damper, rack and"
+        " tie rods. Rear: double wishbones, pullrod, rocker, damper and toe links. Full"
+        " reference: docs/workbook.md.",
+        "EDIT: replace the Hard Points by your car's (design condition), keep the names or"
+        " rename them everywhere they appear (Components, Wheels, Steering, Damping).",
+        "SYMMETRY: a symmetric car may be entered by its left side only: set User Options"
+        " Symmetry to 'mirror left to right' and delete the right-side rows (FR_, RR_); every"
+        " name with a left token (FL, RL, LF, LR, L, Left as a whole word) gets its right twin"
+        " at Y -> -Y. check says what it generated. An asymmetric car keeps Symmetry 'none' and"
+        " types both sides.",
         "SECTIONS: the Section | Range table on the left says where each section is"
         " (User Options, Components, Hard Points, Wheels, Steering, Damping); only those"
         " ranges are read, the first row of each being its header. Keep your own notes,"
@@ -162,7 +176,7 @@ def template_notes() -> list[str]:
         " the inner tie-rod ball joints.",
         "DAMPING: each damper body has a chassis point and a moving point (eye to eye) and"
         " optional min/max lengths (input: stroke, mm, + = compression).",
-        "Check the workbook with: suspension-sim check <this file>",
+        "Check the workbook with: suspension-sim check <this file>; then solve or sweep it.",
     ]
 
 
@@ -173,7 +187,7 @@ def load_toml(path: Path) -> Car:
     where = str(path)
     options = _options(data.get("options", {}), where)
     scale = units.length_factor(options.length_unit)
-    sides = _mirror_sides(data.get("mirror", {}), where)
+    symmetry = _symmetry(data, where)
 
     raw_points = _table(data, "points", where)
     wheels_src = list(data.get("wheels", []))
@@ -190,36 +204,26 @@ def load_toml(path: Path) -> Car:
     if missing:
         raise _error(where, "[points]", f"no wheel placement computes {', '.join(missing)}")
 
-    mirror = _Mirror(sides)
-    point_names = mirror.names(raw_points)
-    points = tuple(
-        Point(n, coords[n] if n in coords else mirror.point(n, coords)) for n in point_names
-    )
-
+    points = tuple(Point(n, coords[n]) for n in raw_points)
     bodies = tuple(
-        Body(name, tuple(pts))
-        for name, pts in _mirrored_bodies(_table(data, "bodies", where), mirror)
+        Body(str(name), tuple(str(p) for p in pts))
+        for name, pts in _table(data, "bodies", where).items()
     )
-    wheels_all = tuple(mirror.items(wheels, lambda w: w.name, mirror.wheel))
-    rack = _rack(data.get("steering"), where)
     point_map = {p.name: p.xyz for p in points}
-    dampers = tuple(
-        mirror.items(
-            [_damper(d, point_map, scale, where) for d in data.get("dampers", [])],
-            lambda d: d.body,
-            mirror.damper,
-        )
-    )
+    rack = _rack(data.get("steering"), where)
+    dampers = tuple(_damper(d, point_map, scale, where) for d in data.get("dampers", []))
     car = Car(
         name=str(data.get("name", path.stem)),
         options=options,
         points=points,
         bodies=bodies,
-        wheels=wheels_all,
+        wheels=tuple(wheels),
         rack=rack,
         dampers=dampers,
         source_path=str(path),
     )
+    if symmetry:
+        car, _ = mirror_car(car, where)
     check_car(car, where)
     return car
 
@@ -289,6 +293,18 @@ def _vec(value: Any, where: str, item: str) -> Vec:
     if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
         raise _error(where, item, "coordinates must be numbers")
     return (float(value[0]), float(value[1]), float(value[2]))
+
+
+def _symmetry(data: Mapping[str, Any], where: str) -> bool:
+    """The top-level ``symmetry`` key: True to generate the right side (`mirror`)."""
+    if "mirror" in data:
+        raise _error(
+            where, "[mirror]", f'replaced by the top-level key symmetry = "{SYMMETRY_MIRROR}"'
+        )
+    word = data.get("symmetry", SYMMETRY_NONE)
+    if word not in SYMMETRY_CHOICES:
+        raise _error(where, "symmetry", f"expected one of {', '.join(map(repr, SYMMETRY_CHOICES))}")
+    return SYMMETRY_CHOICES[word]
 
 
 def _options(table: Mapping[str, Any], where: str) -> Options:
@@ -428,91 +444,3 @@ def _check_refs(car: Car, where: str, item: str, body: str, pts: Sequence[str]) 
     bad = [p for p in pts if p not in owner.points]
     if bad:
         raise _error(where, item, f"points {bad} are not on body {body}")
-
-
-# -- mirroring ----------------------------------------------------------------
-def _mirror_sides(table: Mapping[str, Any], where: str) -> dict[str, str]:
-    sides = table.get("sides", {})
-    if not isinstance(sides, dict) or not all(isinstance(v, str) for v in sides.values()):
-        raise _error(where, "[mirror] sides", 'expected a table like { FL = "FR" }')
-    return dict(sides)
-
-
-class _Mirror:
-    """Left -> right naming and geometry for the ``[mirror]`` rule."""
-
-    def __init__(self, sides: Mapping[str, str]):
-        self.sides = dict(sides)
-
-    def side(self, name: str) -> str | None:
-        """The side key a name belongs to (``FL`` for ``FL_UCA_F``), or None."""
-        for key in self.sides:
-            if name == key or name.startswith(key + "_"):
-                return key
-        return None
-
-    def name(self, name: str) -> str:
-        key = self.side(name)
-        return name if key is None else self.sides[key] + name[len(key) :]
-
-    def names(self, names: Iterable[str]) -> list[str]:
-        """Names with each run of same-side names followed by its mirrored run."""
-        return self.items(list(names), lambda n: n, self.name)
-
-    def items(
-        self, items: list[_T], key: Callable[[_T], str], twin: Callable[[_T], _T]
-    ) -> list[_T]:
-        """`items` with each run of same-side items followed by their twins."""
-        out: list[_T] = []
-        run: list[_T] = []
-        run_side: str | None = None
-        for item in [*items, None]:
-            side = None if item is None else self.side(key(item))
-            if run and side != run_side:
-                out.extend(twin(x) for x in run)
-                run = []
-            if item is None:
-                break
-            out.append(item)
-            if side is not None:
-                run.append(item)
-            run_side = side
-        return out
-
-    def point(self, name: str, coords: Mapping[str, Vec]) -> Vec:
-        """Model coordinates of a mirrored point: (x, -y, z) of its left twin."""
-        for key, right in self.sides.items():
-            if name == right or name.startswith(right + "_"):
-                x, y, z = coords[key + name[len(right) :]]
-                return (x, -y, z)
-        raise KeyError(name)
-
-    def wheel(self, w: Wheel) -> Wheel:
-        return replace(
-            w,
-            name=self.name(w.name),
-            body=self.name(w.body),
-            centre=self.name(w.centre),
-            axis_point=self.name(w.axis_point),
-            kingpin_lower=None if w.kingpin_lower is None else self.name(w.kingpin_lower),
-            kingpin_upper=None if w.kingpin_upper is None else self.name(w.kingpin_upper),
-        )
-
-    def damper(self, d: Damper) -> Damper:
-        return replace(
-            d,
-            body=self.name(d.body),
-            chassis_point=self.name(d.chassis_point),
-            moving_point=self.name(d.moving_point),
-        )
-
-
-def _mirrored_bodies(table: Mapping[str, Any], mirror: _Mirror) -> list[tuple[str, list[str]]]:
-    """Sided bodies get a twin; unsided bodies (Chassis, Rack) get their points' twins."""
-    bodies = [
-        (str(n), [str(p) for p in pts] if mirror.side(str(n)) else mirror.names(map(str, pts)))
-        for n, pts in table.items()
-    ]
-    return mirror.items(
-        bodies, lambda b: b[0], lambda b: (mirror.name(b[0]), [mirror.name(p) for p in b[1]])
-    )

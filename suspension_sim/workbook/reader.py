@@ -34,6 +34,7 @@ from suspension_sim.description import (
 )
 from suspension_sim.names import did_you_mean
 from suspension_sim.tolerances import LIMIT_SLACK_MM, MAX_COORDINATE_MM, SAME_PLACE_MM
+from suspension_sim.workbook import mirror
 from suspension_sim.workbook.cells import (
     Book,
     Cell,
@@ -57,6 +58,7 @@ from suspension_sim.workbook.schema import (
     OPTIONS,
     SECTION_COLUMNS,
     STEERING,
+    SYMMETRY,
     USER_OPTIONS,
     WHEELS,
     OptionSpec,
@@ -67,7 +69,8 @@ TYRE_RADIUS_MM = (100.0, 700.0)
 
 
 def read_car(path: str | os.PathLike[str]) -> Car:
-    """Read and validate a workbook; lengths in mm, model frame (ISO 8855)."""
+    """Read and validate a workbook; lengths in mm, model frame (ISO 8855). With the
+    Symmetry option the right side is generated (`mirror.generated_by_symmetry` counts it)."""
     book = Book(Path(path))
     return _CarReader(book, read_index(book)).read()
 
@@ -92,6 +95,9 @@ class _CarReader:
         self.xyz: dict[str, tuple[float, float, float]] = {}
         self.bodies: dict[str, Body] = {}
         self.body_cells: dict[str, Cell] = {}
+        self.symmetry = False
+        self.twins: set[str] = set()
+        """Names of the points that Symmetry generated."""
 
     @property
     def factor(self) -> float:
@@ -112,11 +118,22 @@ class _CarReader:
         if USER_OPTIONS in self.tables:
             self.read_options(self.tables[USER_OPTIONS])
         points = self.read_points(self.tables[HARD_POINTS])
-        self.read_bodies(self.tables[COMPONENTS])
+        n_points = self.mirror_points(points) if self.symmetry else 0
+        n_bodies = self.read_bodies(self.tables[COMPONENTS])
         self.check_reference_point()
         wheels = self.read_wheels(self.tables[WHEELS]) if WHEELS in self.tables else ()
         rack = self.read_rack(self.tables[STEERING]) if STEERING in self.tables else None
         dampers = self.read_dampers(self.tables[DAMPING]) if DAMPING in self.tables else ()
+        if self.symmetry:
+            wheel_list, n_wheels = mirror.mirror_wheels(wheels)
+            damper_list, n_dampers = mirror.mirror_dampers(dampers)
+            wheels, dampers = tuple(wheel_list), tuple(damper_list)
+            if not mirror.Generated(n_points, n_bodies, n_wheels, n_dampers):
+                self.warnings.append(
+                    f"{self.book.file}: {USER_OPTIONS}: Symmetry is on but generated nothing:"
+                    f" no name has a left token ({', '.join(mirror.LEFT_TOKENS)}) or every"
+                    " right-side item is typed as well"
+                )
         self.warn_unused_points(points)
         self.warn_cells_below_ranges()
         return Car(
@@ -151,7 +168,9 @@ class _CarReader:
             if spec.kind in frame:
                 continue
             value = self.option_value(spec, cell)
-            if spec.field is None:
+            if spec.name == SYMMETRY:
+                self.symmetry = bool(value)
+            elif spec.field is None:
                 self.name = value or self.name
             elif value is not None:
                 kwargs[spec.field] = value
@@ -195,14 +214,15 @@ class _CarReader:
             return value
         if spec.kind == "choice":
             word = norm(cell.text or "")
-            if word not in spec.choices:
+            choices = {norm(w): v for w, v in spec.choices.items()}
+            if word not in choices:
                 words = ", ".join(spec.choices)
                 fail(
                     cell,
                     f"{option} must be one of {words}; found {cell.text!r}",
                     f"write one of: {words}",
                 )
-            return spec.choices[word]
+            return choices[word]
         if spec.kind == "point":
             self.ref_point_cell = cell
         return cell.text
@@ -278,9 +298,25 @@ class _CarReader:
             points.append(Point(name, model, source=cell.source))
         return points
 
+    def mirror_points(self, points: list[Point]) -> int:
+        """Symmetry: add the twins of the left points (in place); returns how many. A twin
+        is looked up at its left point's cell."""
+        mirrored, count = mirror.mirror_points(points)
+        cells = {cell.source: cell for cell in self.point_cells.values()}
+        for p in mirrored:
+            if p.name not in self.point_cells:
+                assert p.source is not None
+                self.point_cells[p.name] = cells[p.source]
+                self.xyz[p.name] = p.xyz
+                self.twins.add(p.name)
+        points[:] = mirrored
+        return count
+
     # -- Components --------------------------------------------------------------------
-    def read_bodies(self, table: Table) -> None:
+    def read_bodies(self, table: Table) -> int:
+        """Read Components (with the Symmetry twins); returns how many bodies were generated."""
         self.check_components_header(table)
+        typed: list[Body] = []
         for row in table.rows:
             body_cell, point_cells = row[0], [c for c in row[1:] if not c.blank]
             if body_cell.blank:
@@ -294,14 +330,21 @@ class _CarReader:
                     "give each body one row, with all its points",
                 )
             names = self.body_points(name, point_cells)
-            if len(names) < 2:
+            self.body_cells[name] = body_cell
+            typed.append(Body(name, tuple(names), source=body_cell.source))
+        bodies, count = mirror.mirror_bodies(typed) if self.symmetry else (typed, 0)
+        cells = {cell.source: cell for cell in self.body_cells.values()}
+        for body in bodies:
+            assert body.source is not None
+            cell = self.body_cells.setdefault(body.name, cells[body.source])
+            if len(body.points) < 2:
                 fail(
-                    body_cell,
-                    f"body {name!r} has {len(names)} point(s); a rigid body needs at least two",
+                    cell,
+                    f"body {body.name!r} has {len(body.points)} point(s); a rigid body needs at"
+                    " least two",
                     "list every point of the body on its row (joints to other bodies included)",
                 )
-            self.body_cells[name] = body_cell
-            self.bodies[name] = Body(name, tuple(names), source=body_cell.source)
+            self.bodies[body.name] = body
         if CHASSIS not in self.bodies:
             near = [b for b in self.bodies if b.casefold() == CHASSIS.casefold()]
             fail(
@@ -310,6 +353,7 @@ class _CarReader:
                 + (f" (found {near[0]!r}; names are case-sensitive)" if near else ""),
                 f"name the sprung mass '{CHASSIS}' (exactly); it is the reference body",
             )
+        return count
 
     def check_components_header(self, table: Table) -> None:
         header = table.header
@@ -595,7 +639,7 @@ class _CarReader:
     def warn_unused_points(self, points: Sequence[Point]) -> None:
         used = {p for b in self.bodies.values() for p in b.points}
         for p in points:
-            if p.name not in used:
+            if p.name not in used and p.name not in self.twins:
                 cell = self.point_cells[p.name]
                 self.warnings.append(
                     f"{cell.where}: point {p.name!r} is in Hard Points but on no body (not used)"

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from suspension_sim.description import SIGN_CONVENTIONS
 from suspension_sim.units import Kind
+from suspension_sim.workbook.mirror import SYMMETRY_CHOICES
 
 # -- sections ---------------------------------------------------------------------------
 USER_OPTIONS = "User Options"
@@ -108,7 +109,8 @@ class OptionSpec:
 
     name: str
     field: str | None
-    """The `Options` field it sets; None for the car's name (`Car.name`)."""
+    """The `Options` field it sets; None for the car's name (`Car.name`) and for Symmetry
+    (how the reader builds the car, not part of it)."""
     kind: OptionKind
     help: str
     """Allowed values, written beside the section by the writer (not read)."""
@@ -117,6 +119,9 @@ class OptionSpec:
     choices: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     """For kind 'choice': accepted word (case-insensitive) -> field value."""
 
+
+SYMMETRY = "Symmetry"
+"""The option that generates the right side from the left (`suspension_sim.workbook.mirror`)."""
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("Car name", None, "text", "any text"),
@@ -178,6 +183,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "choice",
         "iso | optimumk",
         choices={c: c for c in SIGN_CONVENTIONS},
+    ),
+    OptionSpec(
+        SYMMETRY,
+        None,
+        "choice",
+        "none | mirror left to right — generate the right side (docs/workbook.md)",
+        choices=SYMMETRY_CHOICES,
     ),
 )
 """Every option of `User Options`, in the order the writer lists them."""

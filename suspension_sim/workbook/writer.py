@@ -134,7 +134,7 @@ def option_rows(car: Car) -> list[Row]:
 def option_value(car: Car, spec: OptionSpec) -> Any:
     """An option's value as written: lengths in the car's unit, a choice as its first word."""
     if spec.field is None:
-        return car.name
+        return car.name if spec.kind == "text" else next(iter(spec.choices))  # Symmetry: none
     value = getattr(car.options, spec.field)
     if spec.kind == "axis map":
         return units.format_axis_map(value)

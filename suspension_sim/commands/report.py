@@ -1,0 +1,106 @@
+"""``suspension-sim report``: the design sheet (static alignment per wheel, axle, side)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from suspension_sim.commands.solve import add_pose_arguments, parse_shocks
+from suspension_sim.description import SIGN_CONVENTIONS
+from suspension_sim.errors import InputError
+
+REPORT_SHEET = "Design sheet"
+"""Name of the sheet --into-workbook adds."""
+PARAMETER_OPTIONS = {"path": "--out", "convention": "--convention"}
+"""Library parameter -> this command's option, for error messages (see `cli`)."""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report",
+        help="print the design sheet: camber, toe, caster, KPI, scrub, trail, ... per wheel",
+        description="Print the static design condition of a pose (design by default; the "
+        "pose options as 'solve': strokes in mm + = compression, rack in mm + = toward +Y, "
+        "chassis x y z in mm and roll pitch yaw in deg) as tables: rows are quantities with "
+        "their units, columns are wheels, axles and sides (docs/metrics.md, 'Design sheet').",
+    )
+    add_pose_arguments(p)
+    p.add_argument(
+        "--convention",
+        choices=SIGN_CONVENTIONS,
+        default=None,
+        help="sign convention (default: the workbook's 'Sign convention')",
+    )
+    p.add_argument("--out", default=None, help="also write the sheet to a .csv or .xlsx file")
+    p.add_argument(
+        "--into-workbook",
+        action="store_true",
+        help=f"also add the sheet to the source workbook as a new sheet {REPORT_SHEET!r} "
+        "(nothing else in the workbook changes)",
+    )
+    p.add_argument("--force", action="store_true", help="replace an existing .xlsx output or sheet")
+    p.add_argument("--tolerance", type=float, default=None, help="solver tolerance (mm)")
+    p.set_defaults(run=run)
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse bad output options before solving (the writers check again): the rules
+    of ``sweep --out`` and ``sweep --into-workbook``."""
+    from suspension_sim.files import check_writable
+    from suspension_sim.outputs.tables import check_table_path
+    from suspension_sim.outputs.xlsx_append import existing_sheets
+
+    if args.out:
+        out = Path(args.out)
+        if out.suffix.lower() == ".xlsx" and out.resolve() == Path(args.workbook).resolve():
+            raise InputError(
+                f"{out} is the source workbook; use --into-workbook to add a sheet to it",
+                where="--out",
+            )
+        check_table_path(out, option="--out", protect=args.workbook, force=args.force)
+    if args.into_workbook:
+        check_writable(args.workbook, where="--into-workbook")
+        names = {n.casefold() for n in existing_sheets(args.workbook)}
+        if REPORT_SHEET.casefold() in names and not args.force:
+            raise InputError(
+                f"the workbook already has a sheet {REPORT_SHEET!r}",
+                where="--into-workbook",
+                hint="add --force to replace it, or write the sheet with --out",
+            )
+
+
+def run(args: argparse.Namespace) -> int:
+    from suspension_sim import load
+    from suspension_sim.outputs.design_sheet import design_sheet, format_design_sheet
+    from suspension_sim.outputs.tables import write_table
+    from suspension_sim.outputs.xlsx_append import add_sheet
+
+    if args.tolerance is not None and not (args.tolerance > 0):
+        raise InputError("must be positive", where="--tolerance")
+    check_outputs(args)
+    model = load(args.workbook)
+    pose = model.solve(
+        shocks=parse_shocks(args.shocks),
+        rack=args.rack,
+        chassis=tuple(args.chassis),
+        tolerance=args.tolerance,
+    )  # a pose that does not close raises SolveError (exit 3): nothing is written
+    sheet = design_sheet(pose, args.convention)
+    print(format_design_sheet(sheet))
+    table = sheet.frame()
+    if args.out:
+        path = write_table(
+            table,
+            args.out,
+            option="--out",
+            protect=args.workbook,
+            force=args.force,
+            sheet_name=REPORT_SHEET,
+        )
+        print(f"wrote {path}")
+    if args.into_workbook:
+        used = add_sheet(
+            args.workbook, REPORT_SHEET, table, force=args.force, option="--into-workbook"
+        )
+        print(f"added sheet {used!r} to {args.workbook}")
+    return 0

@@ -1,0 +1,363 @@
+"""Design against design: the same sweep on several cars, overlaid charts, differences.
+
+::
+
+    import suspension_sim
+    cmp = suspension_sim.compare(["car_a.xlsx", "car_b.xlsx"], "roll")
+    cmp.differences          # per channel: design value, min, max, range per car,
+                             # largest difference from the first car along the sweep
+    print(cmp.summary())     # the biggest differences, per unit
+    cmp.write("out/compare") # differences.csv and the charts, one line per car
+
+Each car is named by its ``Car name`` (User Options), or by its file stem when
+names are missing or clash (docs/sweeps.md, "Compare"). Differences are taken
+step by step, at equal swept values (steps solved on both cars). Units: the
+tables' mm and deg; `OutputUnits` converts on writing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from suspension_sim.errors import InputError
+from suspension_sim.outputs.plots import (
+    DEFAULT_UNITS,
+    OutputUnits,
+    format_values,
+    min_span,
+    save_figure,
+    table_figures,
+)
+from suspension_sim.sweeps import SweepResult, SweepSpec, load_sweeps, run_sweep
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+    from suspension_sim.model import KinematicModel
+
+CAR_COLUMN = "car"
+"""Column of `Comparison.table` holding each row's car name (the chart legend)."""
+DIFFERENCES_FILE = "differences.csv"
+"""File `Comparison.write` writes the differences table to."""
+SUMMARY_ROWS = 3
+"""Channels per unit `Comparison.summary` lists."""
+
+
+def car_names(models: Sequence[KinematicModel]) -> list[str]:
+    """Legend names: each car's ``Car name``, or its file stem when two cars share a name
+    (or it has none); a name still shared gets `` (2)``, `` (3)``, ... appended."""
+    names = [m.car.name.strip() for m in models]
+    stems = [Path(m.car.source_path).stem if m.car.source_path else "" for m in models]
+    out = []
+    for name, stem in zip(names, stems, strict=True):
+        clash = not name or names.count(name) > 1
+        out.append((stem or name or "car") if clash else name)
+    seen: dict[str, int] = {}
+    unique = []
+    for name in out:
+        seen[name] = seen.get(name, 0) + 1
+        unique.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return unique
+
+
+@dataclass
+class Comparison:
+    """The same sweep run on several cars (`compare`); `names[i]` labels `results[i]`.
+
+    design: each car's metrics at its design condition (`pose_metrics` of the
+    unloaded pose, in the sweep's sign convention).
+    """
+
+    spec: SweepSpec
+    names: list[str]
+    results: list[SweepResult]
+    design: list[dict[str, float]] = field(default_factory=list)
+
+    @property
+    def x(self) -> str:
+        """The first swept column (the charts' x)."""
+        return self.results[0].columns[0]
+
+    @property
+    def ok(self) -> bool:
+        """True when every step of every car was solved."""
+        return all(r.ok for r in self.results)
+
+    @cached_property
+    def channels(self) -> list[str]:
+        """Numeric metric columns of the tables (swept columns left out), first car's order."""
+        swept = set(self.results[0].columns)
+        out: list[str] = []
+        for r in self.results:
+            t = r.table
+            for c in t.columns:
+                if c not in swept and c not in out and pd.api.types.is_numeric_dtype(t[c]):
+                    out.append(c)
+        return out
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        """Every car's sweep table stacked, with a ``car`` column first (the names; a
+        grid's second value is added to it: ``"car A, rack [mm] = 10"``)."""
+        frames = []
+        for name, r in zip(self.names, self.results, strict=True):
+            t = r.table.reset_index()
+            labels = pd.Series([name] * len(t), index=t.index, dtype=object)
+            if len(r.columns) > 1:
+                from suspension_sim.metrics import label
+
+                grid = r.columns[1]
+                texts = format_values(t[grid].to_numpy(float))
+                labels = pd.Series(
+                    [f"{name}, {label(grid)} = {v}" for v in texts], index=t.index, dtype=object
+                )
+            t.insert(0, CAR_COLUMN, labels)
+            frames.append(t)
+        return pd.concat(frames, ignore_index=True)
+
+    def _aligned(self, i: int, channel: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(x, first car, car i) of `channel` at the steps both solved."""
+        a, b = self.results[0].table, self.results[i].table
+        common = a.index.intersection(b.index)
+        nan = np.full(len(common), np.nan)
+        va = a.loc[common, channel].to_numpy(float) if channel in a else nan
+        vb = b.loc[common, channel].to_numpy(float) if channel in b else nan
+        return a.loc[common, self.x].to_numpy(float), va, vb
+
+    @cached_property
+    def differences(self) -> pd.DataFrame:
+        """One row per channel (index ``channel``): for each car ``design <name>``,
+        ``min <name>``, ``max <name>``, ``range <name>`` (max - min along the sweep);
+        for each car after the first, ``largest difference <name>`` (the signed value of
+        car - first car of largest magnitude, at equal swept values) and ``<x> at
+        largest difference <name>``. NaN where a car lacks the channel."""
+        data: dict[str, list[float]] = {}
+        for k, (name, r) in enumerate(zip(self.names, self.results, strict=True)):
+            t = r.table
+            data[f"design {name}"] = [self.design[k].get(c, np.nan) for c in self.channels]
+            lo, hi = [], []
+            for c in self.channels:
+                v = t[c].to_numpy(float) if c in t else np.array([np.nan])
+                finite = v[np.isfinite(v)]
+                lo.append(float(finite.min()) if finite.size else np.nan)
+                hi.append(float(finite.max()) if finite.size else np.nan)
+            data[f"min {name}"] = lo
+            data[f"max {name}"] = hi
+            data[f"range {name}"] = list(np.subtract(hi, lo))
+        for i in range(1, len(self.results)):
+            name = self.names[i]
+            largest, where = [], []
+            for c in self.channels:
+                x, va, vb = self._aligned(i, c)
+                d = vb - va
+                ok = np.isfinite(d)
+                if not ok.any():
+                    largest.append(np.nan)
+                    where.append(np.nan)
+                    continue
+                k = int(np.argmax(np.where(ok, np.abs(d), -1.0)))
+                largest.append(float(d[k]))
+                where.append(float(x[k]))
+            data[f"largest difference {name}"] = largest
+            data[f"{self.x} at largest difference {name}"] = where
+        out = pd.DataFrame(data, index=pd.Index(self.channels, name="channel"))
+        out.attrs["first"] = self.names[0]
+        out.attrs["sweep"] = self.spec.name
+        return out
+
+    def differences_in(self, units: OutputUnits = DEFAULT_UNITS) -> pd.DataFrame:
+        """`differences` in other units: each channel's values scaled, its name renamed
+        (the swept values of the ``<x> at`` columns in the unit of x)."""
+        table = self.differences
+        if units.is_default:
+            return table.copy()
+        at = [c for c in table.columns if c.startswith(f"{self.x} at ")]
+        values = [c for c in table.columns if c not in at]
+        out = table.copy()
+        for c in table.index:
+            out.loc[c, values] = units.convert(str(c), table.loc[c, values].to_numpy(float))
+        out[at] = units.convert(self.x, table[at].to_numpy(float))
+        out = out.rename(columns={c: units.column(self.x) + c[len(self.x) :] for c in at})
+        out.index = pd.Index([units.column(c) for c in table.index], name="channel")
+        out.attrs.update(table.attrs)
+        return out
+
+    def summary(self, units: OutputUnits = DEFAULT_UNITS, rows: int = SUMMARY_ROWS) -> str:
+        """The biggest differences from the first car, `rows` channels per unit (deg,
+        mm, ratios, ...); differences below a chart's minimum span count as none."""
+        first = self.names[0]
+        lines = [f"sweep {self.spec.name!r}: {', '.join(self.names)} (differences from {first})"]
+        for i, r in enumerate(self.results):
+            solved = f"{len(r.steps)} of {len(r.motion)} steps solved"
+            lines.append(f"  {self.names[i]}: {solved}" + ("" if r.ok else " (some failed)"))
+        table = self.differences
+        for name in self.names[1:]:
+            col = table[f"largest difference {name}"]
+            groups: dict[str, list[tuple[float, str]]] = {}
+            for channel, d in col.items():
+                c = str(channel)
+                if not np.isfinite(d) or abs(d) * units.factor(c) < min_span(c, units):
+                    continue
+                unit = units.unit_text(c) or ("%" if c.endswith("_pct") else "-")
+                groups.setdefault(unit, []).append((abs(d) * units.factor(c), c))
+            if not groups:
+                lines.append(f"{name}: no difference from {first} above chart resolution")
+                continue
+            lines.append(f"{name} - {first}, largest differences along the sweep:")
+            for unit, items in groups.items():
+                for _, c in sorted(items, reverse=True)[:rows]:
+                    f = units.factor(c)
+                    row = table.loc[c].to_numpy(float)
+                    pos = {k: j for j, k in enumerate(table.columns)}
+                    d = row[pos[f"largest difference {name}"]] * f
+                    at = row[pos[f"{self.x} at largest difference {name}"]]
+                    a = row[pos[f"design {first}"]] * f
+                    b = row[pos[f"design {name}"]] * f
+                    xv = at * units.factor(self.x)
+                    lines.append(
+                        f"  {units.column(c)}: {d:+.4g} {unit} at {units.column(self.x)} = "
+                        f"{xv:.4g} (design {a:.4g} -> {b:.4g})"
+                    )
+        return "\n".join(lines)
+
+    def figures(
+        self,
+        *,
+        units: OutputUnits = DEFAULT_UNITS,
+        against_travel: bool = False,
+        plot_x: str | None = None,
+        plot_y: Sequence[str] = (),
+    ) -> dict[str, Figure]:
+        """The overlaid charts by file stem: one line per car (the legend is the car
+        names), as `suspension_sim.outputs.plots.table_figures` draws them."""
+        wheels: list[str] = []
+        for r in self.results:
+            if r.model is not None:
+                wheels += [w.name for w in r.model.car.wheels if w.name not in wheels]
+        return table_figures(
+            self.table,
+            plot_x or self.x,
+            wheels=wheels,
+            series=CAR_COLUMN,
+            title=f"{self.spec.name}: {' vs '.join(self.names)}",
+            units=units,
+            against_travel=against_travel,
+            plot_y=plot_y,
+        )
+
+    def write(
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        units: OutputUnits = DEFAULT_UNITS,
+        against_travel: bool = False,
+        plot_x: str | None = None,
+        plot_y: Sequence[str] = (),
+        option: str = "directory",
+    ) -> list[Path]:
+        """Write `DIFFERENCES_FILE` and the charts (PNG) into `directory` (created if its
+        parent exists); returns the files written."""
+        from suspension_sim.files import check_output, write_text_atomically
+
+        folder = check_output(directory, where=option, folder=True)
+        folder.mkdir(exist_ok=True)
+        figures = self.figures(
+            units=units, against_travel=against_travel, plot_x=plot_x, plot_y=plot_y
+        )
+        csv = self.differences_in(units).to_csv(float_format="%.12g")
+        paths = [write_text_atomically(folder / DIFFERENCES_FILE, csv)]
+        paths += [save_figure(f, folder / f"{s}.png", option=option) for s, f in figures.items()]
+        return paths
+
+
+def _model(item: KinematicModel | str | os.PathLike[str]) -> KinematicModel:
+    if not isinstance(item, str | os.PathLike):
+        return item
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.workbook.reader import read_car
+
+    return KinematicModel(read_car(Path(item)))
+
+
+def resolve_sweep(
+    sweep: SweepSpec | str,
+    models: Sequence[KinematicModel],
+    sweep_file: str | os.PathLike[str] | None = None,
+) -> SweepSpec:
+    """`sweep` itself, or what the name means for the first car, as ``suspension-sim
+    sweep`` resolves it (`suspension_sim.sweeps.standard.choose_sweep`): a named sweep
+    (`sweep_file`, else the first workbook's Sweeps section or a sweeps.yaml beside it),
+    else the standard motion of that name (heave, roll, pitch, steer, bump:WHEEL, ...)."""
+    if isinstance(sweep, SweepSpec):
+        return sweep
+    from suspension_sim.sweeps.standard import choose_sweep, standard_sweep
+
+    source = models[0].car.source_path
+    if source is not None:
+        return choose_sweep(models[0], source, sweep, sweep_file).spec
+    if sweep_file is not None:
+        specs = load_sweeps(sweep_file)
+        if sweep in specs:
+            return specs[sweep]
+    return standard_sweep(models[0], sweep)
+
+
+def compare(
+    models_or_paths: Sequence[KinematicModel | str | os.PathLike[str]],
+    sweep: SweepSpec | str,
+    *,
+    sweep_file: str | os.PathLike[str] | None = None,
+    convention: str | None = None,
+    names: Sequence[str] | None = None,
+    resolve: Callable[[str, KinematicModel], SweepSpec] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Comparison:
+    """Run the same sweep on each car (models or workbook paths) and compare them.
+
+    sweep: a `SweepSpec` or a sweep name (`resolve_sweep`, or `resolve(name, first
+    model)` when given). convention: the metrics' sign preset for every car (None:
+    the first car's, so that all are compared in one). names: legend names
+    (default `car_names`). progress(done, total) counts steps over all cars.
+    InputError for fewer than two cars.
+    """
+    from suspension_sim.metrics import pose_metrics, preset
+    from suspension_sim.solve.solver import solve
+
+    items = list(models_or_paths)
+    if len(items) < 2:
+        raise InputError(
+            f"compare needs at least two cars, got {len(items)}", where="models_or_paths"
+        )
+    models = [_model(m) for m in items]
+    if resolve is not None and isinstance(sweep, str):
+        spec = resolve(sweep, models[0])
+    else:
+        spec = resolve_sweep(sweep, models, sweep_file)
+    labels = list(names) if names is not None else car_names(models)
+    if len(labels) != len(models) or len(set(labels)) != len(labels):
+        raise InputError("names must be one distinct name per car", where="names")
+    conv = preset(convention or models[0].car.options.sign_convention).name
+    totals = [len(spec.build(m)) for m in models]
+    done = 0
+    results, design = [], []
+    for m, total in zip(models, totals, strict=True):
+
+        def step(k: int, _n: int, base: int = done) -> None:
+            if progress is not None:
+                progress(base + k, sum(totals))
+
+        results.append(run_sweep(m, spec, step, convention=conv, keep_poses=False))
+        design.append(pose_metrics(solve(m), conv, rates=True))
+        done += total
+    return Comparison(spec, labels, results, design)
+
+
+__all__ = ["CAR_COLUMN", "DIFFERENCES_FILE", "Comparison", "car_names", "compare", "resolve_sweep"]

@@ -1,0 +1,278 @@
+"""Charts an engineer reads at a glance: signs on motion axes, minimum spans, output units,
+any column against any column, steer and pitch charts, text series, no clipped labels."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import suspension_sim
+from suspension_sim.cli import main
+from suspension_sim.errors import InputError
+from suspension_sim.outputs.plots import (
+    MIN_SPAN_DEG,
+    MIN_SPAN_MM,
+    MIN_SPAN_RATIO,
+    OutputUnits,
+    axis_label,
+    format_values,
+    pitch_figure,
+    plot_table,
+    steer_figure,
+    table_figures,
+    wheel_figure,
+    xy_figure,
+)
+from suspension_sim.sweeps import MotionSpec, SweepSpec, run_sweep
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "workbooks" / "fsae_car.xlsx"
+SWEEPS = """\
+sweeps:
+  heave:
+    motion: heave
+    values: [-10, 0, 10]
+"""
+
+
+@pytest.fixture(scope="module")
+def model() -> suspension_sim.Model:
+    return suspension_sim.load(EXAMPLE)
+
+
+def sweep_table(model: suspension_sim.Model, kind: str, values: tuple[float, ...]) -> pd.DataFrame:
+    spec = SweepSpec(kind, MotionSpec(kind, values))
+    return run_sweep(model, spec, keep_poses=False).table.reset_index()
+
+
+def test_motion_axes_say_their_sign() -> None:
+    assert axis_label("chassis_heave_mm") == "chassis heave [mm] (+ up = rebound)"
+    assert axis_label("chassis_roll_deg") == "chassis roll [deg] (+ = left side up)"
+    assert axis_label("chassis_pitch_deg") == "chassis pitch [deg] (+ = nose down)"
+    assert axis_label("rack_mm") == "rack [mm] (+ = toward +Y)"
+    assert axis_label("wheel_travel_FL_mm") == "wheel travel FL [mm] (+ = bump)"
+    assert axis_label("camber_FL_deg") == "camber FL [deg]"  # not a motion: no sign note
+    assert axis_label("chassis_heave_mm", OutputUnits("in")) == (
+        "chassis heave [in] (+ up = rebound)"
+    )
+
+
+def flat_table(noise: float = 1e-13) -> pd.DataFrame:
+    rng = np.random.default_rng(7)
+    x = np.linspace(-2.0, 2.0, 9)
+    wiggle = noise * rng.standard_normal(x.size)
+    return pd.DataFrame(
+        {
+            "chassis_roll_deg": x,
+            "camber_FL_deg": -1.0 + wiggle,
+            "scrub_radius_FL_mm": 35.0 + wiggle,
+            "motion_ratio_FL": 1.07 + wiggle,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("column", "span", "units"),
+    [
+        ("camber_FL_deg", MIN_SPAN_DEG, OutputUnits()),
+        ("scrub_radius_FL_mm", MIN_SPAN_MM, OutputUnits()),
+        ("motion_ratio_FL", MIN_SPAN_RATIO, OutputUnits()),
+        ("camber_FL_deg", MIN_SPAN_DEG * math.pi / 180, OutputUnits(angle="rad")),
+        ("scrub_radius_FL_mm", MIN_SPAN_MM / 25.4, OutputUnits(length="in")),
+    ],
+)
+def test_noise_is_drawn_flat(column: str, span: float, units: OutputUnits) -> None:
+    table = flat_table()
+    fig = wheel_figure(table, "chassis_roll_deg", {"FL": column}, units=units)
+    assert fig is not None
+    (ax,) = [a for a in fig.axes if a.get_visible()]
+    lo, hi = ax.get_ylim()
+    assert hi - lo >= span * (1 - 1e-12)
+    y = np.asarray(ax.get_lines()[0].get_ydata(), float)
+    assert lo < y.min() and y.max() < hi  # the data stay in view, in the middle
+    # a real variation is not widened: the axis follows the data
+    slope = 5 * span / units.factor(column)  # table units per deg of roll
+    varying = table.assign(**{column: table[column] + slope * table["chassis_roll_deg"]})
+    fig = wheel_figure(varying, "chassis_roll_deg", {"FL": column}, units=units)
+    assert fig is not None
+    lo, hi = fig.axes[0].get_ylim()
+    assert 20 * span <= hi - lo < 25 * span
+
+
+def test_output_units_convert_and_rename_at_the_edge() -> None:
+    table = pd.DataFrame(
+        {
+            "chassis_heave_mm": [-10.0, 10.0],
+            "camber_FL_deg": [-1.0, -2.0],
+            "camber_gain_FL_deg_per_mm": [0.02, 0.03],
+            "roll_camber_FL_deg_per_deg": [-0.6, -0.7],
+            "bump_steer_FL_deg_per_25mm": [0.1, 0.2],
+            "motion_ratio_FL": [1.1, 1.2],
+            "ackermann_front_pct": [30.0, 40.0],
+            "dampers_beyond_limits": ["", "FL"],
+        }
+    )
+    out = OutputUnits("in", "rad").table(table)
+    assert list(out.columns) == [
+        "chassis_heave_in",
+        "camber_FL_rad",
+        "camber_gain_FL_rad_per_in",
+        "roll_camber_FL_deg_per_deg",
+        "bump_steer_FL_rad_per_25mm",
+        "motion_ratio_FL",
+        "ackermann_front_pct",
+        "dampers_beyond_limits",
+    ]
+    assert out["chassis_heave_in"].tolist() == (table["chassis_heave_mm"] / 25.4).tolist()
+    np.testing.assert_allclose(out["camber_FL_rad"], np.radians(table["camber_FL_deg"]))
+    np.testing.assert_allclose(
+        out["camber_gain_FL_rad_per_in"], np.radians(table["camber_gain_FL_deg_per_mm"]) * 25.4
+    )
+    for same in ("roll_camber_FL_deg_per_deg", "motion_ratio_FL", "ackermann_front_pct"):
+        assert out[same].tolist() == table[same].tolist()
+    assert out["dampers_beyond_limits"].tolist() == ["", "FL"]
+    assert OutputUnits().table(table).equals(table)
+    with pytest.raises(InputError):
+        OutputUnits("furlong")
+
+
+def test_sweep_cli_units_in_is_mm_over_25_4(tmp_path: Path) -> None:
+    (tmp_path / "sweeps.yaml").write_text(SWEEPS)
+    book = tmp_path / "car.xlsx"
+    book.write_bytes(EXAMPLE.read_bytes())
+    mm, inch = tmp_path / "mm.csv", tmp_path / "in.csv"
+    assert main(["sweep", str(book), "heave", "--out", str(mm)]) == 0
+    argv = ["sweep", str(book), "heave", "--out", str(inch), "--units", "in", "--angles", "rad"]
+    assert main(argv) == 0
+    a, b = pd.read_csv(mm), pd.read_csv(inch)
+    for column in ("chassis_heave_mm", "track_front_mm", "scrub_radius_FL_mm"):
+        renamed = column.removesuffix("_mm") + "_in"
+        assert column not in b.columns
+        np.testing.assert_allclose(b[renamed], a[column] / 25.4, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(b["camber_FL_rad"], np.radians(a["camber_FL_deg"]), rtol=1e-15)
+    assert b["motion_ratio_FL"].tolist() == a["motion_ratio_FL"].tolist()
+
+
+def test_any_column_against_any_column(model: suspension_sim.Model, tmp_path: Path) -> None:
+    table = sweep_table(model, "heave", (-10.0, 0.0, 10.0))
+    ys = ["camber_FL_deg", "toe_FL_deg", "scrub_radius_FL_mm"]
+    fig = xy_figure(table, "wheel_travel_FL_mm", ys)
+    assert fig is not None
+    angles, lengths = [ax for ax in fig.axes if ax.get_visible()]  # a panel per unit
+    assert [ln.get_label() for ln in angles.get_lines()] == ["camber FL", "toe FL"]
+    for line, c in zip(angles.get_lines(), ys[:2], strict=True):
+        xy = np.asarray(line.get_xydata())
+        assert xy[:, 0].tolist() == table["wheel_travel_FL_mm"].tolist()
+        assert xy[:, 1].tolist() == table[c].tolist()
+    assert lengths.get_ylabel() == "scrub radius FL [mm]"
+    assert angles.get_xlabel() == "wheel travel FL [mm] (+ = bump)"
+    with pytest.raises(InputError, match="Did you mean 'camber_FL_deg'") as err:
+        table_figures(table, "chassis_heave_mm", wheels=["FL"], plot_y=["camber_FL_dg"])
+    assert err.value.where == "plot_y"
+    # the command: --plot-x / --plot-y, bad names at their option
+    (tmp_path / "sweeps.yaml").write_text(SWEEPS)
+    book = tmp_path / "car.xlsx"
+    book.write_bytes(EXAMPLE.read_bytes())
+    plots = tmp_path / "plots"
+    argv = ["sweep", str(book), "heave", "--plot", str(plots)]
+    assert main([*argv, "--plot-x", "wheel_travel_FL_mm", "--plot-y", "toe_FL_deg"]) == 0
+    assert (plots / "toe_FL_deg_vs_wheel_travel_FL_mm.png").is_file()
+    assert main([*argv, "--plot-y", "toe_FL"]) == 2
+
+
+def test_against_travel(model: suspension_sim.Model) -> None:
+    table = sweep_table(model, "roll", (-1.0, 0.0, 1.0))
+    wheels = [w.name for w in model.car.wheels]
+    figures = table_figures(table, "chassis_roll_deg", wheels=wheels, against_travel=True)
+    for ax, wheel in zip(figures["camber"].axes, wheels, strict=True):
+        xy = np.asarray(ax.get_lines()[0].get_xydata())
+        assert xy[:, 0].tolist() == table[f"wheel_travel_{wheel}_mm"].tolist()
+        assert ax.get_xlabel() == f"wheel travel {wheel} [mm] (+ = bump)"
+
+
+def test_steer_chart_has_the_ideal_ackermann_line(model: suspension_sim.Model) -> None:
+    table = sweep_table(model, "steer", (-20.0, -10.0, 0.0, 10.0, 20.0))
+    fig = steer_figure(table, "rack_mm")
+    assert fig is not None
+    angles, ackermann = fig.axes
+    assert angles.get_xlabel() == "steering wheel angle [deg] (+ = left turn)"
+    lines = {ln.get_label(): np.asarray(ln.get_xydata()) for ln in angles.get_lines()}
+    assert set(lines) == {"FL", "FR", "ideal Ackermann, inner wheel"}
+    np.testing.assert_array_equal(lines["FL"][:, 1], table["steer_FL_deg"])
+    # the metric's own definition inverted: ack = (d_i - d_o) / (ideal - d_o) * 100
+    left, right = table["steer_FL_deg"].to_numpy(), table["steer_FR_deg"].to_numpy()
+    ack = table["ackermann_front_pct"].to_numpy()
+    turning = np.isfinite(ack)
+    assert turning.sum() == 4
+    inner = np.where(left + right > 0, left, -right)
+    outer = np.where(left + right > 0, right, -left)
+    ideal = outer + (inner - outer) * 100.0 / ack
+    sign = np.sign(left + right)
+    np.testing.assert_allclose(
+        lines["ideal Ackermann, inner wheel"][turning, 1], (sign * ideal)[turning], atol=1e-9
+    )
+    assert abs(lines["ideal Ackermann, inner wheel"][~turning, 1]).max() < 1e-9
+    np.testing.assert_array_equal(ackermann.get_lines()[0].get_ydata(), ack)
+
+
+def test_pitch_chart_has_antis_and_pitch_centres(model: suspension_sim.Model) -> None:
+    table = sweep_table(model, "pitch", (-1.0, 0.0, 1.0))
+    fig = pitch_figure(table, "chassis_pitch_deg")
+    assert fig is not None
+    antis, height, migration = [ax for ax in fig.axes if ax.get_visible()]
+    labels = [ln.get_label() for ln in antis.get_lines()]
+    assert "anti dive FL" in labels and "anti squat RL" in labels
+    for line in antis.get_lines():
+        name = line.get_label()
+        column = name.replace(" ", "_", 1).replace(" ", "_") + "_pct"
+        assert np.asarray(line.get_ydata()).tolist() == table[column].tolist()
+    assert height.get_xlabel() == "chassis pitch [deg] (+ = nose down)"
+    xy = np.asarray(migration.get_lines()[0].get_xydata())
+    assert xy[:, 0].tolist() == table["pitch_centre_left_x_mm"].tolist()
+    assert xy[:, 1].tolist() == table["pitch_centre_left_z_mm"].tolist()
+    roll = table_figures(table, "chassis_roll_deg", wheels=["FL"], charts=["antis"])
+    assert roll == {}  # antis only for pitch motions
+
+
+def test_text_series_and_consistent_precision(tmp_path: Path) -> None:
+    table = flat_table(0.0)
+    two = pd.concat(
+        [table.assign(car="B car"), table.assign(car="A car", camber_FL_deg=-2.0)],
+        ignore_index=True,
+    )
+    paths = plot_table(
+        two, "chassis_roll_deg", tmp_path, wheels=["FL"], series="car", charts=["camber"]
+    )
+    assert [p.name for p in paths] == ["camber.png"]
+    figures = table_figures(two, "chassis_roll_deg", wheels=["FL"], series="car")
+    legend = figures["camber"].axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["B car", "A car"]  # as they come
+    assert format_values([-20, 0, 20]) == ["-20", "0", "20"]
+    assert format_values([0.5, 1, 2]) == ["0.5", "1.0", "2.0"]
+    assert format_values([0.25, -1]) == ["0.25", "-1.00"]
+    grid = pd.concat([table.assign(rack_mm=v) for v in (-2.5, 0.0, 10.0)], ignore_index=True)
+    fig = wheel_figure(grid, "chassis_roll_deg", {"FL": "camber_FL_deg"}, series="rack_mm")
+    assert fig is not None
+    texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert texts == ["rack [mm] = -2.5", "rack [mm] = 0.0", "rack [mm] = 10.0"]
+
+
+def test_no_label_is_clipped(model: suspension_sim.Model) -> None:
+    table = sweep_table(model, "heave", (-10.0, 10.0))
+    figures = table_figures(table, "chassis_heave_mm", wheels=[w.name for w in model.car.wheels])
+    for stem, fig in figures.items():
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+        box = fig.bbox
+        for ax in fig.axes:
+            if not ax.get_visible():
+                continue
+            for text in (ax.xaxis.label, ax.yaxis.label, ax.title):
+                if not text.get_text():
+                    continue
+                ext = text.get_window_extent(renderer)
+                assert ext.x0 >= box.x0 - 0.5 and ext.x1 <= box.x1 + 0.5, (stem, text)
+                assert ext.y0 >= box.y0 - 0.5 and ext.y1 <= box.y1 + 0.5, (stem, text)
