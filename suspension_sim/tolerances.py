@@ -77,8 +77,9 @@ MIN_STEER_TWIST = 1e-9
 """rad per mm of rack below which the rack does not steer a wheel (no steering axis)."""
 MIN_DAMPER_RATE = 1e-6
 """mm of stroke per mm of wheel travel below which a wheel does not move a damper."""
-STRAIGHT_AHEAD_RAD = 1e-6
-"""Mean roadwheel angle below which the car is straight ahead (Ackermann is 0/0)."""
+STRAIGHT_AHEAD_RAD = 0.017453292519943295  # 1 deg
+"""Mean roadwheel angle below which Ackermann % is not reported (blank): near straight
+ahead it is 0/0, and toe changes of 0.01 deg (roll steer) would read as thousands of %."""
 COINCIDENT_LINES_MM = 1e-6
 """Two parallel lines closer than this coincide (a roll or pitch centre on the common line)."""
 
