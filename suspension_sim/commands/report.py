@@ -46,9 +46,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def check_outputs(args: argparse.Namespace) -> None:
     """Refuse bad output options before solving (the writers check again): the rules
     of ``sweep --out`` and ``sweep --into-workbook``."""
-    from suspension_sim.files import check_writable
     from suspension_sim.outputs.tables import check_table_path
-    from suspension_sim.outputs.xlsx_append import existing_sheets
+    from suspension_sim.outputs.xlsx_append import check_sheet_target
 
     if args.out:
         out = Path(args.out)
@@ -59,14 +58,7 @@ def check_outputs(args: argparse.Namespace) -> None:
             )
         check_table_path(out, option="--out", protect=args.workbook, force=args.force)
     if args.into_workbook:
-        check_writable(args.workbook, where="--into-workbook")
-        names = {n.casefold() for n in existing_sheets(args.workbook)}
-        if REPORT_SHEET.casefold() in names and not args.force:
-            raise InputError(
-                f"the workbook already has a sheet {REPORT_SHEET!r}",
-                where="--into-workbook",
-                hint="add --force to replace it, or write the sheet with --out",
-            )
+        check_sheet_target(args.workbook, REPORT_SHEET, force=args.force, option="--into-workbook")
 
 
 def run(args: argparse.Namespace) -> int:

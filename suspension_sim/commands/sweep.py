@@ -152,17 +152,9 @@ def _check_outputs(args: argparse.Namespace, sheet: str) -> None:
             if (folder / f"{stem}.png").exists():
                 check_writable(folder / f"{stem}.png", where="--plot")
     if args.into_workbook:
-        from suspension_sim.outputs.xlsx_append import existing_sheets
+        from suspension_sim.outputs.xlsx_append import check_sheet_target
 
-        check_writable(args.workbook, where="--into-workbook")
-
-        names = {n.casefold() for n in existing_sheets(args.workbook)}
-        if sheet.casefold() in names and not args.force:
-            raise InputError(
-                f"the workbook already has a sheet {sheet!r}",
-                where="--into-workbook",
-                hint="add --force to replace it, or write the results with --out",
-            )
+        check_sheet_target(args.workbook, sheet, force=args.force, option="--into-workbook")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -129,6 +129,20 @@ def existing_sheets(path: str | os.PathLike[str]) -> list[str]:
     return [_unescape_attr(n) for n in re.findall(r'<(?:\w+:)?sheet\b[^>]*\bname="([^"]*)"', wb)]
 
 
+def check_sheet_target(
+    path: str | os.PathLike[str], name: str, *, force: bool = False, option: str = "path"
+) -> None:
+    """Refuse, before any work, a workbook that `add_sheet` could not add `name` to:
+    a protected file, or one that already has that sheet (unless `force`)."""
+    check_writable(path, where=option)
+    if name.casefold() in {n.casefold() for n in existing_sheets(path)} and not force:
+        raise InputError(
+            f"the workbook already has a sheet {name!r}",
+            where=option,
+            hint="pass force=True to replace it, or write the table to a new file",
+        )
+
+
 def add_sheet(
     path: str | os.PathLike[str],
     name: str,
