@@ -199,7 +199,9 @@ def test_screenshot_and_chart_write_through_a_link(
     try:
         ensure_rendering()
     except SuspensionSimError as exc:
-        pytest.skip(f"no off-screen rendering here: {exc.render()}")
+        if os.environ.get("CI"):  # CI must render: .ci/run installs Mesa's EGL
+            raise
+        pytest.skip(f"no off-screen rendering on this machine: {exc.render()}")
     shot = car.with_name("shot.png")
     shot_target = car.with_name("shot_target.png")
     shot_target.write_bytes(b"old")
