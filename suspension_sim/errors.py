@@ -63,8 +63,8 @@ class RenderingUnavailableError(SuspensionSimError):
 
 
 EXIT_CODES: dict[int, str] = {
-    0: "done (a check or validation found nothing wrong)",
-    1: "a check or validation found problems",
+    0: "done (check and validate found nothing wrong)",
+    1: "validate found a channel out of tolerance",
     2: "bad input: the message names the cell, file or option",
     3: "a pose did not close (SolveError)",
     4: "could not run here: rendering libraries missing, or an internal error (a bug)",

@@ -37,11 +37,12 @@ AXLE_COLUMNS = (
 )
 
 
-def make_car(folder: Path, min_length: float | None = None) -> Path:
-    """The example car renamed: wheels LF/RF/LR/RR, dampers 'FL Damper' and 'FR Damper'
-    (Components and Damping); `min_length` replaces the FL damper's Min length (mm)."""
+def make_car(folder: Path, min_length: float | None = None, source: Path | None = None) -> Path:
+    """The example car (or `source`) renamed: wheels LF/RF/LR/RR, dampers 'FL Damper' and
+    'FR Damper' (Components and Damping); `min_length` replaces the FL damper's Min
+    length (mm)."""
     path = folder / "car.xlsx"
-    shutil.copyfile(ROOT / "workbooks" / "fsae_car.xlsx", path)
+    shutil.copyfile(source or ROOT / "workbooks" / "fsae_car.xlsx", path)
     wb = openpyxl.load_workbook(path)
     for r, name in enumerate(("LF", "RF", "LR", "RR"), start=2):
         wb["Wheels"][f"A{r}"] = name
@@ -110,6 +111,23 @@ def test_every_standard_motion_runs_without_a_sweep_file(
         # rack = angle x ratio; its sign comes from the geometry, its size from the ratio
         np.testing.assert_allclose(np.abs(table["rack_mm"]), 0.25 * np.abs(table[column]))
         assert np.isfinite(table["ackermann_front_pct"].iloc[0])
+
+
+@pytest.mark.parametrize("motion", ["heave", "roll", "pitch", "steer", "bump:RF"])
+def test_a_new_template_with_its_own_names_runs_every_ground_motion(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], motion: str
+) -> None:
+    """The loop a team starts with: `new`, rename the wheels, sweep with no sweep file."""
+    template = tmp_path / "template.xlsx"
+    assert main(["new", str(template)]) == 0
+    car = make_car(tmp_path, source=template)
+    out = tmp_path / "table.csv"
+    code, _, err = run_cli(["sweep", str(car), motion, "--out", str(out)], capsys)
+    assert code == 0, err
+    table = pd.read_csv(out)
+    assert len(table) == STEPS
+    for col in AXLE_COLUMNS:
+        assert np.isfinite(table[col]).all(), col
 
 
 def test_ground_motions_keep_contacts_on_the_ground(car: Path) -> None:

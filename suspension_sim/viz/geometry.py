@@ -360,3 +360,84 @@ def ground_grid(
     ys = np.arange(np.ceil(y0 / grid_mm) * grid_mm, y1, grid_mm)
     segs = [((x, y0, z), (x, y1, z)) for x in xs] + [((x0, y, z), (x1, y, z)) for y in ys]
     return np.array(segs, dtype=float).reshape(-1, 2, 3)
+
+
+# -- view aids ------------------------------------------------------------------------
+KINGPIN_EXTENSION_MM = 150.0
+"""A drawn kingpin axis runs this far beyond each kingpin point."""
+
+
+def kingpin_segments(
+    pose: Pose, extension_mm: float = KINGPIN_EXTENSION_MM
+) -> dict[str, Segment]:
+    """Wheel -> its kingpin (steering) axis as a segment (world mm): lower point to
+    upper point, extended by `extension_mm` beyond each. Wheels without kingpin
+    points, or with coincident ones, are left out."""
+    points = pose.points
+    out: dict[str, Segment] = {}
+    for w in pose.model.car.wheels:
+        if not w.kingpin_lower or not w.kingpin_upper:
+            continue
+        lo = points.loc[w.kingpin_lower].to_numpy(dtype=float)
+        up = points.loc[w.kingpin_upper].to_numpy(dtype=float)
+        length = float(np.linalg.norm(up - lo))
+        if length < COINCIDENT_MM or not np.isfinite(length):
+            continue
+        d = (up - lo) / length
+        out[w.name] = (lo - extension_mm * d, up + extension_mm * d)
+    return out
+
+
+@dataclass(frozen=True)
+class CentreMarks:
+    """Force-based centres of a pose as world points (mm), by wheel or by axle.
+
+    instant: wheel -> its front-view instant centre (``fvic``) in the transverse
+    plane through the wheel's contact point. roll: axle -> its roll centre, at
+    the axle's mean contact-point x. Centres the metrics give as NaN (an open
+    pose, a centre at infinity) are left out.
+    """
+
+    instant: dict[str, np.ndarray]
+    roll: dict[str, np.ndarray]
+
+    def __len__(self) -> int:
+        return len(self.instant) + len(self.roll)
+
+
+def centre_marks(pose: Pose) -> CentreMarks:
+    """The front-view instant centres and roll centres of `pose` (world mm), from
+    `suspension_sim.metrics.pose_metrics` (docs/conventions.md, "Roll centre")."""
+    from suspension_sim.description import wheel_layout
+    from suspension_sim.metrics import pose_metrics
+
+    values = pose_metrics(pose, convention="iso")
+
+    def get(column: str) -> float:
+        return float(values.get(column, math.nan))
+
+    car = pose.model.car
+    instant: dict[str, np.ndarray] = {}
+    contact_x: dict[str, float] = {}
+    for w in car.wheels:
+        contact_x[w.name] = get(f"contact_point_{w.name}_x_mm")
+        p = np.array(
+            [contact_x[w.name], get(f"fvic_{w.name}_y_mm"), get(f"fvic_{w.name}_z_mm")]
+        )
+        if np.isfinite(p).all():
+            instant[w.name] = p
+    roll: dict[str, np.ndarray] = {}
+    if not car.wheels:
+        return CentreMarks(instant, roll)
+    T = pose.chassis_transform()
+    e, t = T[:3, 1], T[:3, 3]  # the chassis y axis and origin in the world
+    for axle, (left, right) in wheel_layout(car).axles.items():
+        x = 0.5 * (contact_x[left] + contact_x[right])
+        h = get(f"roll_centre_height_{axle}_mm")
+        lateral = get(f"roll_centre_lateral_{axle}_mm")
+        if not (np.isfinite([x, h, lateral]).all() and abs(e[1]) > COLLINEAR_RATIO):
+            continue
+        # world y such that the point's chassis-frame y is `lateral` (exact without yaw)
+        y = t[1] + (lateral - e[0] * (x - t[0]) - e[2] * (h - t[2])) / e[1]
+        roll[axle] = np.array([x, y, h])
+    return CentreMarks(instant, roll)
