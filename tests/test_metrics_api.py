@@ -163,3 +163,17 @@ def test_every_sign_convention_has_a_preset() -> None:
     from suspension_sim.metrics import PRESETS
 
     assert set(PRESETS) == set(SIGN_CONVENTIONS)
+
+
+def test_rates_of_a_car_without_joint_parameters_do_not_crash() -> None:
+    """A wheel bolted to the chassis has no joint parameters: its geometry is still
+    reported (the wheel's own numbers), and asking for rates is not an error."""
+    from _metric_cars import fixed_wheel_car
+
+    from suspension_sim import Model
+
+    model = Model(fixed_wheel_car(np.array([0.0, 600.0, 260.0]), np.array([0.0, 1.0, 0.0])))
+    assert model.n_params == 0
+    m = pose_metrics(model.solve(), rates=True)
+    assert m["camber_FL_deg"] == pytest.approx(0.0, abs=1e-12)
+    assert m["half_track_FL_mm"] == pytest.approx(600.0, abs=1e-9)

@@ -24,6 +24,7 @@ import numpy as np
 from suspension_sim.metrics.conventions import Preset
 from suspension_sim.metrics.geometry import DEG, EX, PoseGeometry, Slot, WheelSet
 from suspension_sim.metrics.vectors import Z_UP, cross, d_unit, dot, reject, unit
+from suspension_sim.model import slot_rates
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -104,7 +105,7 @@ def point_velocities(
 ) -> np.ndarray:
     """Chassis-frame velocities of point copies `idx` per tangent column: (m, n_cols, 3)."""
     slots = model.inst_slots[idx]
-    r = np.where(slots[:, :, None] >= 0, dq[np.maximum(slots, 0)], 0.0)
+    r = slot_rates(slots, dq)
     return np.einsum("mki,mku->mui", dP[idx, : slots.shape[1], :, 0], r)
 
 

@@ -4,6 +4,6 @@ Layer 2 (workbook -> description -> **model** -> solve -> ...): it imports
 the description only, never a reader, the solver or outputs.
 """
 
-from suspension_sim.model.model import Derived, JacobianLayout, KinematicModel
+from suspension_sim.model.model import Derived, JacobianLayout, KinematicModel, slot_rates
 
-__all__ = ["Derived", "JacobianLayout", "KinematicModel"]
+__all__ = ["Derived", "JacobianLayout", "KinematicModel", "slot_rates"]

@@ -41,6 +41,7 @@ from scipy.sparse.csgraph import connected_components
 
 from suspension_sim.description import CHASSIS
 from suspension_sim.errors import SuspensionSimError
+from suspension_sim.model.model import slot_rates
 from suspension_sim.model.topology import GRUEBLER_FREEDOM
 from suspension_sim.tolerances import LOCK_SHARE, LOCK_SINE, MODE_SHARE, RANK_TOL, STUCK_RATE
 
@@ -260,7 +261,7 @@ def _stuck_bodies(
     _, dP = model.instance_positions(q[:, None], derivatives=True)
     assert dP is not None
     slots = model.inst_slots
-    rates = np.where(slots[:, :, None] >= 0, dq[np.maximum(slots, 0)], 0.0)
+    rates = slot_rates(slots, dq)
     v = np.einsum("nki,nku->niu", dP[:, : slots.shape[1], :, 0], rates)  # (inst, 3, inputs)
     speed = np.abs(v).max(axis=(1, 2)) if v.size else np.zeros(len(model.inst_body))
     moving = {j.body for j in model.topology.joints if j.kind != "fixed"} - {CHASSIS}

@@ -211,10 +211,11 @@ class KinematicModel:
         G = _conjugate(self.frame, local[:, 0], self.frame_inv, homogeneous=True)
         if not derivatives:
             return G, None
+        batch = local.shape[-1]  # explicit: with no joint parameters the arrays are empty
         rep = np.repeat(np.arange(n), self.kmax)
-        d = local[:, 1:].reshape(n * self.kmax, 3, 4, -1)
+        d = local[:, 1:].reshape(n * self.kmax, 3, 4, batch)
         dG = _conjugate(self.frame[rep], d, self.frame_inv[rep], homogeneous=False)
-        return G, dG.reshape(n, self.kmax, 3, 4, -1)
+        return G, dG.reshape(n, self.kmax, 3, 4, batch)
 
     def instance_positions(
         self, q: np.ndarray, derivatives: bool = True
@@ -311,6 +312,16 @@ class KinematicModel:
         if self.topology.rack_param is not None:
             ids.append(self.topology.rack_param)
         return np.array(ids, dtype=int)
+
+
+def slot_rates(slots: np.ndarray, dq: np.ndarray) -> np.ndarray:
+    """Per-slot parameter rates: ``dq[slots]`` with slot -1 (no parameter) giving 0.
+
+    slots: (..., k) global parameter indices or -1; dq: (n_params, n_cols) rates
+    of every parameter per tangent column. Returns (..., k, n_cols).
+    """
+    padded = np.vstack([dq, np.zeros((1, dq.shape[1]))])  # row -1 is the zero row
+    return padded[slots]
 
 
 def _conjugate(F: np.ndarray, T: np.ndarray, Finv: np.ndarray, homogeneous: bool) -> np.ndarray:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from suspension_sim.model import slot_rates
 from suspension_sim.tolerances import PURE_TRANSLATION_RAD
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,7 +59,7 @@ def point_rates(pose: Pose, tangents: Tangents) -> np.ndarray:
     _, dP = model.instance_positions(pose.params[:, None], derivatives=True)
     assert dP is not None
     slots = model.inst_slots  # (n_inst, kmax)
-    rates = np.where(slots[:, :, None] >= 0, tangents.dq[np.maximum(slots, 0)], 0.0)
+    rates = slot_rates(slots, tangents.dq)
     return np.einsum("nki,nku->niu", dP[:, : slots.shape[1], :, 0], rates)
 
 
@@ -75,7 +76,7 @@ def part_twists(pose: Pose, tangents: Tangents) -> np.ndarray:
     slots = np.full((len(model.parts), max(kmax, 1)), -1, dtype=int)
     for i, part in enumerate(model.parts):
         slots[i, : len(part.params)] = part.params
-    rates = np.where(slots[:, :, None] >= 0, tangents.dq[np.maximum(slots, 0)], 0.0)
+    rates = slot_rates(slots, tangents.dq)
     Gdot = np.einsum("nkijb,nku->nijub", dG[:, :kmax], rates[:, :kmax])[..., 0]  # (n,3,4,u)
     R = G[:, :, :3, 0]
     t = G[:, :, 3, 0]
