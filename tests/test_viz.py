@@ -448,3 +448,135 @@ def test_view_sweep_animation(rendering: None, test_workbook: Path, tmp_path: Pa
 def test_view_sweep_needs_animate(test_workbook: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["view", str(test_workbook), "--sweep", "bump"]) == 2
     assert "--animate" in capsys.readouterr().err
+
+
+# -- view aids: tyres, kingpin axes, centres, --sweeps -----------------------------------
+def near_colour(img: np.ndarray, colour: tuple[float, float, float], tol: int = 40) -> np.ndarray:
+    """Pixels within `tol` (0-255, each channel) of a flat-shaded `colour`, or of it darkened
+    by shading (same hue: each channel scaled by one factor between 0.45 and 1)."""
+    rgb = img[..., :3].astype(float)
+    ref = np.asarray(colour, dtype=float) * 255.0
+    scale = np.clip((rgb @ ref) / (ref @ ref), 0.45, 1.0)
+    return np.all(np.abs(rgb - scale[..., None] * ref) < tol, axis=-1)
+
+
+def _project(pose: Pose, xyz: np.ndarray, **kw: object) -> tuple[np.ndarray, np.ndarray]:
+    from suspension_sim.viz import build_scene, world_to_pixel
+
+    plotter = build_scene(pose, size=SIZE, off_screen=True, annotate=False, **kw)  # type: ignore[arg-type]
+    try:
+        img = np.asarray(plotter.screenshot(return_img=True))
+        px = world_to_pixel(plotter, xyz)
+    finally:
+        plotter.close()
+    return img, px
+
+
+def test_kingpin_segments_extend_the_kingpin_points(design: Pose) -> None:
+    from suspension_sim.viz import kingpin_segments
+
+    axes = kingpin_segments(design)
+    assert set(axes) == {"FL", "FR", "RL", "RR"}
+    lo, up = (design.points.loc[p].to_numpy(dtype=float) for p in ("FL_LBJ", "FL_UBJ"))
+    a, b = axes["FL"]
+    # 150 mm beyond each point, along the lower -> upper line
+    assert np.linalg.norm(a - lo) == pytest.approx(150.0, abs=1e-9)
+    assert np.linalg.norm(b - up) == pytest.approx(150.0, abs=1e-9)
+    assert np.linalg.norm(b - a) == pytest.approx(np.linalg.norm(up - lo) + 300.0, abs=1e-9)
+    assert np.linalg.norm(np.cross(b - a, up - lo)) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_centre_marks_lie_on_the_force_lines(design: Pose) -> None:
+    """Each roll centre is where the lines contact point -> instant centre of its axle's
+    two wheels cross in the front view (docs/conventions.md); the car is symmetric."""
+    from suspension_sim.viz import centre_marks
+
+    marks = centre_marks(design)
+    assert set(marks.instant) == {"FL", "FR", "RL", "RR"} and set(marks.roll) == {"front", "rear"}
+    for axle, (left, right) in {"front": ("FL", "FR"), "rear": ("RL", "RR")}.items():
+        rc = marks.roll[axle]
+        for w in (left, right):
+            cp = np.array([design.points.loc[f"{w}_WC"].to_numpy(dtype=float)[0], 0, 0])
+            cp[1] = 600.0 if w in ("FL", "RL") else -600.0  # contact patch y of this car
+            ic = marks.instant[w]
+            assert ic[0] == pytest.approx(cp[0], abs=1e-6)
+            # rc, cp and ic collinear in the y-z plane
+            d1, d2 = ic[1:] - cp[1:], rc[1:] - cp[1:]
+            assert d1[0] * d2[1] - d1[1] * d2[0] == pytest.approx(0.0, abs=1e-6 * 600**2)
+        assert rc[1] == pytest.approx(0.0, abs=1e-6)  # symmetric car: on the centre plane
+        assert rc[2] > 0
+
+
+def test_no_tyres_removes_the_tyre_colour(rendering: None, design: Pose) -> None:
+    from suspension_sim.viz.render import TYRE
+
+    car = design.model.car
+    # the bottom of each front tyre's tread, seen from the front: only tyre there
+    tread = []
+    for w in car.wheels[:2]:
+        c = design.points.loc[w.centre].to_numpy(dtype=float)
+        tread.append(c - [0.0, 0.0, 0.85 * w.tyre_radius])
+    with_tyres, px = _project(design, np.array(tread), camera="front")
+    without, px2 = _project(design, np.array(tread), camera="front", tyres=False)
+    assert np.allclose(px, px2)  # the same framing: tyres still count in the bounds
+    dark, gone = near_colour(with_tyres, TYRE, 25), near_colour(without, TYRE, 25)
+    for col, row in px:
+        assert window(dark, col, row, 2).all()
+        assert not window(gone, col, row, 2).any()
+    assert gone.sum() < 0.05 * dark.sum()  # nowhere else either (dampers are a bit dark)
+
+
+def test_kingpin_axes_are_drawn_where_they_project(rendering: None, design: Pose) -> None:
+    from suspension_sim.viz import kingpin_segments
+    from suspension_sim.viz.render import KINGPIN
+
+    tops = []
+    for lower, upper in kingpin_segments(design).values():
+        d = (upper - lower) / np.linalg.norm(upper - lower)
+        tops.append(upper - 75.0 * d)  # half-way along the extension above the upper point
+    plain, _ = _project(design, np.array(tops), camera="front", tyres=False)
+    aided, px = _project(design, np.array(tops), camera="front", tyres=False, kingpin=True)
+    assert not near_colour(plain, KINGPIN).any()
+    magenta = near_colour(aided, KINGPIN)
+    front = [k for k in range(4) if tops[k][0] > -500.0]  # front axle, drawn in front
+    assert len(front) == 2
+    for k in front:
+        assert window(magenta, px[k, 0], px[k, 1], 1).any(), px[k]
+
+
+def test_centres_are_marked_in_their_colours(rendering: None, design: Pose) -> None:
+    from suspension_sim.viz import centre_marks
+    from suspension_sim.viz.render import INSTANT_CENTRE, ROLL_CENTRE
+
+    marks = centre_marks(design)
+    front_ic = np.array([marks.instant["FL"], marks.instant["FR"]])
+    rc = marks.roll["front"][None]
+    plain, _ = _project(design, rc, camera="front")  # the same framing
+    img, px = _project(design, np.vstack([front_ic, rc]), camera="front", centres=True)
+    orange, blue = near_colour(img, INSTANT_CENTRE), near_colour(img, ROLL_CENTRE)
+    for col, row in px[:2]:
+        assert window(orange, col, row, 0).all(), (col, row)
+    assert window(blue, px[2, 0], px[2, 1], 1).all()
+    without = near_colour(plain, ROLL_CENTRE)
+    assert not window(without, px[2, 0], px[2, 1], 1).any()  # only background there
+
+
+def test_view_sweeps_file_animates_a_sweep_defined_only_there(
+    rendering: None, test_workbook: Path, tmp_path: Path
+) -> None:
+    sweeps = tmp_path / "elsewhere.yaml"
+    sweeps.write_text(
+        "version: 1\nsweeps:\n  Droop:\n    motion: bump\n    wheel: FR\n"
+        "    start: -20\n    stop: 0\n    steps: 4\n"
+    )
+    out = tmp_path / "droop.gif"
+    argv = ["view", str(test_workbook), "--sweep", "Droop", "--animate", str(out)]
+    argv += ["--size", "160", "120", "--no-tyres", "--kingpin", "--centres"]
+    assert cli.main([*argv, "--sweeps", str(sweeps)]) == 0
+    frames = iio.imread(out, index=None)
+    assert frames.shape[:3] == (4, 120, 160)
+    assert cli.main(argv) == 2  # not in the workbook (nor beside it)
+    roll = tmp_path / "roll.gif"
+    argv = ["view", str(test_workbook), "--sweep", "roll", "--animate", str(roll)]
+    assert cli.main([*argv, "--size", "160", "120", "--sweeps", str(sweeps)]) == 0
+    assert iio.imread(roll, index=None).shape[0] > 1  # a standard motion by name

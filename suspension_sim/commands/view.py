@@ -2,7 +2,9 @@
 
 A window when a display exists; otherwise (or with ``--screenshot``) an
 off-screen image. ``--sweep NAME --animate out.gif|mp4`` writes one frame per
-step of a sweep defined in the workbook. Rendering is probed in a child
+step of a sweep: a named sweep (from ``--sweeps FILE.yaml``, else the workbook or
+a sweeps.yaml beside it) or a standard motion such as ``roll``. ``--no-tyres``,
+``--kingpin`` and ``--centres`` are view aids. Rendering is probed in a child
 process first, so a machine without GL libraries gets a message saying what
 to install instead of a crash (docs/rendering.md).
 """
@@ -12,9 +14,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from suspension_sim.commands.solve import add_pose_arguments, parse_shocks
 from suspension_sim.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.pose import Pose
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 CAMERA_CHOICES = ("front", "side", "top", "iso")  # = suspension_sim.viz.CAMERAS
@@ -23,6 +30,10 @@ PARAMETER_OPTIONS = {
     "poses": "--sweep",
     "camera": "--camera",
     "focus": "--focus",
+    "sweep": "--sweep",
+    "tyres": "--no-tyres",
+    "kingpin": "--kingpin",
+    "centres": "--centres",
 }
 """Library parameter -> this command's option, for error messages (see `cli`)."""
 
@@ -65,7 +76,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="MM",
         help="red/green display tolerance (default: the workbook's, 0.01 mm)",
     )
-    p.add_argument("--sweep", default=None, metavar="SWEEP", help="a sweep named in the workbook")
+    p.add_argument("--no-tyres", action="store_true", help="do not draw the tyres and rims")
+    p.add_argument(
+        "--kingpin",
+        action="store_true",
+        help="draw each wheel's kingpin (steering) axis, extended 150 mm beyond its points",
+    )
+    p.add_argument(
+        "--centres",
+        action="store_true",
+        help="mark the force-based front-view instant centres and the roll centres",
+    )
+    p.add_argument(
+        "--sweep",
+        default=None,
+        metavar="SWEEP",
+        help="a named sweep or a standard motion (heave, roll, pitch, steer, bump:WHEEL)",
+    )
+    p.add_argument(
+        "--sweeps",
+        default=None,
+        metavar="FILE.yaml",
+        help="sweep definitions for --sweep (instead of the workbook's)",
+    )
     p.add_argument(
         "--animate", default=None, metavar="OUT.gif|mp4", help="write the sweep as an animation"
     )
@@ -91,6 +124,10 @@ def _check_args(args: argparse.Namespace) -> None:
     if args.sweep and not args.animate:
         raise InputError(
             "a sweep needs an output", where="--sweep", hint="add --animate out.gif (or .mp4)"
+        )
+    if args.sweeps and not args.sweep:
+        raise InputError(
+            "sweep definitions without a sweep", where="--sweeps", hint="add --sweep NAME"
         )
     if args.animate and not args.sweep:
         raise InputError(
@@ -120,11 +157,16 @@ def _check_args(args: argparse.Namespace) -> None:
         )
 
 
-def _sweep_poses(model: object, workbook: str, name: str) -> list[object]:
-    """The poses of a named sweep (docs/sweeps.md)."""
-    from suspension_sim.sweeps import run_named_sweep
+def _sweep_poses(
+    model: KinematicModel, workbook: str, name: str, sweep_file: str | None
+) -> list[Pose]:
+    """The solved poses of a named sweep or standard motion (docs/sweeps.md)."""
+    from suspension_sim.sweeps import choose_sweep, run_sweep
 
-    return list(run_named_sweep(model, workbook, name))  # type: ignore[arg-type]
+    chosen = choose_sweep(model, workbook, name, sweep_file)
+    if chosen.note:
+        print(f"note: {chosen.note}")
+    return list(run_sweep(model, chosen.spec).poses)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -135,19 +177,21 @@ def run(args: argparse.Namespace) -> int:
     # Probe before the (possibly slow) load and solve: fail fast without GL.
     ensure_rendering()
     model = load(args.workbook)
+    aids = {"tyres": not args.no_tyres, "kingpin": args.kingpin, "centres": args.centres}
 
     if args.animate:
-        poses = _sweep_poses(model, args.workbook, args.sweep)
+        poses = _sweep_poses(model, args.workbook, args.sweep, args.sweeps)
         out = animate(
-            poses,  # type: ignore[arg-type]
+            poses,
             args.animate,
             camera=args.camera,
             size=tuple(args.size) if args.size else (800, 600),
             fps=args.fps,
             labels=args.labels,
             tolerance_mm=args.tolerance,
+            **aids,
         )
-        n_open = sum(not p.converged for p in poses)  # type: ignore[attr-defined]
+        n_open = sum(not p.converged for p in poses)
         print(f"wrote {out} ({len(poses)} frames, {n_open} not converged)")
         return 0
 
@@ -170,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
         size=size,
         off_screen=bool(args.screenshot),
         focus=args.focus,
+        **aids,
     )
     try:
         if args.screenshot:

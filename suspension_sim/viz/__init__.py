@@ -16,8 +16,11 @@ from __future__ import annotations
 
 from suspension_sim.viz.camera import CAMERAS, frame_camera
 from suspension_sim.viz.geometry import (
+    CentreMarks,
     SceneInfo,
+    centre_marks,
     joint_status,
+    kingpin_segments,
     open_joint_bounds,
     pose_bounds,
     world_to_pixel,
@@ -45,12 +48,14 @@ from suspension_sim.viz.render import (
 __all__ = [
     "CAMERAS",
     "KIND_COLOURS",
+    "CentreMarks",
     "ProbeResult",
     "SceneInfo",
     "add_labels",
     "add_pose",
     "animate",
     "build_scene",
+    "centre_marks",
     "check_animation_path",
     "configure_environment",
     "ensure_rendering",
@@ -58,6 +63,7 @@ __all__ = [
     "has_display",
     "import_pyvista",
     "joint_status",
+    "kingpin_segments",
     "open_joint_bounds",
     "pose_bounds",
     "probe_rendering",

@@ -367,9 +367,7 @@ KINGPIN_EXTENSION_MM = 150.0
 """A drawn kingpin axis runs this far beyond each kingpin point."""
 
 
-def kingpin_segments(
-    pose: Pose, extension_mm: float = KINGPIN_EXTENSION_MM
-) -> dict[str, Segment]:
+def kingpin_segments(pose: Pose, extension_mm: float = KINGPIN_EXTENSION_MM) -> dict[str, Segment]:
     """Wheel -> its kingpin (steering) axis as a segment (world mm): lower point to
     upper point, extended by `extension_mm` beyond each. Wheels without kingpin
     points, or with coincident ones, are left out."""
@@ -421,15 +419,13 @@ def centre_marks(pose: Pose) -> CentreMarks:
     contact_x: dict[str, float] = {}
     for w in car.wheels:
         contact_x[w.name] = get(f"contact_point_{w.name}_x_mm")
-        p = np.array(
-            [contact_x[w.name], get(f"fvic_{w.name}_y_mm"), get(f"fvic_{w.name}_z_mm")]
-        )
+        p = np.array([contact_x[w.name], get(f"fvic_{w.name}_y_mm"), get(f"fvic_{w.name}_z_mm")])
         if np.isfinite(p).all():
             instant[w.name] = p
     roll: dict[str, np.ndarray] = {}
     if not car.wheels:
         return CentreMarks(instant, roll)
-    T = pose.chassis_transform()
+    T = pose.chassis_transform
     e, t = T[:3, 1], T[:3, 3]  # the chassis y axis and origin in the world
     for axle, (left, right) in wheel_layout(car).axles.items():
         x = 0.5 * (contact_x[left] + contact_x[right])

@@ -20,6 +20,12 @@ Geometry, in world mm (ISO 8855, +Z up, ground z = 0):
 - chassis and other unjoined hard points: small dark spheres;
 - the ground: a gridded plane at z = 0 under the car.
 
+View aids, each optional: tyres can be left out (``tyres=False``); each
+wheel's kingpin axis can be drawn as a magenta line through its kingpin
+points, extended beyond both (``kingpin=True``); the force-based front-view
+instant centres (orange) and roll centres (blue) can be marked with spheres
+and a legend (``centres=True``).
+
 The shapes are computed in `suspension_sim.viz.geometry`, meshed in
 `suspension_sim.viz.meshes` and framed by `suspension_sim.viz.camera`.
 pyvista is imported only inside the functions that draw, after the
@@ -44,9 +50,11 @@ from suspension_sim.viz.camera import font_points, frame_camera, title_space
 from suspension_sim.viz.geometry import (
     SceneInfo,
     body_shape,
+    centre_marks,
     display_tolerance,
     ground_rectangle,
     joint_status,
+    kingpin_segments,
     line_ends,
     open_joint_bounds,
     pose_bounds,
@@ -94,10 +102,19 @@ GROUND: Colour = (0.87, 0.88, 0.89)
 GRID: Colour = (0.62, 0.64, 0.67)
 BACKGROUND: Colour = (1.0, 1.0, 1.0)
 TEXT: Colour = (0.08, 0.08, 0.10)
+KINGPIN: Colour = (0.90, 0.05, 0.62)
+"""Kingpin (steering) axes: magenta."""
+INSTANT_CENTRE: Colour = (1.0, 0.45, 0.0)
+"""Front-view instant centres: orange."""
+ROLL_CENTRE: Colour = (0.10, 0.22, 0.95)
+"""Roll centres: blue."""
 
 LINK_RADIUS_MM = 9.0
 JOINT_RADIUS_MM = 15.0
 """Tube and joint-sphere radii for a whole car (`geometry.REFERENCE_SIZE_MM`), scaled with it."""
+KINGPIN_RADIUS = 0.6
+CENTRE_RADIUS = 1.5
+"""Kingpin-axis tube radius over the link radius; centre-sphere radius over the joint radius."""
 
 IMAGE_SUFFIXES: tuple[str, ...] = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 """Image formats a screenshot can be written in (from the file's suffix)."""
@@ -118,6 +135,9 @@ def add_pose(
     ground: bool = True,
     ground_rect: Sequence[float] | None = None,
     annotate: bool = True,
+    tyres: bool = True,
+    kingpin: bool = False,
+    centres: bool = False,
 ) -> SceneInfo:
     """Add every actor of `pose` to `plotter` (world mm) and return what was drawn.
 
@@ -126,6 +146,9 @@ def add_pose(
     ``constraint_display_tolerance_mm`` (0.01 mm). ground_rect: x0, x1, y0, y1
     of the ground patch (animations pass one rectangle for every frame).
     annotate: car name, inputs and solve status in the top-left corner.
+    tyres: draw the tyres, rims and hubs. kingpin: draw each wheel's kingpin axis
+    (`geometry.kingpin_segments`). centres: mark the front-view instant centres and
+    roll centres (`geometry.centre_marks`), with a legend.
     """
     from suspension_sim.viz.probe import import_pyvista
 
@@ -180,7 +203,7 @@ def add_pose(
             add(layer, mesh, colour, opacity, split_sharp_edges=True)
 
     # wheels
-    for w in car.wheels:
+    for w in car.wheels if tyres else ():
         c = _xyz(copies, (w.centre, w.body))
         s = _xyz(copies, (w.axis_point, w.body)) - c
         if np.linalg.norm(s) < COINCIDENT_MM:
@@ -224,6 +247,22 @@ def add_pose(
     if lone:
         add("points", spheres(pv, point_xyz.loc[lone].to_numpy(dtype=float), 0.55 * joint_r), POINT)
 
+    # view aids
+    if kingpin:
+        axes = list(kingpin_segments(pose).values())
+        add("kingpin", tubes(pv, axes, KINGPIN_RADIUS * link_r), KINGPIN, specular=0.1)
+    legend: list[tuple[str, Colour]] = []
+    if centres:
+        marks = centre_marks(pose)
+        for layer, found, colour, text in (
+            ("centres:instant", marks.instant, INSTANT_CENTRE, "instant centre (front view)"),
+            ("centres:roll", marks.roll, ROLL_CENTRE, "roll centre"),
+        ):
+            if found:
+                xyz = np.array(list(found.values()), dtype=float)
+                add(layer, spheres(pv, xyz, CENTRE_RADIUS * joint_r), colour, specular=0.1)
+                legend.append((text, colour))
+
     if ground:
         rect = ground_rect if ground_rect is not None else ground_rectangle(bounds)
         plane, grid = ground_meshes(pv, rect)
@@ -246,6 +285,16 @@ def add_pose(
             **style,
         )
 
+    if legend:
+        add_legend: Any = plotter.add_legend  # pyvista's decorator confuses mypy
+        actors["legend"] = add_legend(
+            [[text, colour] for text, colour in legend],
+            bcolor=BACKGROUND,
+            border=True,
+            loc="lower left",
+            face="circle",
+            size=(0.3, 0.03 * (len(legend) + 1)),
+        )
     open_series = gaps[open_pts].sort_values(ascending=False) if open_pts else gaps.iloc[:0]
     if annotate:
         actors["title"] = plotter.add_text(
@@ -364,6 +413,9 @@ def build_scene(
     anti_aliasing: str | None = "ssaa",
     focus: str = "car",
     font_size: int | None = None,
+    tyres: bool = True,
+    kingpin: bool = False,
+    centres: bool = False,
 ) -> pv.Plotter:
     """A plotter showing `pose` from a camera preset (see `add_pose` for the options).
 
@@ -382,7 +434,16 @@ def build_scene(
         off_screen = not has_display()
     plotter = new_plotter(pv, size, off_screen)
     plotter._suspension_sim_font = font_size  # private names are allowed on a Plotter
-    info = add_pose(plotter, pose, tolerance_mm=tolerance_mm, ground=ground, annotate=annotate)
+    info = add_pose(
+        plotter,
+        pose,
+        tolerance_mm=tolerance_mm,
+        ground=ground,
+        annotate=annotate,
+        tyres=tyres,
+        kingpin=kingpin,
+        centres=centres,
+    )
     plotter._suspension_sim_scene = info  # private names are allowed on a Plotter
     if anti_aliasing:
         plotter.enable_anti_aliasing(anti_aliasing)  # type: ignore[arg-type]
@@ -432,10 +493,19 @@ def render_image(
     ground: bool = True,
     focus: str = "car",
     font_size: int | None = None,
+    tyres: bool = True,
+    kingpin: bool = False,
+    centres: bool = False,
 ) -> np.ndarray:
-    """Render `pose` off-screen; write a PNG/JPEG to `path` if given. Returns RGB (h, w, 3)."""
+    """Render `pose` off-screen; write a PNG/JPEG to `path` if given. Returns RGB (h, w, 3).
+
+    tyres, kingpin, centres: the view aids of `add_pose`.
+    """
     plotter = build_scene(
         pose,
+        tyres=tyres,
+        kingpin=kingpin,
+        centres=centres,
         focus=focus,
         font_size=font_size,
         labels=labels,
@@ -493,8 +563,13 @@ def animate(
     labels: bool = False,
     tolerance_mm: float | None = None,
     annotate: bool = True,
+    tyres: bool = True,
+    kingpin: bool = False,
+    centres: bool = False,
 ) -> Path:
     """Write one frame per pose to a GIF or MP4 (by suffix); fixed camera and ground.
+
+    tyres, kingpin, centres: the view aids of `add_pose`, on every frame.
 
     GIF needs imageio (a dependency); MP4 needs imageio-ffmpeg (optional) and
     pads the frame height to a multiple of 16. The file appears only once
@@ -526,6 +601,9 @@ def animate(
                         tolerance_mm=tolerance_mm,
                         ground_rect=rect,
                         annotate=annotate,
+                        tyres=tyres,
+                        kingpin=kingpin,
+                        centres=centres,
                     )
                     reserve = title_space(plotter, annotate)
                     frame_camera(plotter, camera, frame_box, reserve_top=reserve)
