@@ -48,6 +48,7 @@ from suspension_sim.files import atomic_path
 from suspension_sim.tolerances import COINCIDENT_MM, NORM_FLOOR_MM
 from suspension_sim.viz.camera import font_points, frame_camera, title_space
 from suspension_sim.viz.geometry import (
+    Bounds,
     SceneInfo,
     body_shape,
     centre_marks,
@@ -262,6 +263,7 @@ def add_pose(
                 xyz = np.array(list(found.values()), dtype=float)
                 add(layer, spheres(pv, xyz, CENTRE_RADIUS * joint_r), colour, specular=0.1)
                 legend.append((text, colour))
+                bounds = _framing_centres(bounds, xyz)
 
     if ground:
         rect = ground_rect if ground_rect is not None else ground_rectangle(bounds)
@@ -398,6 +400,16 @@ def new_plotter(pv: Any, size: Sequence[int], off_screen: bool) -> pv.Plotter:
     )
     plotter.set_background(BACKGROUND)
     return plotter
+
+
+def _framing_centres(bounds: Bounds, xyz: np.ndarray) -> Bounds:
+    """`bounds` grown to hold the centres within one car size of the car (a swing arm of a
+    few metres is framed; a centre near infinity would shrink the car to a dot)."""
+    lo, hi = np.array(bounds[0::2]), np.array(bounds[1::2])
+    reach = float(np.max(hi - lo))
+    near = xyz[np.all((xyz > lo - reach) & (xyz < hi + reach), axis=1)]
+    boxes = [bounds, *((p[0], p[0], p[1], p[1], p[2], p[2]) for p in near)]
+    return union_bounds(boxes)
 
 
 def build_scene(
