@@ -57,6 +57,7 @@ PARAMETER_TEXT: dict[str, str] = {
     'drive="dampers"': "--drive dampers",
     'drive="motion"': "--drive motion",
     "a channel map file": "a --map file",
+    "with add_sheet": "with --into-workbook",
 }
 """Python spellings in library messages and hints -> what a command-line user types."""
 

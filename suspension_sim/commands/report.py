@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from suspension_sim.commands.solve import add_pose_arguments, parse_shocks
 from suspension_sim.description import SIGN_CONVENTIONS
@@ -50,13 +49,7 @@ def check_outputs(args: argparse.Namespace) -> None:
     from suspension_sim.outputs.xlsx_append import check_sheet_target
 
     if args.out:
-        out = Path(args.out)
-        if out.suffix.lower() == ".xlsx" and out.resolve() == Path(args.workbook).resolve():
-            raise InputError(
-                f"{out} is the source workbook; use --into-workbook to add a sheet to it",
-                where="--out",
-            )
-        check_table_path(out, option="--out", protect=args.workbook, force=args.force)
+        check_table_path(args.out, option="--out", protect=args.workbook, force=args.force)
     if args.into_workbook:
         check_sheet_target(args.workbook, REPORT_SHEET, force=args.force, option="--into-workbook")
 

@@ -7,13 +7,11 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TextIO
 
 from suspension_sim.commands.charts import PARAMETER_OPTIONS as CHART_OPTIONS
 from suspension_sim.commands.charts import add_chart_options, output_units, plot_y
 from suspension_sim.description import SIGN_CONVENTIONS
-from suspension_sim.errors import InputError
 
 RESULTS_SHEET = "Results {}"
 PARAMETER_OPTIONS = {
@@ -134,13 +132,7 @@ def _check_outputs(args: argparse.Namespace, sheet: str) -> None:
     from suspension_sim.outputs.tables import check_table_path
 
     if args.out:
-        out = Path(args.out)
-        if out.suffix.lower() == ".xlsx" and out.resolve() == Path(args.workbook).resolve():
-            raise InputError(
-                f"{out} is the source workbook; use --into-workbook to add a sheet to it",
-                where="--out",
-            )
-        check_table_path(out, option="--out", protect=args.workbook, force=args.force)
+        check_table_path(args.out, option="--out", protect=args.workbook, force=args.force)
     if args.plot:
         from suspension_sim.outputs.plots import CHART_STEMS, xy_stem
 

@@ -96,7 +96,8 @@ def check_table_path(
         raise InputError(
             f"{out} is the source workbook; results never overwrite it",
             where=option,
-            hint="choose another file name",
+            hint="choose another file name, or add the table to the workbook as a new sheet "
+            "with add_sheet",
         )
     if suffix == ".xlsx" and out.exists() and not force:
         raise InputError(
