@@ -4,10 +4,14 @@
   classification; the PoE templates are shipped pre-generated) and cached
   (unchanged workbook: the car comes from its JSON cache entry, openpyxl is
   never imported);
-* one full-car solve from the design condition (cold) and warm-started from
-  a neighbouring pose;
-* states per second over 1,000 realistic input states (smooth damper-pot-like
-  strokes, steering and chassis motion), each warm-started from the last.
+* one full-car `model.solve` from the design condition (cold) and
+  warm-started from a neighbouring pose, and a sequence of 1,000 log-like
+  states (smooth damper-pot-like strokes, steering and chassis motion) each
+  from the last: by scipy's trf + LM, by the numpy block engine and by the
+  compiled kernel;
+* `run_sweep` per step on 41-step sweeps driven by inputs (stroke, rack: the
+  engine path) and by targets (bump, heave: trf + LM);
+* metrics per pose: `pose_metrics` one at a time, `batch_metrics` for many.
 """
 
 from __future__ import annotations
@@ -76,6 +80,27 @@ def realistic_states(n: int, n_dampers: int, seed: int = 0) -> list[dict]:
     return states
 
 
+def _median_us(fn: object, n: int) -> float:
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()  # type: ignore[operator]
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e6
+
+
+def _sweep_ms(model: object, workbook: Path, name: str) -> tuple[float, set[str]]:
+    from suspension_sim.sweeps.run import run_sweep
+    from suspension_sim.sweeps.standard import choose_sweep
+
+    spec = choose_sweep(model, workbook, name, steps=41).spec  # type: ignore[arg-type]
+    run_sweep(model, spec)  # type: ignore[arg-type]
+    t0 = time.perf_counter()
+    res = run_sweep(model, spec)  # type: ignore[arg-type]
+    per_step = (time.perf_counter() - t0) / max(len(res.steps), 1) * 1e3
+    return per_step, {p.info.method for p in res.poses}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("workbook", nargs="?", default=str(DEFAULT))
@@ -84,6 +109,7 @@ def main() -> None:
     workbook = Path(args.workbook)
 
     import suspension_sim
+    from suspension_sim.solve import engine
 
     with tempfile.TemporaryDirectory() as cache:
         cold_build, cached_build, first_pose = build_times(workbook, cache)
@@ -93,54 +119,72 @@ def main() -> None:
     print(
         f"workbook: {workbook.name} ({len(model.car.bodies)} bodies, {model.n_params} parameters)"
     )
+    print(f"machine: {os.cpu_count()} cores (everything below single-threaded)")
     print(f"fresh process to loaded model, cold cache:   {cold_build * 1e3:8.1f} ms")
     print(f"fresh process to loaded model, cached car:   {cached_build * 1e3:8.1f} ms")
     print(f"fresh process to first solved pose (cached): {first_pose * 1e3:8.1f} ms")
 
-    model.solve()  # warm up the lambdified templates in this process
-    states = realistic_states(args.states, n_d)
-    # Cold: from the design condition to a state well away from it.
+    model.solve()
     target = {"shocks": [15.0] * n_d, "rack": 10.0, "chassis": (0, 0, -10, 1.0, 0.5, 0)}
-    cold = []
-    for _ in range(20):
-        t0 = time.perf_counter()
-        pose = model.solve(**target)
-        cold.append(time.perf_counter() - t0)
-    print(
-        f"full-car solve from design (cold):        {statistics.median(cold) * 1e3:8.2f} ms median"
-        f"  ({pose.info.iterations} iterations, max residual {pose.info.max_residual_mm:.1e} mm)"
-    )
-    warm = []
     near = model.solve(shocks=[14.5] * n_d, rack=9.8, chassis=(0, 0, -10, 0.95, 0.5, 0))
-    for _ in range(50):
-        t0 = time.perf_counter()
-        pose = model.solve(**target, guess=near)
-        warm.append(time.perf_counter() - t0)
-    print(
-        f"full-car solve, warm start from a neighbour: {statistics.median(warm) * 1e3:6.2f} ms"
-        f"  ({pose.info.iterations} iterations, max residual {pose.info.max_residual_mm:.1e} mm)"
-    )
-    pose = model.solve(**states[0])
-    worst = 0.0
-    t0 = time.perf_counter()
-    for s in states:
-        pose = model.solve(**s, guess=pose)
-        worst = max(worst, pose.info.max_residual_mm)
-    elapsed = time.perf_counter() - t0
-    print(
-        f"sequence of {len(states)} realistic states:     {len(states) / elapsed:8.0f} states/s"
-        f"  ({elapsed / len(states) * 1e3:.2f} ms each, worst residual {worst:.1e} mm)"
-    )
-    from suspension_sim.metrics import pose_metrics
+    states = realistic_states(args.states, n_d)
 
-    pose_metrics(pose)  # build the per-model metric layout once
-    per_pose = []
-    for _ in range(50):
+    def sequence(method: str) -> tuple[float, float]:
+        pose = model.solve(**states[0], method=method)  # type: ignore[arg-type]
+        worst = 0.0
         t0 = time.perf_counter()
-        pose_metrics(pose)
-        per_pose.append(time.perf_counter() - t0)
-    print(f"pose_metrics, one pose:                   {statistics.median(per_pose) * 1e3:8.2f} ms")
-    print(f"machine: {os.cpu_count()} cores")
+        for s in states:
+            pose = model.solve(**s, guess=pose, method=method)  # type: ignore[arg-type]
+            worst = max(worst, pose.info.max_residual_mm)
+        return (time.perf_counter() - t0) / len(states) * 1e6, worst
+
+    def report(label: str, method: str) -> None:
+        cold = _median_us(lambda: model.solve(**target, method=method), 20)
+        warm = _median_us(lambda: model.solve(**target, guess=near, method=method), 50)
+        seq, worst = sequence(method)
+        print(f"{label}:")
+        print(f"  full-car solve from design (cold):          {cold:9.1f} us median")
+        print(f"  warm solve from a neighbour (0.5 mm away):  {warm:9.1f} us median")
+        print(
+            f"  sequence of {len(states)} log-like states, each from the last: {seq:7.1f} us "
+            f"per state (worst residual {worst:.1e} mm)"
+        )
+
+    report("scipy trf + LM (method='trf', the robust path)", "trf")
+    report("block engine, numpy (model.solve before the kernel is loaded)", "auto")
+    t0 = time.perf_counter()
+    engine.compile_kernel()
+    print(
+        f"numba kernel ready in {time.perf_counter() - t0:.2f} s "
+        "(compiled, or loaded from the on-disk cache when present)"
+    )
+    report("block engine, compiled kernel (model.solve once the kernel is loaded)", "auto")
+
+    for name in ("stroke:FL_Damper", "rack", "bump:FL", "heave"):
+        ms, methods = _sweep_ms(model, workbook, name)
+        print(f"run_sweep {name:<17} 41 steps: {ms:7.3f} ms per step (solved by {sorted(methods)})")
+
+    from suspension_sim.metrics import pose_metrics
+    from suspension_sim.metrics.batch import batch_metrics
+    from suspension_sim.solve.batch import BatchResult
+
+    poses = [model.solve(**s) for s in states[:200]]
+    pose_metrics(poses[0])
+    t0 = time.perf_counter()
+    for p in poses:
+        pose_metrics(p)
+    one = (time.perf_counter() - t0) / len(poses) * 1e3
+    batch = BatchResult.from_poses(model, poses)
+    batch_metrics(batch, rates=True)
+    t0 = time.perf_counter()
+    batch_metrics(batch, rates=False)
+    geo = (time.perf_counter() - t0) / len(poses) * 1e6
+    t0 = time.perf_counter()
+    batch_metrics(batch, rates=True)
+    allm = (time.perf_counter() - t0) / len(poses) * 1e6
+    print(f"pose_metrics, one pose at a time:              {one:8.2f} ms per pose")
+    print(f"batch_metrics, geometry only (200 poses):      {geo:8.1f} us per pose")
+    print(f"batch_metrics, with rates and centres:         {allm:8.1f} us per pose")
 
 
 if __name__ == "__main__":

@@ -50,9 +50,10 @@ class Model(KinematicModel):
         tolerance: float | None = None,
         on_failure: Literal["raise", "return"] = "raise",
         targets: Mapping[str, Target] | None = None,
+        method: Literal["auto", "trf"] = "auto",
     ) -> Pose:
         """Solve one pose; see `solve`."""
-        return solve(self, shocks, rack, chassis, guess, tolerance, on_failure, targets)
+        return solve(self, shocks, rack, chassis, guess, tolerance, on_failure, targets, method)
 
     def solve_batch(
         self,
@@ -84,6 +85,7 @@ def solve(
     tolerance: float | None = None,
     on_failure: Literal["raise", "return"] = "raise",
     targets: Mapping[str, Target] | None = None,
+    method: Literal["auto", "trf"] = "auto",
 ) -> Pose:
     """Solve the pose for the given inputs.
 
@@ -94,11 +96,13 @@ def solve(
     accepted (mm; the workbook's Solver tolerance by default); on_failure:
     "raise" a `SolveError` naming the open joints, or "return" the
     best-effort pose with ``converged=False``; targets: {input name: Target}
-    replaces those inputs by targets (`suspension_sim.solve.targets`).
+    replaces those inputs by targets (`suspension_sim.solve.targets`); method:
+    "auto" (the block engine, then trf + Levenberg-Marquardt for anything it
+    cannot close) or "trf" (trf + LM only).
     """
     from suspension_sim.solve.solver import solve as solve_pose
 
-    return solve_pose(model, shocks, rack, chassis, guess, tolerance, on_failure, targets)
+    return solve_pose(model, shocks, rack, chassis, guess, tolerance, on_failure, targets, method)
 
 
 def load(path: str | os.PathLike[str], *, use_cache: bool = True) -> Model:

@@ -237,3 +237,43 @@ def _problem(folder: Path, detail: str) -> None:
             CacheWarning,
             stacklevel=3,
         )
+
+
+def private_code_dir(name: str) -> Path | None:
+    """A folder for compiled machine code that only this user can write, or None.
+
+    The one exception to "plain data only": numba's on-disk cache of the
+    compiled batch kernel (`suspension_sim.solve.kernel`), which numba itself
+    loads (its index is pickled). It is allowed only where no one else can
+    plant code: ``<cache folder>/<name>``, created with mode 0700, a real
+    folder (not a symbolic link) owned by this user with no group or other
+    write access, inside a cache folder of the same kind. Anything else gives
+    None and one `CacheWarning`: the kernel is then compiled in memory (some
+    seconds per process), never loaded from a doubtful place.
+    """
+    folder = cache_dir()
+    if folder is None or not _KIND.match(name.replace("-", "_").replace(".", "_")):
+        return None
+    sub = folder / name
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            sub.mkdir(mode=0o700)
+        for path in (folder, sub):
+            info = os.lstat(path)
+            if not stat.S_ISDIR(info.st_mode):
+                _problem(path, "not a folder (a file or a symbolic link)")
+                return None
+            if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+                _problem(path, "owned by another user, so compiled code is not loaded from it")
+                return None
+            if info.st_mode & 0o022:
+                _problem(path, "writable by other users, so compiled code is not loaded from it")
+                return None
+        if not os.access(sub, os.W_OK | os.X_OK):
+            _problem(sub, "not writable")
+            return None
+    except OSError as exc:
+        _problem(sub, exc.strerror or str(exc))
+        return None
+    return sub

@@ -38,6 +38,9 @@ COMMANDS: tuple[str, ...] = (
     "compare",
     "view",
     "validate",
+    "replay",
+    "import-optimumk",
+    "loads",
 )
 
 
@@ -100,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
-        importlib.import_module(f"suspension_sim.commands.{name}").add_parser(sub)
+        importlib.import_module(f"suspension_sim.commands.{name.replace('-', '_')}").add_parser(sub)
     for command in sub.choices.values():  # also accepted after the command
         command.add_argument(
             "--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP

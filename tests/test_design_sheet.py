@@ -63,7 +63,9 @@ def test_values_equal_the_sweeps_design_row(example: suspension_sim.Model, conve
                 if math.isnan(expected):  # Ackermann straight ahead
                     assert math.isnan(value)
                     continue
-                assert value == pytest.approx(expected, rel=0, abs=1e-12), (r.label, key)
+                # the sheet solves its tangents per pose, the sweep table for all rows at
+                # once (metrics.batch): the same formulas, so equal to rounding
+                assert value == pytest.approx(expected, rel=1e-9, abs=1e-8), (r.label, key)
                 compared += 1
     # 13 rows on every wheel, 3 antis on two wheels each, track and roll centre (2 rows)
     # on both axles (Ackermann is blank straight ahead), wheelbase on both sides

@@ -48,7 +48,7 @@ def test_solve_writes_points_that_match_the_api(workbook: Path, tmp_path: Path, 
     )
     text = capsys.readouterr().out
     assert code == 0
-    assert "converged with trf" in text and "largest residual" in text
+    assert "converged with engine" in text and "largest residual" in text
     table = pd.read_csv(out, index_col=0)
     pose = Model(four_corner_car()).solve(
         shocks=[10, 5, 0, -5], rack=3, chassis=(0, 0, -10, 1, 0.5, 0)

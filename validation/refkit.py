@@ -17,7 +17,9 @@ the same numbers by another road. This module has
 * `wheel_channels`: camber, toe, steer, caster, KPI, scrub radius, trail,
   spindle length, half track, wheel travel and damper length from solved
   points, written from the formulas of docs/conventions.md (not from
-  suspension_sim.metrics), in the OptimumK sign preset (toe + = toe-out);
+  suspension_sim.metrics), with OptimumK's definitions (toe = the wheel plane's
+  angle to X, + = toe-out; steer a heading, + = left; scrub and trail in the
+  vehicle's views from its contact patch C + r unit(s x h));
 * `write_export`: the OptimumK export layout (docs/validation.md).
 
 Units: mm and degrees.
@@ -497,12 +499,16 @@ def wheel_channels(
     pose: ChassisPose,
     design_toe_out: Mapping[str, float] | None = None,
 ) -> dict[str, dict[str, float]]:
-    """{wheel: {quantity: value}} in the OptimumK preset (mm, deg). Quantities:
-    Camber Angle, Toe Angle (+ toe-out), Steer Angle (toe-out minus design toe-out),
-    Caster Angle, Kingpin Angle, Scrub Radius, Mechanical Trail, Spindle Length,
-    Half Track, Wheel Travel, Damper Length (of the wheel's damper, if known)."""
+    """{wheel: {quantity: value}} with OptimumK's definitions (mm, deg). Quantities:
+    Camber Angle, Toe Angle (the wheel plane's angle to the vehicle X axis, + toe-out),
+    Steer Angle (toe minus design toe as a heading, + = turned left on both sides),
+    Caster Angle, Kingpin Angle, Scrub Radius and Mechanical Trail (in the vehicle's
+    front and side views, from OptimumK's contact patch C + r unit(s x h)), Spindle
+    Length, Half Track (lowest point of the tyre), Wheel Travel."""
     z = np.array([0.0, 0.0, 1.0])
     R = pose.R
+    x_h = _unit(R[:, 0] - float(R[:, 0] @ z) * z)  # the car's heading on the ground
+    y_h = np.cross(z, x_h)
     out: dict[str, dict[str, float]] = {}
     for w in car.wheels:
         side = 1.0 if car.points[w.centre][1] > 0 else -1.0
@@ -513,23 +519,27 @@ def wheel_channels(
         sc = R.T @ s
         ch: dict[str, float] = {}
         ch["Camber Angle"] = -math.degrees(math.asin(float(s @ z)))
-        toe_in = math.degrees(math.atan2(sc[0], abs(sc[1])))
-        ch["Toe Angle"] = -toe_in
+        # the angle between the wheel plane (normal s) and the chassis X axis
+        ch["Toe Angle"] = -math.degrees(math.asin(float(sc[0])))
+        steer = 0.0
         if design_toe_out is not None:
-            ch["Steer Angle"] = ch["Toe Angle"] - design_toe_out[w.name]
+            steer = side * (ch["Toe Angle"] - design_toe_out[w.name])
+            ch["Steer Angle"] = steer
         d = _unit(z - float(s @ z) * s)
-        cp = C - w.radius * d
+        cp = C - w.radius * d  # lowest point of the tyre circle
+        a = math.radians(steer)
+        h = math.cos(a) * x_h + math.sin(a) * y_h
+        u = _unit(np.cross(s, h))
+        patch = C + w.radius * (u if u[2] < 0 else -u)  # OptimumK's contact patch
         if w.kingpin is not None:
             lo, up = np.asarray(pts[w.kingpin[0]]), np.asarray(pts[w.kingpin[1]])
             k = _unit(up - lo)
             kc = R.T @ k
             ch["Caster Angle"] = math.degrees(math.atan2(-kc[0], kc[2]))
             ch["Kingpin Angle"] = math.degrees(math.atan2(-side * kc[1], kc[2]))
-            g = lo + (cp[2] - lo[2]) / k[2] * k
-            lat = _unit(s - float(s @ z) * z)
-            head = side * np.cross(lat, z)
-            ch["Scrub Radius"] = float((cp - g) @ lat)
-            ch["Mechanical Trail"] = float((g - cp) @ head)
+            g = lo + (patch[2] - lo[2]) / k[2] * k
+            ch["Scrub Radius"] = float((patch - g) @ (side * y_h))
+            ch["Mechanical Trail"] = float((g - patch) @ x_h)
             rel = C - lo
             ch["Spindle Length"] = float(np.linalg.norm(rel - (rel @ k) * k))
         ch["Half Track"] = side * float(pose.to_chassis(cp)[1])

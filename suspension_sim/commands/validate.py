@@ -28,9 +28,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="compare the model with an OptimumK results export and write a report",
         description="Compare the model with an OptimumK results export (or any export in its "
         "layout) and write REPORT_DIR/report.md with plots.",
-        epilog="Headers look like 'Camber Angle Front Left [deg]', 'Damper Length Rear Right "
-        "[mm]', 'Heave [mm]', 'Roll [deg]', 'Pitch [deg]', 'Rack Travel [mm]' or 'Steering "
-        "Wheel Angle [deg]'; see docs/validation.md. Exit 0 = pass, 1 = fail, 2 = bad input.",
+        epilog="OptimumK's own result exports are read as they are ('Camber Angle [Left] "
+        "[Front] (deg)', 'Motion [Heave]', title block, statistic rows); so are headers like "
+        "'Camber Angle Front Left [deg]', 'Heave [mm]', 'Steering Wheel Angle [deg]'. See "
+        "docs/validation.md. Exit 0 = pass, 1 = fail, 2 = bad input.",
     )
     p.add_argument("workbook", metavar="WORKBOOK", help="the car's .xlsx workbook (never written)")
     p.add_argument("export", metavar="EXPORT", help="the OptimumK results export (.csv or .xlsx)")
@@ -68,6 +69,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         metavar="R",
         help="largest deviation allowed for ratios (motion ratio, default 0.005)",
     )
+    p.add_argument(
+        "--tol-percent",
+        type=float,
+        default=0.1,
+        metavar="PCT",
+        help="largest deviation allowed for percentages (anti-dive, Ackermann; default 0.1)",
+    )
     p.add_argument("--out", required=True, metavar="REPORT_DIR", help="report folder")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots (faster)")
     p.set_defaults(run=run)
@@ -81,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
         ("--tol-angle", args.tol_angle),
         ("--tol-length", args.tol_length),
         ("--tol-ratio", args.tol_ratio),
+        ("--tol-percent", args.tol_percent),
     ):
         if not (value > 0):
             raise InputError(f"must be positive, found {value:g}", where=option)
@@ -97,12 +106,24 @@ def run(args: argparse.Namespace) -> int:
         export,
         drive=args.drive,
         channel_map=cmap,
-        tolerances={"angle": args.tol_angle, "length": args.tol_length, "ratio": args.tol_ratio},
+        tolerances={
+            "angle": args.tol_angle,
+            "length": args.tol_length,
+            "ratio": args.tol_ratio,
+            "percent": args.tol_percent,
+        },
         workbook=workbook,
     )
     protect = [workbook, export_path] + ([Path(args.map)] if args.map else [])
     report = write_report(result, out, plots=not args.no_plots, protect=protect)
     print(result.summary())
+    if export.skipped:
+        print(f"  skipped {len(export.skipped)} statistic row(s): {', '.join(export.skipped)}")
+    for note in export.reading:
+        print(f"  {note}")
+    n_other = len(export.ignored) + len(result.not_computed)
+    if n_other:
+        print(f"  {n_other} column(s) not compared (listed in the report)")
     for c in result.failed_channels[:20]:
         print(
             f"  {c.channel}: largest deviation {c.max_abs:.4g} {c.unit} "

@@ -163,14 +163,25 @@ _ENTRIES: tuple[Metric, ...] = (
         optimumk="sign flipped: + = toe-out",
     ),
     _m(
+        "toe_wheel_plane",
+        "deg",
+        "wheel",
+        "Angle between the wheel plane and the chassis X axis: asin(s.x), chassis axes "
+        "(OptimumK's toe). sin(toe_wheel_plane) = cos(camber_chassis) sin(toe): smaller "
+        "than toe on a cambered wheel.",
+        "+ = toe-in (front of the wheel toward the centreline)",
+        optimumk="sign flipped: + = toe-out (OptimumK's Toe Angle)",
+    ),
+    _m(
         "steer",
         "deg",
         "wheel",
         "Roadwheel angle: change of the top-view wheel heading from design, about the "
-        "chassis z axis (toe change, so static toe is excluded).",
+        "chassis z axis (toe change, so static toe is excluded): -side * (toe - design toe).",
         "+ = wheel turned to the left (front toward +Y), both wheels",
-        optimumk="total toe minus static toe in the toe-out-positive sign: + = front of "
-        "the wheel outward, so the right wheel's sign is flipped relative to iso",
+        optimumk="wheel-plane toe minus static (design) toe as a heading, -side * "
+        "(toe_wheel_plane - its design value): + = turned left on both wheels (earlier "
+        "versions flipped the right wheel)",
     ),
     _m(
         "caster",
@@ -205,11 +216,38 @@ _ENTRIES: tuple[Metric, ...] = (
         "+ = G ahead of CP",
     ),
     _m(
+        "scrub_vehicle",
+        "mm",
+        "wheel",
+        "Scrub radius in the vehicle's front view: (CP' - G').(side y_h), CP' = "
+        "contact_patch, G' = kingpin axis meets the ground plane through CP', y_h = the "
+        "car's horizontal lateral axis (OptimumK's Scrub Radius).",
+        "+ = G' inboard of CP'",
+    ),
+    _m(
+        "trail_vehicle",
+        "mm",
+        "wheel",
+        "Mechanical trail in the vehicle's side view: (G' - CP').x_h, x_h = the car's "
+        "horizontal heading (OptimumK's Mechanical Trail).",
+        "+ = G' ahead of CP'",
+    ),
+    _m(
         "spindle_length",
         "mm",
         "wheel",
         "Perpendicular distance from the wheel centre to the kingpin axis (kingpin offset at hub).",
         "always >= 0",
+    ),
+    _m(
+        "pushrod_length",
+        "mm",
+        "wheel",
+        "Distance between the two ends of the wheel's push- or pullrod: the two-point "
+        "link from the upright (or an arm holding a kingpin point) to the rocker that "
+        "carries the wheel's damper (OptimumK's Push/Pull Length). A rigid link, so it "
+        "only checks the geometry. NaN for a damper acting on an arm directly.",
+        "always > 0",
     ),
     _m(
         "half_track",
@@ -232,6 +270,17 @@ _ENTRIES: tuple[Metric, ...] = (
         "mm",
         "wheel",
         "Tyre contact point CP = C - r d/|d|, d = n - (n.s)s, world frame.",
+        "ISO 8855 axes",
+        components=XYZ,
+    ),
+    _m(
+        "contact_patch",
+        "mm",
+        "wheel",
+        "OptimumK's contact patch CP' = C + r unit(s x h), taken pointing down, h = the "
+        "car's horizontal heading x_h turned about the vertical by the wheel-plane steer "
+        "(optimumk steer); world frame. A few tenths of a mm from contact_point in x on "
+        "a cambered, toed wheel.",
         "ISO 8855 axes",
         components=XYZ,
     ),
@@ -279,6 +328,16 @@ _ENTRIES: tuple[Metric, ...] = (
         rates=True,
     ),
     _m(
+        "motion_ratio_heave",
+        "-",
+        "wheel",
+        "OptimumK's Motion Ratio Heave: d chassis heave / d length of the wheel's damper, "
+        "every contact point held on the ground (rack, roll and pitch held): wheel over "
+        "spring with the heave itself as the wheel displacement.",
+        "+ = the damper extends as the chassis rises",
+        rates=True,
+    ),
+    _m(
         "camber_gain",
         "deg/mm",
         "wheel",
@@ -323,7 +382,33 @@ _ENTRIES: tuple[Metric, ...] = (
         "d steer / d rack with every wheel's travel held (steering ratio at the wheel).",
         "+ = wheel turns left for rack toward +Y",
         rates=True,
-        optimumk="d steer / d rack in its steer sign (right wheel flipped)",
+        optimumk="d steer / d rack of its steer (wheel-plane toe), + = turns left",
+    ),
+    _m(
+        "steering_toe_gain",
+        "deg/deg",
+        "wheel",
+        "d toe / d steering-wheel angle with every contact point held on the ground "
+        "(the travels follow the rack), chassis held; toe and steering-wheel angle as the "
+        "preset defines them: top-view toe per degree of left turn in iso, OptimumK's "
+        "Steering Toe Angle Gain in optimumk (wheel-plane toe, + = toe-out, per degree "
+        "of its steering: + = rack toward +Y). Needs the Steering ratio.",
+        "iso: + = toe-in per degree of left turn",
+        rates=True,
+        optimumk="d toe_wheel_plane (+ out) / d steering (+ = rack toward +Y)",
+    ),
+    _m(
+        "steering_ratio",
+        "-",
+        "axle",
+        "Steering-wheel degrees per degree of the axle's mean steer, contact points held on "
+        "the ground: 1 / mean(d steer / d steering-wheel angle) in iso; OptimumK's "
+        "-1 / mean(d steer / d steering) in optimumk. NaN for an axle the rack does not "
+        "steer; needs the Steering ratio.",
+        "iso: + for any layout",
+        rates=True,
+        optimumk="-1 / mean(d steer / d steering), steering + = rack toward +Y: its sign "
+        "follows the rack's side of the axle",
     ),
     _m(
         "fvic",
@@ -492,6 +577,19 @@ _ENTRIES: tuple[Metric, ...] = (
         "right -1), i.e. the lines CP -> fvic; height above the ground. Independent "
         "corners: the classic CP -> FVIC construction; rigid axle: where the axle's roll "
         "motion has no lateral velocity (e.g. the Panhard rod at the centreline).",
+        "+ = above the ground",
+        rates=True,
+    ),
+    _m(
+        "roll_centre_axis_height",
+        "mm",
+        "axle",
+        "OptimumK's kinematic roll centre: front-view intersection of the lines from "
+        "CP_left and CP_right to where each wheel's instantaneous screw axis (its own "
+        "travel, rack held) pierces the vertical transverse plane through the two "
+        "contact points; height above the ground. Ignores the screw's pitch, so it "
+        "differs from roll_centre_height (force-based) by several mm on a typical "
+        "FSAE axle (docs/validation.md).",
         "+ = above the ground",
         rates=True,
     ),

@@ -1,4 +1,4 @@
-"""Instant centres, swing arms, antis, roll and pitch centres of a solved pose.
+"""Instant centres, swing arms, antis, roll and pitch centres of solved states.
 
 Everything comes from the carrier's twist (w, v) relative to the chassis per
 mm of wheel travel (rack held; `suspension_sim.solve.sensitivity.part_twists`),
@@ -13,6 +13,9 @@ Motions: the side view uses each wheel's axle heave (both travels +1 mm), the
 front view its roll (left +1, right -1), which for independent corners is
 the wheel's own travel and for a rigid axle the axle's own motion; the
 screw-axis diagnostics use the wheel's own single-wheel travel.
+
+`centre_columns` computes them for S states at once (a leading state axis:
+`metrics.batch`); `centre_metrics` writes them for one pose through it.
 """
 
 from __future__ import annotations
@@ -22,8 +25,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from suspension_sim.metrics import linkage
-from suspension_sim.metrics.geometry import PoseGeometry, Slot, WheelSet
-from suspension_sim.metrics.vectors import Z_UP, cross
+from suspension_sim.metrics.geometry import Slot, Wheels, WheelSet, to_chassis, to_world
+from suspension_sim.metrics.vectors import Z_UP, cross, dot
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.description import Options
@@ -50,106 +53,131 @@ def anti_cases(front: bool, rear: bool, opts: Options) -> list[tuple[str, float,
     return []
 
 
+def world_homogeneous(R: np.ndarray, t: np.ndarray, N: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """Chassis -> world for homogeneous points of S states: R N + lam t, N (S, ..., 3)."""
+    extra = (1,) * (N.ndim - 2)
+    return to_world(R, N) + lam[..., None] * t.reshape(len(t), *extra, 3)
+
+
+def centre_columns(
+    st: WheelSet, g: Wheels, twists: np.ndarray, opts: Options
+) -> dict[Slot, np.ndarray]:
+    """Instant centres, swing arms, antis, roll and pitch centres of S states: {slot: (S,)}.
+
+    twists: carrier twists along the wheel tangents (S, n_w, 6, cols), chassis frame.
+    """
+    n_w = len(st.names)
+    R, t = g.R, g.t
+    x_h, y_h = g.x_h, g.y_h
+    m_front, m_side = to_chassis(R, x_h), to_chassis(R, y_h)  # (S, 3) chassis frame
+    own = np.arange(n_w)
+    tw_own = twists[:, own, :, own].transpose(1, 0, 2)  # (S, n_w, 6)
+    travel = twists[:, :, :, :n_w]
+    tw_side = np.einsum("siak,ik->sia", travel, st.heave)
+    tw_front = np.einsum("siak,ik->sia", travel, st.roll)
+
+    def velocity(tw: np.ndarray, p: np.ndarray) -> np.ndarray:
+        return to_world(R, tw[..., 3:] + cross(tw[..., :3], p))
+
+    cp_side, c_side = velocity(tw_side, g.cp_c), velocity(tw_side, g.C_c)
+    cp_front = velocity(tw_front, g.cp_c)
+    mf, ms = m_front[:, None], m_side[:, None]
+    xh, yh = x_h[:, None], y_h[:, None]
+    out: dict[Slot, np.ndarray] = {}
+
+    def put(mid: str, comps: str, N: np.ndarray, lam: np.ndarray) -> None:
+        pts = linkage.finite(N, lam)
+        for i, name in enumerate(st.names):
+            for comp in comps:
+                out[(mid, name, comp)] = pts[:, i, "xyz".index(comp)]
+
+    fN, fl = linkage.force_centre(tw_front, g.cp_c, mf)
+    fN = world_homogeneous(R, t, fN, fl)
+    sN, sl = linkage.force_centre(tw_side, g.cp_c, ms)
+    sN = world_homogeneous(R, t, sN, sl)
+    put("fvic", "yz", fN, fl)
+    put("svic", "xz", sN, sl)
+    fsa = linkage.view_distance(g.cp_w, fN, fl, xh)
+    ssa = linkage.view_distance(g.cp_w, sN, sl, yh)
+    for i, name in enumerate(st.names):
+        out[("fvsa", name, "")] = fsa[:, i]
+        out[("svsa", name, "")] = ssa[:, i]
+    aN, al = linkage.instant_centre(tw_own, g.cp_c, mf)
+    put("fvic_axis", "yz", world_homogeneous(R, t, aN, al), al)
+    aN, al = linkage.instant_centre(tw_own, g.cp_c, ms)
+    put("svic_axis", "xz", world_homogeneous(R, t, aN, al), al)
+    if st.has_wheelbase:
+        L = st.design_wheelbase
+        for i, name in enumerate(st.names):
+            for mid, share, at_centre in anti_cases(bool(st.front[i]), bool(st.rear[i]), opts):
+                u = c_side[:, i] if at_centre else cp_side[:, i]
+                direction, _ = linkage.view_normal(u, y_h)
+                out[(mid, name, "")] = linkage.anti_percent(
+                    direction, x_h, Z_UP, mid == "anti_dive", L, opts.cg_height_mm, share
+                )
+                if at_centre:
+                    cN, cl = linkage.force_centre(tw_side[:, i], g.C_c[:, i], m_side)
+                    pts = linkage.finite(world_homogeneous(R, t, cN, cl), cl)
+                    for comp in "xz":
+                        out[(ANTI_CENTRES[mid], name, comp)] = pts[:, "xyz".index(comp)]
+
+    for i in (int(k) for k in np.flatnonzero(st.double_wishbone)):
+        planes = []
+        for arm in st.arms[i]:
+            a, b, joint = (to_world(R, g.P[:, j]) + t for j in arm)  # pivots, ball joint
+            planes.append((a, cross(b - a, joint - a)))
+        for mid, comps, normal in (("fvic_arms", "yz", x_h), ("svic_arms", "xz", y_h)):
+            pts = linkage.finite(*linkage.planes_meet((*planes, (g.cp_w[:, i], normal))))
+            for comp in comps:
+                out[(mid, st.names[i], comp)] = pts[:, "xyz".index(comp)]
+
+    for axle, (il, ir) in st.axles.items():
+        uv = linkage.centre_of_lines(
+            g.cp_w[:, il],
+            linkage.view_normal(cp_front[:, il], x_h),
+            g.cp_w[:, ir],
+            linkage.view_normal(cp_front[:, ir], x_h),
+            y_h,
+            Z_UP,
+        )
+        u_rc, h = uv[:, 0], uv[:, 1]
+        mid_cp = 0.5 * (g.cp_w[:, il] + g.cp_w[:, ir])
+        rc = dot(mid_cp, x_h)[:, None] * x_h + u_rc[:, None] * y_h + h[:, None] * Z_UP
+        out[("roll_centre_height", axle, "")] = h
+        out[("roll_centre_lateral", axle, "")] = to_chassis(R, rc - t)[:, 1]
+        # OptimumK's kinematic roll centre: the lines CP -> where each wheel's screw axis
+        # pierces the vertical plane through the two contact points.
+        mid_c = 0.5 * (g.cp_c[:, il] + g.cp_c[:, ir])
+        pierce = []
+        for i in (il, ir):
+            pN, pl = linkage.instant_centre(tw_own[:, i], mid_c, m_front)
+            pierce.append((world_homogeneous(R, t, pN, pl), pl))
+        uv = linkage.centre_of_lines(g.cp_w[:, il], pierce[0], g.cp_w[:, ir], pierce[1], y_h, Z_UP)
+        out[("roll_centre_axis_height", axle, "")] = uv[:, 1]
+    for side_name, (i_f, i_r) in st.sides.items():
+        xz = linkage.centre_of_lines(
+            g.cp_w[:, i_f],
+            linkage.view_normal(cp_side[:, i_f], y_h),
+            g.cp_w[:, i_r],
+            linkage.view_normal(cp_side[:, i_r], y_h),
+            x_h,
+            Z_UP,
+        )
+        out[("pitch_centre", side_name, "x")] = xz[:, 0]
+        out[("pitch_centre", side_name, "z")] = xz[:, 1]
+    return out
+
+
 def centre_metrics(
     st: WheelSet,
-    geo: PoseGeometry,
+    geo: Wheels,
     twists: np.ndarray,
     opts: Options,
     out: dict[Slot, float],
 ) -> None:
-    """Write instant centres, swing arms, antis, roll and pitch centres into `out`.
+    """Write the `centre_columns` of one pose (`pose_geometry`) into `out`.
 
     twists: `part_twists` along `wheel_tangents` (n_parts, 6, n_cols), chassis frame.
     """
-    n = Z_UP
-    n_w = len(st.names)
-    T, R = geo.T, geo.R
-    x_h, y_h = geo.x_h, geo.y_h
-    m_front, m_side = R.T @ x_h, R.T @ y_h  # view normals, chassis frame
-    own = np.arange(n_w)
-    tw_own = twists[st.part, :, own]  # (n_w, 6): carrier twist per mm of its wheel's travel
-    travel = twists[st.part, :, :n_w]  # (n_w, 6, n_w): carrier i per mm of wheel k
-    tw_side = np.einsum("iak,ik->ia", travel, st.heave)
-    tw_front = np.einsum("iak,ik->ia", travel, st.roll)
-
-    def velocity(tw: np.ndarray, p: np.ndarray) -> np.ndarray:
-        """World velocity of carrier-fixed points p (chassis frame) under twists tw."""
-        return (tw[:, 3:] + cross(tw[:, :3], p)) @ R.T
-
-    def world(centre: tuple[np.ndarray, float]) -> tuple[np.ndarray, float]:
-        return linkage.transform_homogeneous(T, *centre), centre[1]
-
-    cp_side, c_side = velocity(tw_side, geo.cp_c), velocity(tw_side, geo.C_c)
-    cp_front = velocity(tw_front, geo.cp_c)
-    L = st.design_wheelbase
-    for i, name in enumerate(st.names):
-        # Force-based centres through R = CP, and the swing arms to them.
-        fv = world(linkage.force_centre(tw_front[i], geo.cp_c[i], m_front))
-        sv = world(linkage.force_centre(tw_side[i], geo.cp_c[i], m_side))
-        _put(out, "fvic", name, "yz", linkage.finite(*fv))
-        _put(out, "svic", name, "xz", linkage.finite(*sv))
-        out[("fvsa", name, "")] = linkage.view_distance(geo.cp_w[i], *fv, x_h)
-        out[("svsa", name, "")] = linkage.view_distance(geo.cp_w[i], *sv, y_h)
-        # Screw-axis diagnostics: the same planes, the wheel's own travel.
-        fa = world(linkage.instant_centre(tw_own[i], geo.cp_c[i], m_front))
-        sa = world(linkage.instant_centre(tw_own[i], geo.cp_c[i], m_side))
-        _put(out, "fvic_axis", name, "yz", linkage.finite(*fa))
-        _put(out, "svic_axis", name, "xz", linkage.finite(*sa))
-        if st.double_wishbone[i]:
-            _arm_centres(st, geo, i, out)
-        for mid, share, at_centre in anti_cases(bool(st.front[i]), bool(st.rear[i]), opts):
-            if not st.has_wheelbase:
-                break
-            u = c_side[i] if at_centre else cp_side[i]
-            direction, _ = linkage.view_normal(u, y_h)
-            out[(mid, name, "")] = linkage.anti_percent(
-                direction, x_h, n, mid == "anti_dive", L, opts.cg_height_mm, share
-            )
-            if at_centre:  # the centre this anti's line goes through, for R = C
-                sc = world(linkage.force_centre(tw_side[i], geo.C_c[i], m_side))
-                _put(out, ANTI_CENTRES[mid], name, "xz", linkage.finite(*sc))
-
-    for axle, (il, ir) in st.axles.items():
-        u_rc, h = linkage.centre_of_lines(
-            geo.cp_w[il],
-            linkage.view_normal(cp_front[il], x_h),
-            geo.cp_w[ir],
-            linkage.view_normal(cp_front[ir], x_h),
-            y_h,
-            n,
-        )
-        mid_cp = 0.5 * (geo.cp_w[il] + geo.cp_w[ir])
-        rc = (mid_cp @ x_h) * x_h + u_rc * y_h + h * n
-        out[("roll_centre_height", axle, "")] = float(h)
-        out[("roll_centre_lateral", axle, "")] = float(((rc - geo.t) @ R)[1])
-    for side_name, (i_f, i_r) in st.sides.items():
-        x, h = linkage.centre_of_lines(
-            geo.cp_w[i_f],
-            linkage.view_normal(cp_side[i_f], y_h),
-            geo.cp_w[i_r],
-            linkage.view_normal(cp_side[i_r], y_h),
-            x_h,
-            n,
-        )
-        out[("pitch_centre", side_name, "x")] = float(x)
-        out[("pitch_centre", side_name, "z")] = float(h)
-
-
-def _arm_centres(st: WheelSet, geo: PoseGeometry, i: int, out: dict[Slot, float]) -> None:
-    """fvic_arms / svic_arms: the two arm planes meet the view planes through CP."""
-    name = st.names[i]
-    planes = []
-    for arm in st.arms[i]:
-        a, b, joint = geo.P[arm] @ geo.R.T + geo.t  # pivot, pivot, ball joint (world)
-        planes.append((a, cross(b - a, joint - a)))
-    cp = geo.cp_w[i]
-    fv = linkage.planes_meet((*planes, (cp, geo.x_h)))
-    sv = linkage.planes_meet((*planes, (cp, geo.y_h)))
-    _put(out, "fvic_arms", name, "yz", linkage.finite(*fv))
-    _put(out, "svic_arms", name, "xz", linkage.finite(*sv))
-
-
-def _put(out: dict[Slot, float], mid: str, where: str, comps: str, point: np.ndarray) -> None:
-    """Write the world components `comps` (of "xyz") of `point` as (mid, where, comp)."""
-    for comp in comps:
-        out[(mid, where, comp)] = float(point["xyz".index(comp)])
+    for slot, v in centre_columns(st, geo, twists[st.part][None], opts).items():
+        out[slot] = float(v[0])

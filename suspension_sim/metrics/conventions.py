@@ -14,11 +14,16 @@ only changes signs on output, so the same pose gives the same geometry.
       plane and the vertical", i.e. the true angle, not a front-view
       projection; ``camber_front_view`` is reported as well in both presets
       should an export turn out to use the projection);
-    * toe: + = toe-out (sign flipped), and so are ``bump_steer``;
-    * steer: total toe minus static toe in its own (toe-out positive) sign,
-      i.e. + = front of the wheel outward: the left wheel keeps the iso sign,
-      the right wheel's is flipped; ``steer_rate`` follows.
-    Everything else (angles in deg, lengths in mm) is as in iso.
+    * toe: + = toe-out (sign flipped), and so are ``toe_wheel_plane`` (the
+      angle OptimumK calls toe) and ``bump_steer``;
+    * steer: the wheel-plane toe minus its design (static) value, as a
+      heading with one sign for both wheels (+ = front of the wheel toward
+      +Y); a symmetric toe change (heave) gives equal and opposite steer on
+      the two wheels. ``steer_rate`` follows.
+    Everything else (angles in deg, lengths in mm) is as in iso; the
+    OptimumK-only definitions (``toe_wheel_plane``, ``contact_patch``,
+    ``scrub_vehicle``, ``trail_vehicle``, ``motion_ratio_heave``) are their
+    own columns in both presets.
 """
 
 from __future__ import annotations
@@ -33,14 +38,16 @@ from suspension_sim.errors import InputError
 class Preset:
     """An output sign convention.
 
-    toe_sign: multiplies toe and bump steer (+1: toe-in positive).
-    steer: "left_positive" (iso) or "toe_change" (toe - static toe in this
-    preset's toe sign). camber: which camber the ``camber`` column holds.
+    toe_sign: multiplies toe, toe_wheel_plane and bump steer (+1: toe-in positive).
+    steer: which toe the ``steer`` heading (+ = turned left, both wheels) is
+    the change of: "top_view" (`toe`, iso) or "wheel_plane"
+    (`toe_wheel_plane`, OptimumK). camber: which camber the ``camber`` column
+    holds.
     """
 
     name: str
     toe_sign: float
-    steer: Literal["left_positive", "toe_change"]
+    steer: Literal["top_view", "wheel_plane"]
     camber: Literal["inclination", "front_view"]
     description: str
 
@@ -49,7 +56,7 @@ PRESETS: dict[str, Preset] = {
     "iso": Preset(
         "iso",
         1.0,
-        "left_positive",
+        "top_view",
         "inclination",
         "docs/conventions.md: camber = -asin(s.n) (inclination), toe + = toe-in, "
         "steer + = turned left on both wheels",
@@ -57,10 +64,10 @@ PRESETS: dict[str, Preset] = {
     "optimumk": Preset(
         "optimumk",
         -1.0,
-        "toe_change",
+        "wheel_plane",
         "inclination",
         "OptimumK: camber = -asin(s.n) (inclination, same sign), toe + = toe-out, "
-        "steer = toe - static toe (toe-out positive, so the right wheel is flipped)",
+        "steer = wheel-plane toe - static toe as a heading, + = turned left on both wheels",
     ),
 }
 

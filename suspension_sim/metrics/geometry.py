@@ -2,12 +2,14 @@
 
 `wheel_set(model)` gathers what does not change from pose to pose (point
 copies, sides, axles, the damper of each wheel, design toe and wheelbase),
-kept in ``model.derived``. `pose_geometry` places the wheels of a solved
-pose (spin axes, contact points, the car's heading), and `geometry_metrics`
-writes camber, toe, steer, caster, KPI, scrub, trail, spindle length, half
-track, track, wheelbase and Ackermann in the iso convention, signed by the
-output preset. Definitions: docs/conventions.md ("Wheel quantities", "Axle,
-side and car quantities", "Ackermann"). Lengths in mm, angles in rad inside.
+kept in ``model.derived``. `place_wheels` places the wheels of S solved
+states (spin axes, contact points, the car's heading; a leading state axis)
+and `geometry_columns` computes camber, toe, steer, caster, KPI, scrub,
+trail, spindle length, half track, track, wheelbase and Ackermann in the
+iso convention, signed by the output preset. `metrics.batch` calls them on
+chunks of states; `pose_geometry` and `geometry_metrics` on one pose (S = 1).
+Definitions: docs/conventions.md ("Wheel quantities", "Axle, side and car
+quantities", "Ackermann"). Lengths in mm, angles in rad inside.
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ import numpy as np
 from suspension_sim.description import CHASSIS, wheel_layout
 from suspension_sim.metrics import linkage, wheel
 from suspension_sim.metrics.conventions import Preset
-from suspension_sim.metrics.vectors import Z_UP, cross, reject, unit
-from suspension_sim.solve.sensitivity import input_tangents, part_twists, screw_axis, wheel_tangents
-from suspension_sim.tolerances import MIN_DAMPER_RATE, MIN_STEER_TWIST
+from suspension_sim.metrics.vectors import Z_UP, cross, dot, norm, reject, unit
+from suspension_sim.solve.sensitivity import input_tangents, part_twists, wheel_tangents
+from suspension_sim.tolerances import MIN_DAMPER_RATE, MIN_STEER_TWIST, PURE_TRANSLATION_RAD
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -56,9 +58,11 @@ class WheelSet:
     radius: np.ndarray
     centre0: np.ndarray  # design centres (n, 3)
     toe0: np.ndarray  # design toe (rad)
+    toe_wp0: np.ndarray  # design wheel-plane toe (rad): the static toe OptimumK's steer starts from
     front: np.ndarray  # bool: on the front axle (`wheel_layout`: from the geometry)
     rear: np.ndarray  # bool: on the rear axle
     damper_of: np.ndarray  # index into dampers of each wheel's primary damper, -1 none
+    pushrod: np.ndarray  # (n, 2) copies of the ends of each wheel's push/pull rod, -1 none
     dampers: tuple[str, ...]
     damper_params: np.ndarray
     damper_design_length: np.ndarray
@@ -152,9 +156,17 @@ def _build_wheel_set(model: KinematicModel) -> WheelSet:
         radius=np.array([w.tyre_radius for w in ws], dtype=float),
         centre0=centre0,
         toe0=wheel.toe(s0),
+        toe_wp0=wheel.toe_wheel_plane(s0),
         front=front,
         rear=rear,
         damper_of=damper_of,
+        pushrod=np.array(
+            [
+                pushrod_ends(model, w.name, int(d)) if d >= 0 else [-1, -1]
+                for w, d in zip(ws, damper_of, strict=True)
+            ],
+            dtype=int,
+        ).reshape(-1, 2),
         dampers=dampers,
         damper_params=damper_params,
         damper_design_length=damper_len,
@@ -204,6 +216,41 @@ def _arm(model: KinematicModel, joint: str | None, carrier: str) -> list[int]:
     return [-1, -1, -1]
 
 
+def pushrod_ends(model: KinematicModel, wheel_name: str, damper: int) -> list[int]:
+    """Copies of the two ends of a wheel's push- or pullrod, or [-1, -1].
+
+    The rod is a two-point body (not a damper) that joins the rocker carrying
+    the wheel's damper (`damper`: index into the car's dampers) to the wheel's
+    upright or to an arm that holds one of its kingpin points (OptimumK's
+    Push/Pull element). A damper acting on an arm directly has none.
+    """
+    car = model.car
+    w = next(x for x in car.wheels if x.name == wheel_name)
+    dampers = {d.body for d in car.dampers}
+    moving = car.dampers[damper].moving_point
+    rockers = [
+        b for b in car.bodies if moving in b.points and b.name not in dampers and b.name != CHASSIS
+    ]
+    joints = {p for p in (w.kingpin_lower, w.kingpin_upper) if p}
+    suspension = {
+        b.name
+        for b in car.bodies
+        if b.name == w.body or (joints & set(b.points) and b.name != CHASSIS)
+    }
+    for rocker in rockers:
+        for link in car.bodies:
+            if len(link.points) != 2 or link.name in dampers or link.name == rocker.name:
+                continue
+            a, b = link.points
+            if b in rocker.points:
+                a, b = b, a
+            if a not in rocker.points:
+                continue
+            if any(b in body.points for body in car.bodies if body.name in suspension):
+                return [copy_index(model, a, link.name), copy_index(model, b, link.name)]
+    return [-1, -1]
+
+
 def primary_dampers(stroke_rates: np.ndarray, floor: float = MIN_DAMPER_RATE) -> np.ndarray:
     """For each wheel (column), the damper (row) whose stroke moves most per mm of travel.
 
@@ -229,131 +276,213 @@ def _signed_ratio(model: KinematicModel) -> float | None:
     return rack_per_wheel_degree(model)
 
 
+# -- placed wheels (S states; one pose is S = 1) -----------------------------------------
 @dataclass(frozen=True)
-class PoseGeometry:
-    """The wheels of one solved pose. ``_c`` = chassis frame, ``_w`` = world frame (mm)."""
+class Wheels:
+    """The wheels of S solved states (one pose: S = 1).
 
-    T: np.ndarray  # 4x4 chassis -> world
-    R: np.ndarray  # its rotation
-    t: np.ndarray  # and translation
-    P: np.ndarray  # (n_copies, 3) point copies, chassis frame
-    dP: np.ndarray | None  # their PoE derivatives (None without rates)
-    C_c: np.ndarray  # wheel centres
-    A_c: np.ndarray  # axis points
-    s_c: np.ndarray  # unit spin axes (outboard)
+    ``_c`` chassis frame, ``_w`` world frame; (S, n_wheels, 3) unless stated; mm.
+    """
+
+    R: np.ndarray  # (S, 3, 3) chassis -> world rotation
+    t: np.ndarray  # (S, 3)
+    P: np.ndarray  # (S, n_copies, 3) point copies, chassis frame
+    C_c: np.ndarray
+    A_c: np.ndarray
+    s_c: np.ndarray
     C_w: np.ndarray
     s_w: np.ndarray
-    cp_w: np.ndarray  # contact points (the lowest point of each tyre circle)
+    cp_w: np.ndarray
     cp_c: np.ndarray
-    x_h: np.ndarray  # the car's horizontal heading (world)
-    y_h: np.ndarray  # its horizontal lateral axis, + = left (world)
-    toe: np.ndarray  # iso toe (rad)
+    x_h: np.ndarray  # (S, 3) horizontal heading (world)
+    y_h: np.ndarray  # (S, 3) horizontal lateral axis, + = left
+    toe: np.ndarray  # (S, n_wheels) iso toe (rad)
+    dP: np.ndarray | None = None  # (n_copies, kmax, 3, S) PoE derivatives (rates only)
 
 
-def pose_geometry(pose: Pose, st: WheelSet, derivatives: bool) -> PoseGeometry:
-    """Place the wheels of `pose` (derivatives: also the PoE derivatives, for rates)."""
-    model = pose.model
-    T = pose.chassis_transform
-    R, t = T[:3, :3], T[:3, 3]
-    P, dP = model.instance_positions(pose.params[:, None], derivatives=derivatives)
-    P = P[:, :, 0]
-    C_c, A_c = P[st.i_centre], P[st.i_axis]
+def to_world(R: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate chassis-frame vectors v (S, ..., 3) by R (S, 3, 3)."""
+    S = len(R)
+    flat = v.reshape(S, -1, 3)
+    return np.matmul(flat, R.transpose(0, 2, 1)).reshape(v.shape)
+
+
+def to_chassis(R: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate world-frame vectors v (S, ..., 3) by R^T."""
+    S = len(R)
+    return np.matmul(v.reshape(S, -1, 3), R).reshape(v.shape)
+
+
+def place_wheels(
+    st: WheelSet, P: np.ndarray, R: np.ndarray, t: np.ndarray, dP: np.ndarray | None = None
+) -> Wheels:
+    """Place the wheels of S states: P (S, n_copies, 3) point copies (chassis frame),
+    R (S, 3, 3), t (S, 3) the chassis transforms; dP their PoE derivatives (for rates)."""
+    C_c, A_c = P[:, st.i_centre], P[:, st.i_axis]
     s_c = wheel.spin_axis(C_c, A_c, st.orient)
-    C_w = C_c @ R.T + t
-    s_w = s_c @ R.T
+    C_w = to_world(R, C_c) + t[:, None]
+    s_w = to_world(R, s_c)
     cp_w = wheel.contact_point(C_w, s_w, st.radius, Z_UP)
-    x_h = unit(reject(R[:, 0], Z_UP))
-    return PoseGeometry(
-        T=T,
+    x_h = unit(reject(R[:, :, 0], Z_UP))
+    return Wheels(
         R=R,
+        dP=dP,
         t=t,
         P=P,
-        dP=dP,
         C_c=C_c,
         A_c=A_c,
         s_c=s_c,
         C_w=C_w,
         s_w=s_w,
         cp_w=cp_w,
-        cp_c=(cp_w - t) @ R,
+        cp_c=to_chassis(R, cp_w - t[:, None]),
         x_h=x_h,
         y_h=cross(Z_UP, x_h),
         toe=wheel.toe(s_c),
     )
 
 
+def kingpin_axes(
+    st: WheelSet, g: Wheels, steer: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Kingpin direction k (up) and a point on it, chassis frame, (S, n_wheels, 3) each.
+
+    From the kingpin points, else from the carrier's steering twist `steer`
+    (S, n_wheels, 6) (its instantaneous screw axis, `steering_twists`); NaN
+    without either or when the twist has no rotation (|w| <= `MIN_STEER_TWIST`).
+    """
+    S, n_w = g.toe.shape
+    k_c = np.full((S, n_w, 3), np.nan)
+    k0_c = np.full((S, n_w, 3), np.nan)
+    pts = st.i_lower >= 0
+    lo, up = g.P[:, st.i_lower[pts]], g.P[:, st.i_upper[pts]]
+    k_c[:, pts], k0_c[:, pts] = unit(up - lo), lo
+    if steer is not None and not np.all(pts):
+        tw = steer[:, ~pts]
+        point, direction = screw_axes(tw)
+        turns = norm(tw[..., :3]) > MIN_STEER_TWIST
+        direction = np.where(direction[..., 2:] >= 0, direction, -direction)
+        k_c[:, ~pts] = np.where(turns[..., None], direction, np.nan)
+        k0_c[:, ~pts] = np.where(turns[..., None], point, np.nan)
+    return k_c, k0_c
+
+
+def screw_axes(twist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`solve.sensitivity.screw_axis` for stacks of twists (..., 6): (point, unit direction).
+
+    A pure translation (|w| < `PURE_TRANSLATION_RAD`) gives the origin and v/|v|.
+    """
+    w, v = twist[..., :3], twist[..., 3:]
+    ww = dot(w, w)
+    moving = ww >= PURE_TRANSLATION_RAD**2
+    safe = np.where(moving, ww, 1.0)[..., None]
+    vn = norm(v)[..., None]
+    point = np.where(moving[..., None], cross(w, v) / safe, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slide = np.where(vn > 0, v / np.where(vn > 0, vn, 1.0), v)
+    direction = np.where(moving[..., None], w / np.sqrt(safe), slide)
+    return point, direction
+
+
+def geometry_columns(
+    st: WheelSet,
+    g: Wheels,
+    pre: Preset,
+    k_c: np.ndarray,
+    k0_c: np.ndarray,
+    ackermann: bool = True,
+) -> dict[Slot, np.ndarray]:
+    """The wheel, axle and side geometry of S states: {slot: (S,) values}, preset signs.
+
+    k_c, k0_c: the kingpin axes (`kingpin_axes`). ackermann: also the
+    Ackermann percentage (a Python loop over states of the scalar
+    `linkage.ackermann_percent`, ~5 us a state). Formulas: `metrics.wheel`.
+    """
+    n = Z_UP
+    R, t = g.R, g.t
+    camber = wheel.camber(g.s_w, n)
+    camber_fv = wheel.camber_front_view(g.s_w, g.y_h[:, None], n)
+    k_w = to_world(R, k_c)
+    k0_w = to_world(R, k0_c) + t[:, None]
+    g_w = wheel.kingpin_ground_point(k0_w, k_w, g.cp_w, n)
+    lat, head = wheel.ground_axes(g.s_w, st.side, n)
+    # OptimumK's contact patch: C + r unit(s x h), h = x_h turned by the wheel-plane steer.
+    x_h, y_h = g.x_h[:, None], g.y_h[:, None]
+    toe_wp = wheel.toe_wheel_plane(g.s_c)
+    heading = wheel.turned_heading(x_h, y_h, wheel.steer(toe_wp, st.toe_wp0, st.side))
+    cp_ok = wheel.contact_patch(g.C_w, g.s_w, st.radius, heading, n)
+    g_ok = wheel.kingpin_ground_point(k0_w, k_w, cp_ok, n)
+    per_wheel: dict[str, np.ndarray] = {
+        "wheel_travel": g.C_c[..., 2] - st.centre0[:, 2],
+        "camber": (camber_fv if pre.camber == "front_view" else camber) * DEG,
+        "camber_chassis": wheel.camber(g.s_c, EZ) * DEG,
+        "camber_front_view": camber_fv * DEG,
+        "toe": pre.toe_sign * g.toe * DEG,
+        "toe_wheel_plane": pre.toe_sign * toe_wp * DEG,
+        "steer": preset_steer(pre, g.toe, st, s_chassis=g.s_c) * DEG,
+        "caster": wheel.caster(k_c) * DEG,
+        "kpi": wheel.kpi(k_c, st.side) * DEG,
+        "scrub_radius": wheel.scrub_radius(g.cp_w, g_w, lat),
+        "mechanical_trail": wheel.mechanical_trail(g.cp_w, g_w, head),
+        "scrub_vehicle": wheel.scrub_vehicle(cp_ok, g_ok, y_h, st.side),
+        "trail_vehicle": wheel.trail_vehicle(cp_ok, g_ok, x_h),
+        "pushrod_length": np.where(
+            st.pushrod[:, 0] >= 0,
+            norm(g.P[:, st.pushrod[:, 0]] - g.P[:, st.pushrod[:, 1]]),
+            np.nan,
+        ),
+        "spindle_length": wheel.spindle_length(g.C_c, k0_c, k_c),
+        "half_track": wheel.half_track(g.cp_c, st.side),
+    }
+    out: dict[Slot, np.ndarray] = {}
+    for mid, arr in per_wheel.items():
+        for i, name in enumerate(st.names):
+            out[(mid, name, "")] = arr[:, i]
+    for i, name in enumerate(st.names):
+        for a, comp in enumerate("xyz"):
+            out[("wheel_centre", name, comp)] = g.C_w[:, i, a]
+            out[("contact_point", name, comp)] = g.cp_w[:, i, a]
+            out[("contact_patch", name, comp)] = cp_ok[:, i, a]
+    half = per_wheel["half_track"]
+    for axle, (il, ir) in st.axles.items():
+        out[("track", axle, "")] = half[:, il] + half[:, ir]
+    for side_name, (i_f, i_r) in st.sides.items():
+        out[("wheelbase", side_name, "")] = g.cp_c[:, i_f, 0] - g.cp_c[:, i_r, 0]
+    if ackermann and "front" in st.axles and st.has_rack:
+        steer_iso = wheel.steer(g.toe, st.toe0, st.side)
+        il, ir = st.axles["front"]
+        wb, track = st.design_wheelbase, st.design_track["front"]
+        out[("ackermann", "front", "")] = np.array(
+            [
+                linkage.ackermann_percent(float(a), float(b), wb, track)
+                for a, b in zip(steer_iso[:, il], steer_iso[:, ir], strict=True)
+            ]
+        ).reshape(-1)
+    return out
+
+
+def pose_geometry(pose: Pose, st: WheelSet, derivatives: bool) -> Wheels:
+    """Place the wheels of one solved pose (S = 1; derivatives: also the PoE derivatives)."""
+    T = pose.chassis_transform
+    P, dP = pose.model.instance_positions(pose.params[:, None], derivatives=derivatives)
+    return place_wheels(st, P.transpose(2, 0, 1), T[None, :3, :3], T[None, :3, 3], dP)
+
+
 def geometry_metrics(
     st: WheelSet,
-    geo: PoseGeometry,
+    geo: Wheels,
     pre: Preset,
     steer_twists: np.ndarray | None,
     out: dict[Slot, float],
 ) -> None:
-    """Write the wheel, axle and side geometry of a pose into `out` (preset signs).
+    """Write the wheel, axle and side geometry of one pose (`pose_geometry`) into `out`.
 
     steer_twists: each carrier's twist per mm of rack (`steering_twists`), which
     gives the kingpin axis of a wheel without kingpin points; None = no such axis.
     """
-    n = Z_UP
-    n_w = len(st.names)
-    R, t, P = geo.R, geo.t, geo.P
-    camber = wheel.camber(geo.s_w, n)
-    camber_fv = wheel.camber_front_view(geo.s_w, geo.y_h, n)
-
-    # Kingpin axis: the pivots, or the carrier's instantaneous axis under the rack.
-    k_c = np.full((n_w, 3), np.nan)
-    k0_c = np.full((n_w, 3), np.nan)
-    for i in range(n_w):
-        if st.i_lower[i] >= 0:
-            lo, up = P[st.i_lower[i]], P[st.i_upper[i]]
-            k_c[i], k0_c[i] = unit(up - lo), lo
-        elif steer_twists is not None:
-            tw = steer_twists[i]
-            if np.linalg.norm(tw[:3]) > MIN_STEER_TWIST:
-                point, direction, _pitch = screw_axis(tw)
-                k_c[i] = direction if direction[2] >= 0 else -direction
-                k0_c[i] = point
-    k_w = k_c @ R.T
-    k0_w = k0_c @ R.T + t
-    g_w = wheel.kingpin_ground_point(k0_w, k_w, geo.cp_w, n)
-    lat, head = wheel.ground_axes(geo.s_w, st.side, n)
-
-    per_wheel: dict[str, np.ndarray] = {
-        "wheel_travel": geo.C_c[:, 2] - st.centre0[:, 2],
-        "camber": (camber_fv if pre.camber == "front_view" else camber) * DEG,
-        "camber_chassis": wheel.camber(geo.s_c, EZ) * DEG,
-        "camber_front_view": camber_fv * DEG,
-        "toe": pre.toe_sign * geo.toe * DEG,
-        "steer": preset_steer(pre, geo.toe, st) * DEG,
-        "caster": wheel.caster(k_c) * DEG,
-        "kpi": wheel.kpi(k_c, st.side) * DEG,
-        "scrub_radius": wheel.scrub_radius(geo.cp_w, g_w, lat),
-        "mechanical_trail": wheel.mechanical_trail(geo.cp_w, g_w, head),
-        "spindle_length": wheel.spindle_length(geo.C_c, k0_c, k_c),
-        "half_track": wheel.half_track(geo.cp_c, st.side),
-    }
-    for mid, arr in per_wheel.items():
-        for name, v in zip(st.names, arr, strict=True):
-            out[(mid, name, "")] = float(v)
-    for i, name in enumerate(st.names):
-        for a, comp in enumerate("xyz"):
-            out[("wheel_centre", name, comp)] = float(geo.C_w[i, a])
-            out[("contact_point", name, comp)] = float(geo.cp_w[i, a])
-
-    half = per_wheel["half_track"]
-    for axle, (il, ir) in st.axles.items():
-        out[("track", axle, "")] = float(half[il] + half[ir])
-    for side_name, (i_f, i_r) in st.sides.items():
-        out[("wheelbase", side_name, "")] = float(geo.cp_c[i_f, 0] - geo.cp_c[i_r, 0])
-    if "front" in st.axles and st.has_rack:
-        steer_iso = wheel.steer(geo.toe, st.toe0, st.side)
-        il, ir = st.axles["front"]
-        out[("ackermann", "front", "")] = linkage.ackermann_percent(
-            float(steer_iso[il]),
-            float(steer_iso[ir]),
-            st.design_wheelbase,
-            st.design_track["front"],
-        )
+    k_c, k0_c = kingpin_axes(st, geo, None if steer_twists is None else steer_twists[None])
+    for slot, v in geometry_columns(st, geo, pre, k_c, k0_c).items():
+        out[slot] = float(v[0])
 
 
 def steering_twists(pose: Pose, st: WheelSet, travel_twists: np.ndarray | None) -> np.ndarray:
@@ -379,8 +508,18 @@ def steering_twists(pose: Pose, st: WheelSet, travel_twists: np.ndarray | None) 
     return out
 
 
-def preset_steer(pre: Preset, toe: np.ndarray, st: WheelSet) -> np.ndarray:
-    """Steer angle (rad) in the preset's sign (see `suspension_sim.metrics.conventions`)."""
-    if pre.steer == "toe_change":
-        return pre.toe_sign * (toe - st.toe0)
+def preset_steer(
+    pre: Preset, toe: np.ndarray, st: WheelSet, *, s_chassis: np.ndarray | None = None
+) -> np.ndarray:
+    """Steer angle (rad) as the preset defines it (`suspension_sim.metrics.conventions`).
+
+    A heading, + = turned left, on both wheels in both presets; iso takes the
+    change of the top-view `toe` (rad, iso sign), optimumk the change of the
+    wheel-plane toe of `s_chassis` (unit outboard spin axes, chassis frame)
+    from its design (static) value.
+    """
+    if pre.steer == "wheel_plane":
+        if s_chassis is None:
+            raise ValueError("the optimumk steer is a change of wheel-plane toe: give s_chassis")
+        return wheel.steer(wheel.toe_wheel_plane(s_chassis), st.toe_wp0, st.side)
     return wheel.steer(toe, st.toe0, st.side)

@@ -23,52 +23,63 @@ a centre at infinity (parallel arms) is still a direction ``N`` (lam = 0):
 swing-arm lengths become inf, while roll centres, pitch centres and anti
 percentages, which only need *lines*, stay finite and continuous. Lengths
 in mm, angles in rad, twists (w, v) in rad/mm and mm/mm.
+
+Every function broadcasts over leading axes (one state, or a stack of
+states and wheels: `metrics.batch` and `pose_metrics` share them); with
+single vectors the scalar results are numpy scalars.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from suspension_sim.metrics.vectors import cross, dot, homogeneous_line, intersect_lines, norm
+from suspension_sim.metrics.vectors import cross, dot, homogeneous_line, norm, unit
 from suspension_sim.tolerances import (
     CENTRE_AT_INFINITY_MM,
+    COINCIDENT_LINES_MM,
+    PARALLEL_SIN,
     PURE_TRANSLATION_RAD,
     STRAIGHT_AHEAD_RAD,
 )
 
+Homogeneous = tuple[np.ndarray, np.ndarray]
+"""(N (..., 3), lam (...)): the point N / lam, or the direction N at infinity (lam = 0)."""
 
-def _at_infinity(N: np.ndarray, lam: float, ref: np.ndarray) -> tuple[np.ndarray, float]:
-    """(N, lam), or (N - lam ref, 0) when N/lam lies beyond `CENTRE_AT_INFINITY_MM` of ref."""
-    offset = N - lam * ref
-    if abs(lam) * CENTRE_AT_INFINITY_MM <= float(np.linalg.norm(offset)):
-        return offset, 0.0
-    return N, lam
+
+def _at_infinity(
+    N: np.ndarray, lam: np.ndarray | float, ref: np.ndarray, tol: float = CENTRE_AT_INFINITY_MM
+) -> Homogeneous:
+    """(N, lam), or (N - lam ref, 0) where N/lam lies beyond `tol` mm of ref."""
+    lam = np.asarray(lam, dtype=float)
+    offset = N - lam[..., None] * ref
+    far = np.abs(lam) * tol <= norm(offset)
+    return np.where(far[..., None], offset, N), np.where(far, 0.0, lam)[()]
 
 
 def instant_centre(
     twist: np.ndarray, plane_point: np.ndarray, plane_normal: np.ndarray
-) -> tuple[np.ndarray, float]:
-    """Where the screw axis of `twist` (w, v) meets a plane, homogeneous: (N (3,), lam).
+) -> Homogeneous:
+    """Where the screw axis of `twist` (w, v) meets a plane, homogeneous: (N (..., 3), lam).
 
     The axis is the set ``p0 + t w`` with ``p0 = w x v / |w|^2``. The meeting
     point is ``N / lam`` with ``lam = w.m`` and ``N = lam p0 + ((P - p0).m) w``
     (m the plane normal, P a point of it). For a pure translation (w = 0) the
     centre is at infinity perpendicular to v in the plane: N = m x v, lam = 0.
     """
-    w, v = twist[:3], twist[3:]
-    ww = float(w @ w)
-    if ww < PURE_TRANSLATION_RAD**2:
-        return cross(plane_normal, v), 0.0
-    p0 = cross(w, v) / ww
-    what = w / np.sqrt(ww)
-    lam = float(what @ plane_normal)
-    N = lam * p0 + float((plane_point - p0) @ plane_normal) * what
-    return _at_infinity(N, lam, plane_point)
+    w, v = twist[..., :3], twist[..., 3:]
+    ww = dot(w, w)
+    moving = ww >= PURE_TRANSLATION_RAD**2
+    safe = np.where(moving, ww, 1.0)
+    p0 = cross(w, v) / safe[..., None]
+    what = w / np.sqrt(safe)[..., None]
+    lam = dot(what, plane_normal)
+    N = lam[..., None] * p0 + dot(plane_point - p0, plane_normal)[..., None] * what
+    N, lam = _at_infinity(N, lam, plane_point)
+    N = np.where(moving[..., None], N, cross(plane_normal, v))
+    return N, np.where(moving, lam, 0.0)[()]
 
 
-def force_centre(
-    twist: np.ndarray, ref: np.ndarray, plane_normal: np.ndarray
-) -> tuple[np.ndarray, float]:
+def force_centre(twist: np.ndarray, ref: np.ndarray, plane_normal: np.ndarray) -> Homogeneous:
     """Force-based instant centre of `twist` (w, v) in the plane through `ref`: (N, lam).
 
     Seen in the plane (unit normal m through R = `ref`, a point fixed on the
@@ -81,16 +92,16 @@ def force_centre(
     `CENTRE_AT_INFINITY_MM` it is at infinity along ``m x u(R)`` (lam = 0).
     It equals `instant_centre` when the twist has no pitch.
     """
-    w, v = twist[:3], twist[3:]
+    w, v = twist[..., :3], twist[..., 3:]
     m = plane_normal
-    lam = float(w @ m)
-    N = lam * ref + cross(m, v + cross(w, ref))
+    lam = dot(w, m)
+    N = lam[..., None] * ref + cross(m, v + cross(w, ref))
     return _at_infinity(N, lam, ref)
 
 
 def planes_meet(
     planes: tuple[tuple[np.ndarray, np.ndarray], ...], tol: float = CENTRE_AT_INFINITY_MM
-) -> tuple[np.ndarray, float]:
+) -> Homogeneous:
     """Common point of three planes given as (point, normal), homogeneous: (N, lam).
 
     ``N = d1 (n2 x n3) + d2 (n3 x n1) + d3 (n1 x n2)``, ``lam = n1.(n2 x n3)``
@@ -98,46 +109,55 @@ def planes_meet(
     and its point the reference: a meeting point farther than `tol` from it (the
     line of the first two planes parallel to the view) is at infinity.
     """
-    (p1, n1), (p2, n2), (p3, n3) = ((p, n / np.linalg.norm(n)) for p, n in planes)
-    lam = float(n1 @ cross(n2, n3))
-    N = (n1 @ p1) * cross(n2, n3) + (n2 @ p2) * cross(n3, n1) + (n3 @ p3) * cross(n1, n2)
-    offset = N - lam * p3
-    if abs(lam) * tol <= float(np.linalg.norm(offset)):
-        return offset, 0.0
-    return N, lam
+    (p1, n1), (p2, n2), (p3, n3) = ((p, unit(n)) for p, n in planes)
+    lam = dot(n1, cross(n2, n3))
+    N = (
+        dot(n1, p1)[..., None] * cross(n2, n3)
+        + dot(n2, p2)[..., None] * cross(n3, n1)
+        + dot(n3, p3)[..., None] * cross(n1, n2)
+    )
+    return _at_infinity(N, lam, p3, tol)
 
 
-def view_normal(velocity: np.ndarray, view_axis: np.ndarray) -> tuple[np.ndarray, float]:
+def view_normal(velocity: np.ndarray, view_axis: np.ndarray) -> Homogeneous:
     """The direction, in the view along `view_axis`, perpendicular to a point's velocity.
 
     As a homogeneous point at infinity ``(view_axis x velocity, 0)``: the line
     from the point toward it is the line through the point's force-based instant
     centre, along which a force does no virtual work on the motion.
     """
-    return cross(view_axis, velocity), 0.0
+    N = cross(view_axis, velocity)
+    return N, np.zeros(N.shape[:-1])[()]
 
 
-def transform_homogeneous(T: np.ndarray, N: np.ndarray, lam: float) -> np.ndarray:
-    """Apply a 4x4 transform to a homogeneous point (N, lam): R N + lam t."""
-    return T[:3, :3] @ N + lam * T[:3, 3]
+def transform_homogeneous(T: np.ndarray, N: np.ndarray, lam: np.ndarray | float) -> np.ndarray:
+    """Apply a 4x4 transform to homogeneous points (N (..., 3), lam): R N + lam t."""
+    return N @ T[:3, :3].T + np.asarray(lam, dtype=float)[..., None] * T[:3, 3]
 
 
-def finite(N: np.ndarray, lam: float) -> np.ndarray:
-    """The point N / lam, or NaNs when at infinity."""
-    return N / lam if lam != 0.0 else np.full(3, np.nan)
+def finite(N: np.ndarray, lam: np.ndarray | float) -> np.ndarray:
+    """The points N / lam, NaN where at infinity (lam = 0)."""
+    lam = np.asarray(lam, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(
+            (lam != 0.0)[..., None], N / np.where(lam != 0, lam, 1.0)[..., None], np.nan
+        )
 
 
-def view_distance(point: np.ndarray, N: np.ndarray, lam: float, view_axis: np.ndarray) -> float:
-    """Distance from `point` to the homogeneous point in the view along `view_axis` (unit)."""
-    if lam == 0.0:
-        return float("inf")
-    d = N / lam - point
-    return float(norm(d - dot(d, view_axis) * view_axis))
+def view_distance(
+    point: np.ndarray, N: np.ndarray, lam: np.ndarray | float, view_axis: np.ndarray
+) -> np.ndarray:
+    """Distance from `point` to the homogeneous point in the view along `view_axis` (unit);
+    inf where the point is at infinity."""
+    lam = np.asarray(lam, dtype=float)
+    d = finite(N, lam) - point
+    dist = norm(d - dot(d, view_axis)[..., None] * view_axis)
+    return np.where(lam == 0.0, np.inf, dist)[()]
 
 
-def line_direction(ref: np.ndarray, N: np.ndarray, lam: float) -> np.ndarray:
+def line_direction(ref: np.ndarray, N: np.ndarray, lam: np.ndarray | float) -> np.ndarray:
     """Direction (up to sign) of the line from `ref` to the homogeneous point: N - lam ref."""
-    return N - lam * ref
+    return N - np.asarray(lam, dtype=float)[..., None] * ref
 
 
 def anti_percent(
@@ -148,7 +168,7 @@ def anti_percent(
     wheelbase: float,
     cg_height: float,
     share: float,
-) -> float:
+) -> np.ndarray:
     """tan(theta) * wheelbase / cg_height * share * 100 (%).
 
     theta: side-view angle from the ground of a line (`direction`, either
@@ -160,41 +180,53 @@ def anti_percent(
     for a rear one. forward/up: the car's horizontal heading and the ground
     normal (unit).
     """
-    rise = float(direction @ up)
-    run = float(direction @ forward)
+    rise = dot(direction, up)
+    run = dot(direction, forward)
     if front:
         run = -run
     with np.errstate(divide="ignore", invalid="ignore"):
-        tan_theta = np.float64(rise) / np.float64(run)
-    return float(tan_theta * wheelbase / cg_height * share * 100.0)
+        tan_theta = np.divide(rise, run)
+    return (tan_theta * wheelbase / cg_height * share * 100.0)[()]
 
 
 def centre_of_lines(
     p1: np.ndarray,
-    q1: tuple[np.ndarray, float],
+    q1: tuple[np.ndarray, np.ndarray | float],
     p2: np.ndarray,
-    q2: tuple[np.ndarray, float],
+    q2: tuple[np.ndarray, np.ndarray | float],
     u_axis: np.ndarray,
     v_axis: np.ndarray,
 ) -> np.ndarray:
     """Intersection, in the view spanned by (u_axis, v_axis), of the lines p1 -> q1 and p2 -> q2.
 
-    p1, p2: finite 3-D points; q1, q2: homogeneous 3-D points (N, lam).
-    Returns the 2-D view coordinates (u, v) (NaN if the lines are parallel
-    and distinct). Used for the roll centre (front view) and pitch centre
-    (side view).
+    p1, p2: finite 3-D points (..., 3); q1, q2: homogeneous 3-D points (N, lam).
+    Returns the 2-D view coordinates (u, v) (..., 2): NaN if the lines are
+    parallel and distinct; midway between p1 and p2 on the common line if they
+    coincide (p2 within `COINCIDENT_LINES_MM` of the first line), the limit of
+    the symmetric case (e.g. the roll centre of horizontal, parallel,
+    equal-length arms lies on the ground at the centre). Used for the roll
+    centre (front view) and pitch centre (side view).
     """
 
     def view(p: np.ndarray) -> np.ndarray:
-        return np.array([p @ u_axis, p @ v_axis])
+        return np.stack([dot(p, u_axis), dot(p, v_axis)], axis=-1)
 
-    def view_h(N: np.ndarray, lam: float) -> np.ndarray:
-        return np.array([N @ u_axis, N @ v_axis, lam])
+    def view_h(N: np.ndarray, lam: np.ndarray | float) -> np.ndarray:
+        lam_b = np.broadcast_to(np.asarray(lam, dtype=float), N.shape[:-1])
+        return np.stack([dot(N, u_axis), dot(N, v_axis), lam_b], axis=-1)
 
     a, b = view(p1), view(p2)
     l1 = homogeneous_line(a, view_h(*q1))
     l2 = homogeneous_line(b, view_h(*q2))
-    return intersect_lines(l1, l2, a, b)
+    x = cross(l1, l2)
+    finite_x = np.all(np.isfinite(x), axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        crossing = x[..., :2] / x[..., 2:]
+    b_h = np.concatenate([b, np.ones((*b.shape[:-1], 1))], axis=-1)
+    same = np.abs(dot(l1, b_h)) < COINCIDENT_LINES_MM
+    out = np.where(same[..., None], (a + b) / 2, np.nan)
+    out = np.where((np.abs(x[..., 2]) > PARALLEL_SIN)[..., None], crossing, out)
+    return np.where(finite_x[..., None], out, np.nan)
 
 
 def ackermann_percent(

@@ -11,20 +11,23 @@ differences, no neighbouring sweep steps.
 Shapes: vectors (..., 3) with the velocity ``ds`` of the same shape;
 results in rad (or mm) per unit input. Units of the reported rates: camber
 gain and bump steer deg/mm (bump steer also deg/25 mm), motion ratio mm of
-stroke per mm of wheel travel, roll camber deg per deg of roll. `rate_metrics`
-writes them for a pose (docs/conventions.md, "Rates").
+stroke per mm of wheel travel, roll camber deg per deg of roll.
+`rate_columns` computes them for S states at once (a leading state axis:
+`metrics.batch`); `rate_metrics` writes them for one pose through it
+(docs/conventions.md, "Rates").
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from suspension_sim.metrics import wheel
 from suspension_sim.metrics.conventions import Preset
-from suspension_sim.metrics.geometry import DEG, EX, PoseGeometry, Slot, WheelSet
+from suspension_sim.metrics.geometry import DEG, EX, Slot, Wheels, WheelSet, to_world
 from suspension_sim.metrics.vectors import Z_UP, cross, d_unit, dot, reject, unit
-from suspension_sim.model import slot_rates
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -67,6 +70,20 @@ def d_toe(s_chassis: np.ndarray, ds_chassis: np.ndarray) -> np.ndarray:
     return (q * dp - p * dq) / (p * p + q * q)
 
 
+def d_toe_wheel_plane(s_chassis: np.ndarray, ds_chassis: np.ndarray) -> np.ndarray:
+    """Derivative of asin(s.x), chassis axes (rad per unit input)."""
+    sx = s_chassis[..., 0]
+    return ds_chassis[..., 0] / np.sqrt(1.0 - sx * sx)
+
+
+def d_steer_toe(pre: Preset, s_chassis: np.ndarray, ds_chassis: np.ndarray) -> np.ndarray:
+    """Derivative of the toe the preset's steer is a change of (rad per unit input):
+    wheel-plane toe (`d_toe_wheel_plane`) in optimumk, top-view toe (`d_toe`) in iso."""
+    if pre.steer == "wheel_plane":
+        return d_toe_wheel_plane(s_chassis, ds_chassis)
+    return d_toe(s_chassis, ds_chassis)
+
+
 def d_contact_point(
     s: np.ndarray,
     ds: np.ndarray,
@@ -86,84 +103,172 @@ def d_contact_point(
     return d_centre - np.asarray(radius, dtype=float)[..., None] * du
 
 
-def contact_hold_response(dcp_z: np.ndarray, rigid_z: np.ndarray) -> np.ndarray:
-    """Wheel-travel rates that keep every contact point on the ground under a chassis motion.
+def steering_ratio(mean_steer_rate: np.ndarray, optimumk: bool) -> np.ndarray:
+    """Steering-wheel degrees per degree of mean roadwheel steer; NaN if the axle does not steer.
 
-    dcp_z: (n_wheels, n_wheels), d CP_i.z (world) / d travel_k;
-    rigid_z: (n_wheels,), d CP_i.z / d chassis coordinate with every joint held.
-    Solves ``dcp_z @ dtau = -rigid_z`` (IFT with the contact targets): returns
-    dtau (n_wheels,) in mm per unit of the chassis coordinate, NaN if singular.
+    optimumk: OptimumK's ``-1 / mean(d steer / d steering-wheel angle)`` (its
+    steering-wheel sign, so the sign depends on the rack's side of the axle);
+    iso: ``1 / mean(...)``, positive for any layout (both signs + = left).
     """
-    try:
-        return np.linalg.solve(dcp_z, -rigid_z)
-    except np.linalg.LinAlgError:
-        return np.full(len(rigid_z), np.nan)
+    m = np.asarray(mean_steer_rate, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (-1.0 if optimumk else 1.0) / m
+    return np.where(np.abs(m) > 1e-9, ratio, np.nan)
+
+
+def slot_rates_batch(slots: np.ndarray, dq: np.ndarray) -> np.ndarray:
+    """`model.slot_rates` for stacks dq (S, n_params, n_cols): (S, *slots.shape, n_cols)."""
+    padded = np.concatenate([dq, np.zeros((dq.shape[0], 1, dq.shape[2]))], axis=1)
+    return padded[:, slots]
 
 
 def point_velocities(
     model: KinematicModel, dP: np.ndarray, dq: np.ndarray, idx: np.ndarray
 ) -> np.ndarray:
-    """Chassis-frame velocities of point copies `idx` per tangent column: (m, n_cols, 3)."""
+    """Chassis-frame velocities of point copies `idx` per tangent column, (S, m, n_cols, 3).
+
+    dP: (n_copies, kmax, 3, S) PoE derivatives; dq: (S, n_params, n_cols).
+    """
     slots = model.inst_slots[idx]
-    r = slot_rates(slots, dq)
-    return np.einsum("mki,mku->mui", dP[idx, : slots.shape[1], :, 0], r)
+    r = slot_rates_batch(slots, dq)  # (S, m, k, cols)
+    return np.einsum("mkis,smku->smui", dP[idx, : slots.shape[1]], r)
 
 
-def rate_metrics(
+def rate_columns(
     model: KinematicModel,
     st: WheelSet,
-    geo: PoseGeometry,
-    tg: Tangents,
+    g: Wheels,
+    W: np.ndarray,
+    dP: np.ndarray,
     pre: Preset,
-    out: dict[Slot, float],
-) -> None:
-    """Write camber gain, bump steer, steer rate, roll camber and motion ratios into `out`.
+) -> dict[Slot, np.ndarray]:
+    """Camber gain, bump steer, steer rate, roll camber, steering toe gain and ratio, motion
+    and installation ratios of S states: {slot: (S,)}.
 
-    tg: `wheel_tangents` of the pose (one column per wheel's travel, then the rack).
+    W: the wheel tangents (S, n_params, cols): one column per wheel's travel, then the
+    rack (`solve.sensitivity.wheel_tangents`); dP the PoE derivatives (n_copies, kmax, 3, S).
     """
-    assert geo.dP is not None, "pose_geometry(..., derivatives=True) is needed for rates"
     n = Z_UP
     n_w = len(st.names)
-    R = geo.R
-    cols = len(tg.inputs)
-    v_C = point_velocities(model, geo.dP, tg.dq, st.i_centre)  # (n_w, cols, 3) chassis frame
-    v_A = point_velocities(model, geo.dP, tg.dq, st.i_axis)
-    ds_c = d_spin_axis(geo.C_c[:, None], geo.A_c[:, None], st.orient[:, None], v_C, v_A)
-    ds_w = ds_c @ R.T
+    R = g.R
+    cols = W.shape[2]
+    v_C = point_velocities(model, dP, W, st.i_centre)  # (S, n_w, cols, 3)
+    v_A = point_velocities(model, dP, W, st.i_axis)
+    ds_c = d_spin_axis(g.C_c[:, :, None], g.A_c[:, :, None], st.orient[:, None], v_C, v_A)
+    ds_w = to_world(R, ds_c)
     own = np.arange(n_w)
-    ds_c_own, ds_w_own = ds_c[own, own], ds_w[own, own]
-    s_w = geo.s_w
+    ds_c_own, ds_w_own = ds_c[:, own, own], ds_w[:, own, own]
+    s_w = g.s_w
     gain = d_camber(s_w, ds_w_own, n)
-    gain_fv = d_camber_front_view(s_w, ds_w_own, geo.y_h, n)
-    bump = pre.toe_sign * d_toe(geo.s_c, ds_c_own)
+    gain_fv = d_camber_front_view(s_w, ds_w_own, g.y_h[:, None], n)
+    bump = pre.toe_sign * d_toe(g.s_c, ds_c_own)
     wheel_rates: dict[str, np.ndarray] = {
         "camber_gain": (gain_fv if pre.camber == "front_view" else gain) * DEG,
         "bump_steer": bump * DEG,
         "bump_steer_per_25mm": bump * DEG * 25.0,
     }
     if st.has_rack:
-        d_toe_rack = d_toe(geo.s_c, ds_c[:, cols - 1])
-        if pre.steer == "toe_change":
-            wheel_rates["steer_rate"] = pre.toe_sign * d_toe_rack * DEG
-        else:
-            wheel_rates["steer_rate"] = -st.side * d_toe_rack * DEG
+        d_toe_rack = d_steer_toe(pre, g.s_c, ds_c[:, :, cols - 1])
+        wheel_rates["steer_rate"] = -st.side * d_toe_rack * DEG
 
     # Roll camber: chassis roll with every contact point held on the ground.
-    rigid_ds_w = cross(EX, geo.s_c) @ R.T
-    rigid_dC_w = cross(EX, geo.C_c - st.reference) @ R.T
-    rigid_cp_z = d_contact_point(s_w, rigid_ds_w, rigid_dC_w, st.radius, n)[:, 2]
-    v_C_w = v_C[:, :n_w] @ R.T
-    dcp_z = d_contact_point(s_w[:, None], ds_w[:, :n_w], v_C_w, st.radius[:, None], n)[..., 2]
-    dtau = contact_hold_response(dcp_z, rigid_cp_z)
-    dcam = d_camber(s_w[:, None], ds_w[:, :n_w], n)  # (i, k)
-    wheel_rates["roll_camber"] = d_camber(s_w, rigid_ds_w, n) + dcam @ dtau  # rad/rad = deg/deg
-
+    rigid_ds_w = to_world(R, cross(EX, g.s_c))
+    rigid_dC_w = to_world(R, cross(EX, g.C_c - st.reference))
+    rigid_cp_z = d_contact_point(s_w, rigid_ds_w, rigid_dC_w, st.radius, n)[..., 2]
+    v_C_w = to_world(R, v_C[:, :, :n_w])
+    dcp_z = d_contact_point(s_w[:, :, None], ds_w[:, :, :n_w], v_C_w, st.radius[:, None], n)[..., 2]
+    dtau = square_solve(dcp_z, -rigid_cp_z)
+    dcam = d_camber(s_w[:, :, None], ds_w[:, :, :n_w], n)  # (S, i, k)
+    wheel_rates["roll_camber"] = d_camber(s_w, rigid_ds_w, n) + np.einsum("sik,sk->si", dcam, dtau)
+    # Heave with every contact point on the ground (the chassis up 1 mm lifts every CP 1 mm).
+    dtau_heave = square_solve(dcp_z, -np.ones(dcp_z.shape[:2]))
+    out: dict[Slot, np.ndarray] = {}
+    if st.has_rack and st.rack_ratio:
+        toe_gain, steer = steering_rates(g, st, pre, ds_c, ds_w, v_C, dcp_z)
+        wheel_rates["steering_toe_gain"] = toe_gain
+        for axle, (il, ir) in st.axles.items():
+            mean = 0.5 * (steer[:, il] + steer[:, ir])
+            out[("steering_ratio", axle, "")] = steering_ratio(mean, pre.steer == "wheel_plane")
     for mid, arr in wheel_rates.items():
-        for name, v in zip(st.names, arr, strict=True):
-            out[(mid, name, "")] = float(v)
+        for i, name in enumerate(st.names):
+            out[(mid, name, "")] = arr[:, i]
     for i, name in enumerate(st.names):
         d = st.damper_of[i]
         if d >= 0:
-            mr = float(tg.dq[st.damper_params[d], i])
+            mr = W[:, st.damper_params[d], i]
             out[("motion_ratio", name, "")] = mr
-            out[("installation_ratio", name, "")] = 1.0 / mr if mr != 0 else float("inf")
+            with np.errstate(divide="ignore"):
+                out[("installation_ratio", name, "")] = np.where(mr != 0, 1.0 / mr, np.inf)
+            # d damper length / d heave = -(d stroke / d travel) . (d travel / d heave)
+            d_length = -np.einsum("sk,sk->s", W[:, st.damper_params[d], :n_w], dtau_heave)
+            out[("motion_ratio_heave", name, "")] = wheel.ratio_per_motion(d_length)
+    return out
+
+
+def steering_rates(
+    g: Wheels,
+    st: WheelSet,
+    pre: Preset,
+    ds_c: np.ndarray,
+    ds_w: np.ndarray,
+    v_C: np.ndarray,
+    dcp_z: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(toe gain, d steer) per steering-wheel degree, every contact point held on the ground.
+
+    The rack moves with the wheels' travels solved so that no contact point
+    leaves the ground (IFT, as roll camber). The steering-wheel degree is the
+    preset's: + = left turn in iso (the workbook's signed ratio), + = rack
+    toward +Y in optimumk (OptimumK's steering). Toe and steer are the
+    preset's (wheel-plane toe in optimumk), toe in the preset's sign; both in
+    deg per deg, (S, n_wheels) each.
+
+    ds_c, ds_w: spin-axis velocities (S, n_w, cols, 3) chassis / world frame; v_C the
+    wheel-centre velocities (chassis frame); dcp_z (S, n_w, n_w) d CP_i.z / d travel_k.
+    """
+    n_w = len(st.names)
+    rack = ds_c.shape[2] - 1
+    v_rack_w = to_world(g.R, v_C[:, :, rack])
+    cp_rack = d_contact_point(g.s_w, ds_w[:, :, rack], v_rack_w, st.radius, Z_UP)[..., 2]
+    dtau = square_solve(dcp_z, -cp_rack)
+    ds = ds_c[:, :, rack] + np.einsum("sikc,sk->sic", ds_c[:, :, :n_w], dtau)
+    d_toe_rack = d_steer_toe(pre, g.s_c, ds)
+    assert st.rack_ratio is not None
+    per_degree = abs(st.rack_ratio) if pre.steer == "wheel_plane" else st.rack_ratio
+    gain = pre.toe_sign * d_toe_rack * per_degree
+    steer = -st.side * d_toe_rack * per_degree
+    return gain * DEG, steer * DEG
+
+
+def square_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Solve A x = b per state (A (S, n, n), b (S, n)), NaN where singular.
+
+    The IFT with contact targets: with A = d CP_i.z / d travel_k and b = -(d CP.z / d
+    chassis coordinate, joints held), x is the travels' rate that keeps every contact
+    point on the ground (mm per unit of the chassis coordinate).
+    """
+    try:
+        return np.linalg.solve(A, b[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        x = np.full(b.shape, np.nan)
+        for s in range(len(A)):
+            with contextlib.suppress(np.linalg.LinAlgError):
+                x[s] = np.linalg.solve(A[s], b[s])
+        return x
+
+
+def rate_metrics(
+    model: KinematicModel,
+    st: WheelSet,
+    geo: Wheels,
+    tg: Tangents,
+    pre: Preset,
+    out: dict[Slot, float],
+) -> None:
+    """Write the `rate_columns` of one pose (`pose_geometry(..., derivatives=True)`) into `out`.
+
+    tg: `wheel_tangents` of the pose (one column per wheel's travel, then the rack).
+    """
+    assert geo.dP is not None, "pose_geometry(..., derivatives=True) is needed for rates"
+    for slot, v in rate_columns(model, st, geo, tg.dq[None], geo.dP, pre).items():
+        out[slot] = float(v[0])

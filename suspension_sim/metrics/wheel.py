@@ -54,6 +54,40 @@ def toe(s_chassis: np.ndarray) -> np.ndarray:
     return np.arctan2(s_chassis[..., 0], np.abs(s_chassis[..., 1]))
 
 
+def toe_wheel_plane(s_chassis: np.ndarray) -> np.ndarray:
+    """Angle between the wheel plane and the chassis X axis: asin(s.x) (rad); + = toe-in.
+
+    s outboard, chassis axes, either side. OptimumK's toe (docs/conventions.md,
+    preset ``optimumk``): sin(toe_wheel_plane) = cos(camber_chassis) sin(toe),
+    so it is smaller than the top-view `toe` on a cambered wheel.
+    """
+    return np.arcsin(np.clip(s_chassis[..., 0], -1.0, 1.0))
+
+
+def turned_heading(x_h: np.ndarray, y_h: np.ndarray, angle: np.ndarray) -> np.ndarray:
+    """The horizontal unit vector x_h turned about the vertical by `angle` (rad, + toward y_h).
+
+    x_h, y_h: the car's horizontal heading and lateral (+ left) axes, world frame.
+    """
+    a = np.asarray(angle, dtype=float)[..., None]
+    return np.cos(a) * x_h + np.sin(a) * y_h
+
+
+def contact_patch(
+    centre: np.ndarray, s: np.ndarray, radius: np.ndarray, heading: np.ndarray, n: np.ndarray = Z_UP
+) -> np.ndarray:
+    """OptimumK's contact patch: C + r unit(s x h), the sign taken so it points down (mm).
+
+    heading h: the vehicle X axis turned about the vertical by the steer angle
+    (`turned_heading`). The point is on the tyre circle but, on a cambered and
+    toed wheel, not its lowest point (`contact_point`): the two differ by a few
+    tenths of a mm along x.
+    """
+    u = unit(cross(s, np.broadcast_to(heading, s.shape)))
+    down = np.where(dot(u, np.broadcast_to(n, s.shape)) > 0.0, -1.0, 1.0)[..., None]
+    return centre + np.asarray(radius, dtype=float)[..., None] * down * u
+
+
 def steer(toe_now: np.ndarray, toe_design: np.ndarray, side: np.ndarray) -> np.ndarray:
     """Roadwheel angle (rad): toe change from design, + = front of the wheel toward +Y.
 
@@ -104,6 +138,35 @@ def scrub_radius(cp: np.ndarray, g: np.ndarray, lat: np.ndarray) -> np.ndarray:
 def mechanical_trail(cp: np.ndarray, g: np.ndarray, head: np.ndarray) -> np.ndarray:
     """(G - CP).h (mm); + = G ahead of CP."""
     return dot(g - cp, head)
+
+
+def scrub_vehicle(
+    cp: np.ndarray, g: np.ndarray, lateral: np.ndarray, side: np.ndarray
+) -> np.ndarray:
+    """(CP - G).(side * lateral) (mm): scrub in the vehicle's front view; + = G inboard of CP.
+
+    lateral: the car's horizontal lateral axis y_h (+ left), not the wheel's own l.
+    """
+    return dot(cp - g, np.asarray(side, dtype=float)[..., None] * lateral)
+
+
+def trail_vehicle(cp: np.ndarray, g: np.ndarray, heading: np.ndarray) -> np.ndarray:
+    """(G - CP).x_h (mm): trail in the vehicle's side view; + = G ahead of CP.
+
+    heading: the car's horizontal heading x_h, not the wheel's own h.
+    """
+    return dot(g - cp, heading)
+
+
+def ratio_per_motion(d_length: np.ndarray) -> np.ndarray:
+    """Motion over spring, 1 / (d length / d motion) (motion unit per mm); inf for 0.
+
+    OptimumK's Motion Ratio Heave is d heave / d coilover length: give the
+    damper length's rate per mm of heave.
+    """
+    d = np.asarray(d_length, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.where(d != 0.0, 1.0 / np.where(d != 0.0, d, 1.0), np.inf)
 
 
 def spindle_length(centre: np.ndarray, point_on_axis: np.ndarray, k: np.ndarray) -> np.ndarray:

@@ -15,6 +15,8 @@ pitch and yaw (docs/conventions.md); points in mm in the world frame.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,9 +28,10 @@ import numpy as np
 from suspension_sim.errors import InputError, ModelError
 from suspension_sim.names import did_you_mean
 from suspension_sim.solve import engine
-from suspension_sim.solve.diagnostics import design_mobility
+from suspension_sim.solve.diagnostics import design_mobility, pose_singular_ratio
 from suspension_sim.solve.inputs import CHASSIS_AXES, check_damper_limits
 from suspension_sim.solve.pose import Pose, SolveInfo
+from suspension_sim.solve.problem import blas_controller
 from suspension_sim.tolerances import INNER_TARGET_MM, LIMIT_SLACK_MM
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,6 +68,30 @@ class BatchResult:
     """State index -> failure explanation (the text a single solve gives)."""
     failed_poses: dict[int, Pose] = field(default_factory=dict, repr=False)
     """State index -> the best-effort pose of each state that did not close."""
+    source_poses: list[Pose] | None = field(default=None, repr=False)
+    """The poses a result was made from (`from_poses`): `pose(i)` returns them."""
+
+    @classmethod
+    def from_poses(cls, model: KinematicModel, poses: Sequence[Pose]) -> BatchResult:
+        """A batch result holding already solved poses (e.g. a sweep's steps), so that
+        whole-batch code (`metrics.batch_metrics`, `points`) runs on them at once."""
+        names = model.damper_names
+        n = len(poses)
+        return cls(
+            model=model,
+            params=np.array([p.params for p in poses]).reshape(n, model.n_params),
+            shocks=np.array([[p.shocks[d] for d in names] for p in poses]).reshape(n, len(names)),
+            rack=np.array([p.rack for p in poses], dtype=float),
+            chassis=np.array([p.chassis for p in poses], dtype=float).reshape(n, 6),
+            converged=np.array([p.converged for p in poses], dtype=bool),
+            iterations=np.array([p.info.iterations for p in poses], dtype=int),
+            max_residual_mm=np.array([p.info.max_residual_mm for p in poses], dtype=float),
+            method=np.array([p.info.method for p in poses], dtype=object),
+            tolerance_mm=max((p.info.tolerance_mm for p in poses), default=0.0),
+            seconds=sum(p.info.seconds for p in poses),
+            engine="poses",
+            source_poses=list(poses),
+        )
 
     def __len__(self) -> int:
         return len(self.params)
@@ -80,17 +107,21 @@ class BatchResult:
         m = self.model
         names = self.point_names
         row = {n: i for i, n in enumerate(names)}
-        avg = np.zeros((len(names), len(m.inst_point)))
-        for j, n in enumerate(m.inst_point):
-            avg[row[n], j] = 1.0
-        avg /= avg.sum(axis=1, keepdims=True)
+        which = np.array([row[n] for n in m.inst_point])
+        order = np.argsort(which, kind="stable")  # copies grouped by point
+        starts = np.flatnonzero(np.r_[True, np.diff(which[order]) != 0])
+        counts = np.diff(np.r_[starts, len(order)])
+        compiled = engine.kernel_compiled()
         N = len(self)
         out = np.empty((N, len(names), 3))
         R, t = chassis_transforms(m, self.chassis)
         for start in range(0, N, POINTS_CHUNK):
             sl = slice(start, min(start + POINTS_CHUNK, N))
-            P, _ = m.instance_positions(self.params[sl].T, derivatives=False)
-            local = np.einsum("pi,icb->bpc", avg, P)  # (B, P, 3), chassis frame
+            if compiled:
+                P = engine.chassis_points_compiled(m, self.params[sl])  # (B, n_inst, 3)
+            else:
+                P = np.moveaxis(m.instance_positions(self.params[sl].T, derivatives=False)[0], 2, 0)
+            local = np.add.reduceat(P[:, order], starts, axis=1) / counts[None, :, None]
             out[sl] = np.einsum("bij,bpj->bpi", R[sl], local) + t[sl, None, :]
         return out
 
@@ -126,6 +157,8 @@ class BatchResult:
 
     def pose(self, i: int) -> Pose:
         """State i as a `Pose` (the fallback's own pose for a state that did not close)."""
+        if self.source_poses is not None:
+            return self.source_poses[i]
         if i in self.failed_poses:
             return self.failed_poses[i]
         names = self.model.damper_names
@@ -138,8 +171,9 @@ class BatchResult:
             max_residual_mm=float(self.max_residual_mm[i]),
             tolerance_mm=self.tolerance_mm,
             seconds=self.seconds / max(len(self), 1),
-            singular_ratio=float("nan"),
-            near_singular=False,
+            ratio=float("nan"),
+            ratio_flag=False,
+            ratio_of=functools.partial(pose_singular_ratio, self.model, self.params[i].copy()),
         )
         strokes = {n: float(v) for n, v in zip(names, self.shocks[i], strict=True)}
         ch = tuple(float(v) for v in self.chassis[i])
@@ -347,7 +381,8 @@ def solve_batch(
         engine.compile_kernel()
         res = engine.solve_compiled(model, U, q0, target)
     else:
-        res = engine.solve_numpy(model, U, q0, target)
+        with blas_controller().limit(limits=1, user_api="blas"):
+            res = engine.solve_numpy(model, U, q0, target)
     params = res.params.copy()
     converged = res.converged.copy()
     if mob.redundant:  # redundant joints that bind: the least-squares point within tolerance
@@ -358,7 +393,12 @@ def solve_batch(
     failures: dict[int, str] = {}
     failed_poses: dict[int, Pose] = {}
     for i in np.flatnonzero(~converged):
-        pose = _fallback(model, params, converged, int(i), strokes[i], rack_mm[i], ch[i], q0, tol)
+        if res.status[i] == engine.BRANCH:
+            pose = _continue(model, params, converged, int(i), strokes, rack_mm, ch, tol)
+        else:
+            pose = _fallback(
+                model, params, converged, int(i), strokes[i], rack_mm[i], ch[i], q0, tol
+            )
         params[i] = pose.params
         converged[i] = pose.converged
         iterations[i] = pose.info.iterations
@@ -403,6 +443,48 @@ def _choose(method: Method, n: int) -> str:
     return "compiled" if engine.kernel_compiled() or n >= COMPILE_PAYS_STATES else "numpy"
 
 
+def _continue(
+    model: KinematicModel,
+    params: np.ndarray,
+    converged: np.ndarray,
+    i: int,
+    strokes: np.ndarray,
+    rack: np.ndarray,
+    chassis: np.ndarray,
+    tol: float,
+) -> Pose:
+    """State i, which the engine closed far from its prediction (near a dead point), by
+    continuation from the last closed state (or design) with the branch screen
+    (`solve.continuation.move`): small steps on the same assembly branch, or a
+    not-converged pose explaining why the state cannot be reached on it."""
+    from suspension_sim.solve.continuation import MoveError, move
+    from suspension_sim.solve.solver import solve
+    from suspension_sim.solve.state import State
+
+    def state_of(k: int) -> State:
+        return State(
+            shocks=dict(zip(model.damper_names, (float(v) for v in strokes[k]), strict=True)),
+            rack=float(rack[k]),
+            chassis=tuple(float(v) for v in chassis[k]),  # type: ignore[arg-type]
+        )
+
+    before = np.flatnonzero(converged[:i])
+    if len(before):
+        k = int(before[-1])
+        start = state_of(k).solve(model, guess=params[k], tolerance=tol, method="trf")
+    else:
+        start = solve(model, tolerance=tol)
+    state = state_of(i)
+    try:
+        return move(start, state, tolerance=tol)
+    except MoveError as exc:
+        pose = state.solve(model, guess=start, tolerance=tol, on_failure="return", method="trf")
+        info = dataclasses.replace(pose.info, converged=False)  # not this motion's pose
+        out = Pose(model, pose.params, pose.shocks, pose.rack, pose.chassis, info)
+        out.failure = f"not reached on the assembly branch of the previous state: {exc.reason}"
+        return out
+
+
 def _fallback(
     model: KinematicModel,
     params: np.ndarray,
@@ -424,6 +506,7 @@ def _fallback(
         "chassis": tuple(float(v) for v in chassis),
         "tolerance": tol,
         "on_failure": "return",
+        "method": "trf",  # the engine has already failed on this state
     }
     if len(before):
         pose = solve(model, guess=params[before[-1]], **args)

@@ -151,7 +151,7 @@ def predicted_params(prev: Pose, state: State) -> np.ndarray:
 def _body_distances(model: KinematicModel, Q: np.ndarray) -> tuple[list[str], np.ndarray]:
     """Per body, the largest distance between its points in the three parameter
     columns of Q: (bodies, 3) of [|P1 - P0|, |P2 - P0|, |P2 - P1|] (chassis frame, mm)."""
-    P, _ = model.instance_positions(Q, derivatives=False)
+    P = _positions(model, Q)
     d = np.stack(
         [
             np.linalg.norm(P[:, :, 1] - P[:, :, 0], axis=1),
@@ -168,6 +168,16 @@ def _body_distances(model: KinematicModel, Q: np.ndarray) -> tuple[list[str], np
     return names, out
 
 
+def _positions(model: KinematicModel, Q: np.ndarray) -> np.ndarray:
+    """Chassis-frame point copies (n_inst, 3, S) for parameter columns Q (compiled
+    kernel once loaded; the numpy model otherwise)."""
+    from suspension_sim.solve import engine
+
+    if engine.kernel_compiled():
+        return np.moveaxis(engine.chassis_points_compiled(model, Q.T), 0, 2)
+    return model.instance_positions(Q, derivatives=False)[0]
+
+
 def check_branch(prev: Pose, new: Pose, state: State) -> BranchJump | None:
     """Screen a solved step: the bodies of `new` far from the first-order prediction.
 
@@ -178,7 +188,16 @@ def check_branch(prev: Pose, new: Pose, state: State) -> BranchJump | None:
     dead point the prediction itself is poor, so a hit is a suspicion that
     `move` confirms or clears by solving the step in halves.
     """
-    pred = predicted_params(prev, state)
+    info = new.info
+    if (
+        info.prediction is not None
+        and info.predicted_from is not None
+        and not state.targets
+        and np.array_equal(info.predicted_from, prev.params)
+    ):  # the engine predicted this step from prev already (first order, for free)
+        pred = info.prediction
+    else:
+        pred = predicted_params(prev, state)
     names, d = _body_distances(prev.model, np.stack([prev.params, pred, new.params], axis=1))
     predicted, moved, deviation = d[:, 0], d[:, 1], d[:, 2]
     excess = deviation - (JUMP_RATIO * predicted + JUMP_FLOOR_MM)

@@ -128,3 +128,14 @@ def inputs_near(pose: Pose, points: set[str]) -> list[str]:
         if neighbours & comp_bodies:
             out.append(f"rack = {pose.rack:g} mm")
     return out
+
+
+def pose_singular_ratio(model: KinematicModel, params: np.ndarray) -> float:
+    """`singular_ratio` at a pose with every input held (the on-demand check of
+    engine solves): smallest min/max singular value over the blocks."""
+    prob = problem(model, model.input_params())
+    lay = prob.layout
+    _, data, _, _ = model.evaluate_state(np.asarray(params, dtype=float)[:, None], lay)
+    J = np.zeros(lay.shape)
+    J[lay.rows, lay.indices] = data[:, 0]
+    return singular_ratio(J, prob.blocks)

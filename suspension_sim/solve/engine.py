@@ -28,6 +28,8 @@ single-state path. Units: mm, rad.
 
 from __future__ import annotations
 
+import sys
+import threading
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -38,6 +40,7 @@ import numpy as np
 
 from suspension_sim.model.topology import SIGNATURES
 from suspension_sim.solve.engine_codes import (
+    BRANCH,
     NOT_CONVERGED,
     NOT_FINITE,
     OK,
@@ -58,6 +61,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import JacobianLayout, KinematicModel
 
 __all__ = [
+    "BRANCH",
     "NOT_CONVERGED",
     "NOT_FINITE",
     "OK",
@@ -114,6 +118,7 @@ class EngineResult:
     iterations: np.ndarray  # (N,) largest number of Newton steps over the blocks
     max_residual_mm: np.ndarray  # (N,)
     seconds: float
+    predicted: np.ndarray | None = None  # (N, n_params) first-order start of each state
 
     @property
     def converged(self) -> np.ndarray:
@@ -372,10 +377,13 @@ def solve_numpy(
     status = np.zeros(N, dtype=int)
     iters = np.zeros(N, dtype=int)
     worst = np.zeros(N)
+    predicted = np.zeros((N, model.n_params))
     base = np.asarray(q0, dtype=float).copy()
     for start in range(0, N, chunk):
         sl = slice(start, min(start + chunk, N))
-        res = newton_numpy(model, predict_numpy(model, base, U[sl]), target, max_iter)
+        start_q = predict_numpy(model, base, U[sl])
+        predicted[sl] = start_q.T
+        res = newton_numpy(model, start_q, target, max_iter)
         out_q[sl], status[sl], iters[sl], worst[sl] = (
             res.params,
             res.status,
@@ -385,7 +393,7 @@ def solve_numpy(
         good = np.flatnonzero(res.status == 0)
         if len(good):
             base = res.params[good[-1]].copy()
-    return EngineResult(out_q, status, iters, worst, time.perf_counter() - t0)
+    return EngineResult(out_q, status, iters, worst, time.perf_counter() - t0, predicted)
 
 
 # -- compiled kernel ----------------------------------------------------------------
@@ -518,7 +526,12 @@ def _build_tables(model: KinematicModel) -> KernelTables:
 
 
 def _work(tab: KernelTables) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
-    """Fresh work arrays (W) and per-block storage (S) for one kernel run."""
+    """Fresh work arrays (W) and per-block storage (S) for kernel runs.
+
+    S holds each block's last factorisation (F = R and the Householder vectors
+    of J^T, tau, the input columns Fin, a usable flag) and scratch vectors; see
+    `kernel.solve_block`.
+    """
     m, n, nb, n_in = max(tab.max_rows, 1), max(tab.max_cols, 1), tab.n_blocks, len(tab.inputs)
     W = (
         np.zeros((tab.n_parts, 3, 4)),
@@ -528,13 +541,13 @@ def _work(tab: KernelTables) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
         np.zeros((tab.n_inst, tab.k_max, 3)),
     )
     S = (
-        np.zeros((nb, m, n)),
+        np.zeros((nb, n, m)),
         np.zeros((nb, n)),
         np.zeros((nb, m, max(n_in, 1))),
         np.zeros(nb, dtype=np.bool_),
         np.zeros(m),
         np.zeros(m),
-        np.zeros((m, n)),
+        np.zeros((n, m)),
         np.zeros((m, max(n_in, 1))),
         np.zeros(m),
         np.zeros(n),
@@ -542,14 +555,104 @@ def _work(tab: KernelTables) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
         np.zeros(n),
         np.zeros(n),
         np.zeros(n),
+        np.zeros((nb, n)),
+        np.zeros((nb, m)),
+        np.zeros(nb, dtype=np.bool_),
+        np.zeros(n),
+        np.zeros(m),
+        np.zeros((nb, n, m)),
+        np.zeros(n),
+        np.zeros(m),
     )
     return W, S
 
 
-def kernel_compiled() -> bool:
-    """True once the kernel has been compiled in this process."""
+class KernelSession:
+    """The compiled kernel's state for one model, kept between calls.
+
+    Each block's last factorisation survives from one call to the next, so a
+    warm single solve (a sweep step, the next log sample) starts with cheap
+    chord steps instead of a fresh Jacobian. A lock keeps one thread at a time
+    on the shared work arrays; a second thread gets fresh ones.
+    """
+
+    def __init__(self, model: KinematicModel) -> None:
+        self.tables = kernel_tables(model)
+        self.W, self.S = _work(self.tables)
+        self.counts = np.zeros(2, dtype=np.int64)  # evaluations, Jacobians (factorisations)
+        self._lock = threading.Lock()
+        self._entry: Any = None  # the compiled entry point, once known
+
+    def solve(
+        self,
+        U: np.ndarray,
+        q0: np.ndarray,
+        target: float,
+        max_iter: int = MAX_ITERATIONS,
+        fresh: bool = False,
+    ) -> EngineResult:
+        """Solve the states U (N, n_in) one after another from q0 (see `solve_compiled`)."""
+        if self._lock.acquire(blocking=False):
+            try:
+                out, self._entry = _run_kernel(
+                    U,
+                    q0,
+                    self.tables,
+                    self.W,
+                    self.S,
+                    self.counts,
+                    target,
+                    max_iter,
+                    self._entry,
+                    fresh,
+                )
+                return out
+            finally:
+                self._lock.release()
+        W, S = _work(self.tables)
+        counts = np.zeros(2, np.int64)
+        return _run_kernel(U, q0, self.tables, W, S, counts, target, max_iter, None, fresh)[0]
+
+
+def chassis_points_compiled(model: KinematicModel, params: np.ndarray) -> np.ndarray:
+    """Chassis-frame positions of every point copy, (N, n_inst, 3) mm, for parameter rows
+    params (N, n_params), by the compiled kernel (the numpy reference is
+    `KinematicModel.instance_positions`)."""
     k = kernel_module()
-    return k is not None and bool(k.solve_sequence.signatures)
+    assert k is not None
+    tab = kernel_tables(model)
+    W, _ = _work(tab)
+    out = np.empty((len(params), tab.n_inst, 3))
+    k.chassis_points(
+        np.ascontiguousarray(params, dtype=float),
+        tab.arrays,
+        W,
+        np.arange(tab.n_parts, dtype=np.int64),
+        np.arange(tab.n_inst, dtype=np.int64),
+        out,
+    )
+    return out
+
+
+def session(model: KinematicModel) -> KernelSession:
+    """The model's kernel session (one per model; compile the kernel first)."""
+    return model.derived.get("engine_kernel_session", lambda: KernelSession(model))
+
+
+_READY = False
+
+
+def kernel_compiled() -> bool:
+    """True once the kernel is compiled (or loaded from the disk cache) in this process.
+
+    Never imports numba itself (that alone costs ~0.5 s), and answers from a
+    flag once true: numba's own signature list is slow to build.
+    """
+    global _READY
+    if not _READY:
+        k = sys.modules.get("suspension_sim.solve.kernel")
+        _READY = k is not None and bool(k.solve_sequence.signatures)
+    return _READY
 
 
 def compile_kernel() -> float:
@@ -560,14 +663,11 @@ def compile_kernel() -> float:
     if k.solve_sequence.signatures:
         return 0.0
     t0 = time.perf_counter()
-    solve_kernel_arrays(
-        np.zeros((1, 1)),
-        np.zeros(1),
-        np.zeros(1, dtype=np.int64),
-        _dummy_tables(),
-        1e-10,
-        1,
-    )
+    tab = _dummy_tables()
+    W, S = _work(tab)
+    _run_kernel(np.zeros((1, 1)), np.zeros(1), tab, W, S, np.zeros(2, np.int64), 1e-10, 1)
+    one = np.zeros(1, dtype=np.int64)
+    k.chassis_points(np.zeros((1, 1)), tab.arrays, W, one, one, np.zeros((1, 1, 3)))
     return time.perf_counter() - t0
 
 
@@ -604,28 +704,38 @@ def _dummy_tables() -> KernelTables:
     return KernelTables(arrays, 1, 0, 0, 1, np.zeros(1, dtype=np.int64), 1, 1, 1)
 
 
-def solve_kernel_arrays(
+def _run_kernel(
     U: np.ndarray,
     q0: np.ndarray,
-    inputs: np.ndarray,
     tab: KernelTables,
+    W: tuple[np.ndarray, ...],
+    S: tuple[Any, ...],
+    counts: np.ndarray,
     target: float,
     max_iter: int,
-) -> EngineResult:
-    """Run the compiled kernel on prepared tables (see `solve_compiled`)."""
+    entry: Any = None,
+    fresh: bool = False,
+) -> tuple[EngineResult, Any]:
+    """Run `kernel.solve_sequence`; returns the result and the compiled entry point used.
+
+    entry: a compiled entry point from an earlier call with the same work
+    arrays (a `KernelSession`'s), called directly: numba's per-call dispatch
+    (typing the nested table tuples) costs ~100 us, more than a warm solve.
+    None goes through the dispatcher and finds the entry point for next time.
+    """
     k = kernel_module()
     assert k is not None
     t0 = time.perf_counter()
     N = len(U)
-    W, S = _work(tab)
-    Q = np.zeros((N, tab.n_params))
-    iters = np.zeros(N, dtype=np.int64)
-    res = np.zeros(N)
-    status = np.zeros(N, dtype=np.int64)
-    k.solve_sequence(
+    Q = np.empty((N, tab.n_params))
+    iters = np.empty(N, dtype=np.int64)
+    res = np.empty(N)
+    status = np.empty(N, dtype=np.int64)
+    pred = np.empty((N, tab.n_params))
+    args = (
         np.ascontiguousarray(U, dtype=float),
         np.ascontiguousarray(q0, dtype=float),
-        inputs,
+        tab.inputs,
         tab.arrays,
         W,
         S,
@@ -635,8 +745,17 @@ def solve_kernel_arrays(
         iters,
         res,
         status,
+        counts,
+        pred,
+        bool(fresh),
     )
-    return EngineResult(Q, status, iters, res, time.perf_counter() - t0)
+    if entry is None:
+        disp = k.solve_sequence
+        disp(*args)
+        entry = disp.overloads[tuple(disp.typeof_pyval(a) for a in args)].entry_point
+    else:
+        entry(*args)
+    return EngineResult(Q, status, iters, res, time.perf_counter() - t0, pred), entry
 
 
 def solve_compiled(
@@ -645,7 +764,13 @@ def solve_compiled(
     q0: np.ndarray,
     target: float,
     max_iter: int = MAX_ITERATIONS,
+    fresh: bool = False,
 ) -> EngineResult:
-    """Solve the states with inputs U (N, n_in) one after another from q0 (compiled)."""
-    tab = kernel_tables(model)
-    return solve_kernel_arrays(U, q0, tab.inputs, tab, target, max_iter)
+    """Solve the states with inputs U (N, n_in) one after another from q0 (compiled).
+
+    Uses the model's `KernelSession`, so the blocks' factorisations carry over
+    from the previous call; fresh=True factorises them at q0 first (the first
+    state's prediction is then Newton's first step from q0: what a single
+    solve from a guess, and the continuation's branch screen, want).
+    """
+    return session(model).solve(U, q0, target, max_iter, fresh)

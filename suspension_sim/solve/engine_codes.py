@@ -19,11 +19,22 @@ STATIONARY = 4
 """Status: a block stopped at its least-squares point above the target (redundant joints
 that bind); the caller decides whether that is within the tolerance."""
 
+BRANCH = 5
+"""Status: the state closed far from its first-order prediction even from a fresh
+factorisation (close to a dead point, where the solve may land on another assembly
+branch); the caller re-solves it by continuation with the branch screen."""
+JUMP_PARAM_RATIO = 0.5
+"""Screen of the batch kernel: a state is suspicious when some unknown lands farther
+from its prediction than this fraction of the predicted change (plus the floor)."""
+JUMP_PARAM_FLOOR = 1e-6
+"""Floor of that screen (rad, or mm for a sliding joint)."""
+
 STATUS_TEXT = {
     0: "converged",
     1: "not converged",
     2: "singular block",
     3: "not finite",
     4: "least-squares point above the target",
+    5: "possibly on another assembly branch",
 }
 """Engine status code -> words."""

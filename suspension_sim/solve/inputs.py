@@ -142,7 +142,11 @@ def limit_text(value: float, limit: float) -> tuple[str, str]:
 def input_limits(model: KinematicModel) -> dict[str, tuple[float | None, float | None]]:
     """Declared limits of every input, {damper body or "rack": (low, high)} in mm of
     stroke or rack travel (None = no limit): a damper's min/max length, the rack's
-    min/max travel."""
+    min/max travel. Computed once per model."""
+    return model.derived.get("input_limits", lambda: _input_limits(model))
+
+
+def _input_limits(model: KinematicModel) -> dict[str, tuple[float | None, float | None]]:
     out: dict[str, tuple[float | None, float | None]] = {}
     for d in model.car.dampers:
         design = model.car.damper_design_length(d)

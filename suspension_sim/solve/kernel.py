@@ -25,10 +25,16 @@ redundant joints work too). Units: mm, rad.
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
+from typing import Any
 
+import numba
+import numpy as np
+
+from suspension_sim.cache import private_code_dir
 from suspension_sim.solve.engine_codes import (
+    BRANCH,
+    JUMP_PARAM_FLOOR,
+    JUMP_PARAM_RATIO,
     NOT_CONVERGED,
     NOT_FINITE,
     OK,
@@ -45,14 +51,36 @@ from suspension_sim.tolerances import (
     TRUST_MIN_RADIUS,
 )
 
-CHORD_REFRESH = 1e-3
+_CODE_DIR = private_code_dir(f"numba-{numba.__version__}")
+CACHED = _CODE_DIR is not None
+"""True when compiled code is kept on disk (in a folder only this user can write), so only
+the first process compiles; otherwise every process compiles once, in memory."""
+
+
+def njit(func: Any) -> Any:
+    """numba.njit with the on-disk cache in our private folder, when there is one."""
+    if not CACHED:
+        return numba.njit(cache=False)(func)
+    config: Any = numba.config
+    previous = config.CACHE_DIR
+    config.CACHE_DIR = str(_CODE_DIR)  # read once, when the function's cache locator is made
+    try:
+        return numba.njit(cache=True)(func)
+    finally:
+        config.CACHE_DIR = previous
+
+
+CHORD_REFRESH = 3e-2
 """A chord step that shrank the residual by less than this factor marks the stored
 factorisation as old: it is renewed at the state's solution for the next state."""
+SECANT_SIMILAR = 0.5
+"""The secant correction is used when this step's input-induced residual differs from
+the last one's by at most this fraction of it."""
 MAX_CHORD_STEPS = 8
 """Chord steps (reused factorisation) before a fresh Jacobian is taken."""
 
 
-@njit(cache=False)
+@njit
 def eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o):
     """Chassis-frame transform A = F T(q) (3x4) and joint screws of the given parts."""
     for idx in range(parts.shape[0]):
@@ -92,7 +120,7 @@ def eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o):
                     A[i, r, 2] = x0 * e02 + x1 * e12 + x2 * e22
 
 
-@njit(cache=False)
+@njit
 def eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, with_jac):
     """Positions P (n_inst, 3) and, if asked, slot derivatives dP (n_inst, K, 3)."""
     for idx in range(insts.shape[0]):
@@ -122,11 +150,13 @@ def eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, with_
                 dP[n, j, 2] = w0 * d1 - w1 * d0
 
 
-@njit(cache=False)
-def eval_block(b, q, T, W, r, J, Jin, with_jac):
-    """Residuals r (m_b) and, if asked, Jacobian J (m_b, n_b) and input columns Jin of block b.
+@njit
+def eval_block(b, q, T, W, r, Jt, Jin, with_jac):
+    """Residuals r (m_b) and, if asked, the transposed Jacobian Jt (n_b, m_b) and the
+    input columns Jin (m_b, n_in) of block b.
 
-    T: the model tables (see `engine.KernelTables.arrays`); W: work arrays.
+    T: the model tables (see `engine.KernelTables.arrays`); W: work arrays. The
+    Jacobian is stored transposed so that each column is contiguous for the QR.
     """
     (
         p_nj,
@@ -178,84 +208,101 @@ def eval_block(b, q, T, W, r, J, Jin, with_jac):
         r[k] = P[r_b[r0 + k], ax] - P[r_a[r0 + k], ax]
     if with_jac:
         n = c_ptr[b + 1] - c_ptr[b]
-        J[:m, :n] = 0.0
+        Jt[:n, :m] = 0.0
         Jin[:m, :] = 0.0
         for e in range(e_ptr[b], e_ptr[b + 1]):
             v = e_sign[e] * dP[e_inst[e], e_slot[e], e_axis[e]]
             col = e_col[e]
             if col >= 0:
-                J[e_row[e], col] += v
+                Jt[col, e_row[e]] += v
             else:
                 Jin[e_row[e], -col - 1] += v
 
 
-@njit(cache=False)
-def qr_factor(J, m, n, tau):
-    """Householder QR of J[:m, :n] in place (m >= n); R above the diagonal, vectors below.
+@njit
+def qr_factor(Ft, m, n, tau):
+    """Householder QR of J (m >= n) given as Ft = J^T (n rows of m), in place.
 
-    Returns min |R_ii| / max column norm (0 for a rank-deficient block).
+    Afterwards R[i, k] = Ft[k, i] (i <= k) and the Householder vectors are
+    stored after the diagonal of each row. Returns min |R_ii| / max column
+    norm (0 for a rank-deficient block).
     """
     big = 0.0
     for j in range(n):
         s = 0.0
         for i in range(m):
-            s += J[i, j] * J[i, j]
+            s += Ft[j, i] * Ft[j, i]
         big = max(big, np.sqrt(s))
     small = np.inf
     for j in range(n):
         norm = 0.0
         for i in range(j, m):
-            norm += J[i, j] * J[i, j]
+            norm += Ft[j, i] * Ft[j, i]
         norm = np.sqrt(norm)
         if norm == 0.0:
             tau[j] = 0.0
             small = 0.0
             continue
-        alpha = -norm if J[j, j] >= 0.0 else norm
-        v0 = J[j, j] - alpha
-        # v = (1, J[j+1:, j] / v0); tau = -v0 / alpha
+        alpha = -norm if Ft[j, j] >= 0.0 else norm
+        v0 = Ft[j, j] - alpha
+        # v = (1, Ft[j, j+1:] / v0); tau = -v0 / alpha
+        inv = 1.0 / v0
         for i in range(j + 1, m):
-            J[i, j] /= v0
-        tau[j] = -v0 / alpha
-        J[j, j] = alpha
+            Ft[j, i] *= inv
+        tj = -v0 / alpha
+        tau[j] = tj
+        Ft[j, j] = alpha
         small = min(small, abs(alpha))
         for k in range(j + 1, n):
-            s = J[j, k]
+            s = Ft[k, j]
             for i in range(j + 1, m):
-                s += J[i, j] * J[i, k]
-            s *= tau[j]
-            J[j, k] -= s
+                s += Ft[j, i] * Ft[k, i]
+            s *= tj
+            Ft[k, j] -= s
             for i in range(j + 1, m):
-                J[i, k] -= s * J[i, j]
+                Ft[k, i] -= s * Ft[j, i]
     if big == 0.0:
         return 0.0
     return small / big
 
 
-@njit(cache=False)
-def apply_qt(F, tau, m, n, y):
-    """y <- Q^T y for the factorisation in F (y has m entries)."""
+@njit
+def apply_qt(Ft, tau, m, n, y):
+    """y <- Q^T y for the factorisation in Ft (y has m entries)."""
     for j in range(n):
         s = y[j]
         for i in range(j + 1, m):
-            s += F[i, j] * y[i]
+            s += Ft[j, i] * y[i]
         s *= tau[j]
         y[j] -= s
         for i in range(j + 1, m):
-            y[i] -= s * F[i, j]
+            y[i] -= s * Ft[j, i]
 
 
-@njit(cache=False)
-def solve_r(F, n, y, out):
-    """out <- R^-1 y[:n] (back substitution)."""
-    for i in range(n - 1, -1, -1):
-        s = y[i]
-        for k in range(i + 1, n):
-            s -= F[i, k] * out[k]
-        out[i] = s / F[i, i]
+@njit
+def solve_r(Ft, n, y, out):
+    """out <- R^-1 y[:n] (back substitution by columns of R = rows of Ft)."""
+    for i in range(n):
+        out[i] = y[i]
+    for k in range(n - 1, -1, -1):
+        out[k] /= Ft[k, k]
+        v = out[k]
+        for i in range(k):
+            out[i] -= Ft[k, i] * v
 
 
-@njit(cache=False)
+@njit
+def mul_r(Ft, n, x, out):
+    """out <- R x (n entries)."""
+    for i in range(n):
+        out[i] = 0.0
+    for k in range(n):
+        v = x[k]
+        for i in range(k + 1):
+            out[i] += Ft[k, i] * v
+
+
+@njit
 def max_abs(v, m):
     out = 0.0
     for i in range(m):
@@ -265,7 +312,7 @@ def max_abs(v, m):
     return out
 
 
-@njit(cache=False)
+@njit
 def sum_sq(v, m):
     out = 0.0
     for i in range(m):
@@ -273,34 +320,120 @@ def sum_sq(v, m):
     return out
 
 
-@njit(cache=False)
-def refactor(b, q, T, W, S, m, n):
-    """Store the factorisation of block b's Jacobian at q (for the next prediction)."""
-    F, tau, Fin, have, _r, rt, J, Jin, _y, _p, _pg, _x, _D, _g = S
-    eval_block(b, q, T, W, rt, J, Jin, True)
+@njit
+def store_qr(b, S, m, n):
+    """Copy the Jacobian scratch (Jt, Jin) into block b's slot and QR-factor it (for the
+    trust-region steps). The chord inverse B is invalid until `refactor`.
+
+    Returns True when the block is usable (not near singular)."""
+    F, tau, Fin, have = S[0], S[1], S[2], S[3]
+    Jt, Jin = S[6], S[7]
+    for k in range(n):
+        for i in range(m):
+            F[b, k, i] = Jt[k, i]
     for i in range(m):
-        for k in range(n):
-            F[b, i, k] = J[i, k]
         for k in range(Fin.shape[2]):
             Fin[b, i, k] = Jin[i, k]
-    have[b] = qr_factor(F[b], m, n, tau[b]) > SINGULAR_PIVOT_RATIO
+    have[b] = False
+    return qr_factor(F[b], m, n, tau[b]) > SINGULAR_PIVOT_RATIO
 
 
-@njit(cache=False)
-def solve_block(b, q, T, W, S, target, max_iter):
+@njit
+def invert(Jt, n, M, B):
+    """B <- J^-1 for a square J given as Jt = J^T (n x n), by Gauss-Jordan with partial
+    pivoting (M: scratch). Returns min |pivot| / max column norm (0 when singular)."""
+    big = 0.0
+    for k in range(n):
+        s = 0.0
+        for i in range(n):
+            s += Jt[k, i] * Jt[k, i]
+            M[i, k] = Jt[k, i]
+            B[i, k] = 1.0 if i == k else 0.0
+        big = max(big, np.sqrt(s))
+    small = np.inf
+    for c in range(n):
+        piv_row = c
+        best = abs(M[c, c])
+        for i in range(c + 1, n):
+            if abs(M[i, c]) > best:
+                best = abs(M[i, c])
+                piv_row = i
+        if best == 0.0 or not np.isfinite(best):
+            return 0.0
+        if piv_row != c:
+            for k in range(n):
+                t = M[c, k]
+                M[c, k] = M[piv_row, k]
+                M[piv_row, k] = t
+                t = B[c, k]
+                B[c, k] = B[piv_row, k]
+                B[piv_row, k] = t
+        small = min(small, best)
+        inv = 1.0 / M[c, c]
+        for k in range(c, n):
+            M[c, k] *= inv
+        for k in range(n):
+            B[c, k] *= inv
+        for i in range(n):
+            if i == c:
+                continue
+            f = M[i, c]
+            if f == 0.0:
+                continue
+            for k in range(c, n):
+                M[i, k] -= f * M[c, k]
+            for k in range(n):
+                B[i, k] -= f * B[c, k]
+    if big == 0.0:
+        return 0.0
+    return small / big
+
+
+@njit
+def refactor(b, q, T, W, S, m, n):
+    """Block b's chord inverse B (J^-1, or R^-1 Q^T for a tall block) and input columns
+    at q, for the next chord steps and predictions. Returns True when usable."""
+    eval_block(b, q, T, W, S[5], S[6], S[7], True)
+    F, tau, Fin, have, B = S[0], S[1], S[2], S[3], S[19]
+    Jt, Jin = S[6], S[7]
+    for i in range(m):
+        for k in range(Fin.shape[2]):
+            Fin[b, i, k] = Jin[i, k]
+    if m == n:
+        have[b] = invert(Jt, n, F[b], B[b]) > SINGULAR_PIVOT_RATIO
+        return have[b]
+    if not store_qr(b, S, m, n):
+        return False
+    y, p = S[8], S[9]
+    for i in range(m):
+        for k in range(m):
+            y[k] = 0.0
+        y[i] = 1.0
+        apply_qt(F[b], tau[b], m, n, y)
+        solve_r(F[b], n, y, p)
+        for k in range(n):
+            B[b, k, i] = p[k]
+    have[b] = True
+    return True
+
+
+@njit
+def solve_block(b, q, T, W, S, target, max_iter, stats):
     """Close block b of state q in place. Returns (status, iterations, largest residual mm).
 
     S: per-block stored factorisation (F, tau, Fin, have) and scratch vectors.
+    stats: counters (evaluations, Jacobians, factorisations) for benchmarks.
     """
     c_ptr = T[7]
     c_param = T[8]
     r_ptr = T[9]
-    F, tau, Fin, have, r, rt, J, Jin, y, p, pg, x, D, g = S
+    F, tau, _Fin, have, r, rt, Jt, Jin, y, p, pg, x, D, g = S[:14]
     m = r_ptr[b + 1] - r_ptr[b]
     n = c_ptr[b + 1] - c_ptr[b]
     c0 = c_ptr[b]
     Fb = F[b]
-    eval_block(b, q, T, W, r, J, Jin, False)
+    eval_block(b, q, T, W, r, Jt, Jin, False)
+    stats[0] += 1
     res = max_abs(r, m)
     if res <= target:
         return OK, 0, res
@@ -311,24 +444,26 @@ def solve_block(b, q, T, W, S, target, max_iter):
     it = 0
     # Chord steps with the stored factorisation while they contract fast.
     if have[b]:
+        Bb = S[19][b]
         for _ in range(MAX_CHORD_STEPS):
-            for i in range(m):
-                y[i] = -r[i]
-            apply_qt(Fb, tau[b], m, n, y)
-            solve_r(Fb, n, y, p)
+            for k in range(n):
+                v = 0.0
+                for i in range(m):
+                    v -= Bb[k, i] * r[i]
+                p[k] = v
             for k in range(n):
                 x[k] = q[c_param[c0 + k]]
                 q[c_param[c0 + k]] += p[k]
             it += 1
-            eval_block(b, q, T, W, rt, J, Jin, False)
+            eval_block(b, q, T, W, rt, Jt, Jin, False)
+            stats[0] += 1
             new = max_abs(rt, m)
             if new <= target:
-                if new > CHORD_REFRESH * res:  # the factorisation has aged: renew it here
+                if new > CHORD_REFRESH * res:  # the inverse has aged: renew it here
                     refactor(b, q, T, W, S, m, n)
+                    stats[1] += 1
                 return OK, it, new
-            if (
-                not new <= CHORD_CONTRACTION * res
-            ):  # too slow (or NaN): undo, go to the trust region
+            if not new <= CHORD_CONTRACTION * res:  # too slow (or NaN): undo, trust region
                 for k in range(n):
                     q[c_param[c0 + k]] = x[k]
                 break
@@ -336,21 +471,13 @@ def solve_block(b, q, T, W, S, target, max_iter):
             for i in range(m):
                 r[i] = rt[i]
     # Powell's dogleg with a fresh Jacobian every step (MINPACK hybrj style).
-    eval_block(b, q, T, W, r, J, Jin, True)
+    eval_block(b, q, T, W, r, Jt, Jin, True)
+    stats[1] += 1
     for k in range(n):
-        s = 0.0
-        for i in range(m):
-            s += J[i, k] * J[i, k]
+        s = sum_sq(Jt[k], m)
         D[k] = np.sqrt(s) if s > 0.0 else 1.0
-    for i in range(m):
-        for k in range(n):
-            Fb[i, k] = J[i, k]
-        for k in range(Fin.shape[2]):
-            Fin[b, i, k] = Jin[i, k]
-    if qr_factor(Fb, m, n, tau[b]) <= SINGULAR_PIVOT_RATIO:
-        have[b] = False
+    if not store_qr(b, S, m, n):
         return SINGULAR, it, res
-    have[b] = True
     xn = 0.0
     for k in range(n):
         xn += (D[k] * q[c_param[c0 + k]]) ** 2
@@ -379,17 +506,15 @@ def solve_block(b, q, T, W, S, target, max_iter):
             for k in range(n):  # g = R^T Q^T r = J^T r
                 s = 0.0
                 for i in range(k + 1):
-                    s += Fb[i, k] * y[i]
+                    s += Fb[k, i] * y[i]
                 g[k] = s
             gs2 = 0.0
             for k in range(n):
                 gs2 += (g[k] / D[k]) ** 2
-            jd2 = 0.0
-            for i in range(n):  # |R d|^2 with d = -g / D^2
-                s = 0.0
-                for k in range(i, n):
-                    s -= Fb[i, k] * g[k] / (D[k] * D[k])
-                jd2 += s * s
+            for k in range(n):  # d = -g / D^2
+                x[k] = -g[k] / (D[k] * D[k])
+            mul_r(Fb, n, x, pg)  # |R d|^2
+            jd2 = sum_sq(pg, n)
             gsn = np.sqrt(gs2)
             alpha = gs2 / jd2 if jd2 > 0.0 else 0.0
             if alpha * gsn >= delta or jd2 == 0.0:
@@ -415,19 +540,19 @@ def solve_block(b, q, T, W, S, target, max_iter):
                 pn += (D[k] * p[k]) ** 2
             pn = np.sqrt(pn)
         # Predicted reduction |r|^2 - |r + J p|^2 = -(2 (Q^T r).(R p) + |R p|^2).
+        mul_r(Fb, n, p, pg)
         pred = 0.0
         for i in range(n):
-            s = 0.0
-            for k in range(i, n):
-                s += Fb[i, k] * p[k]
-            pred -= 2.0 * y[i] * s + s * s
+            pred -= 2.0 * y[i] * pg[i] + pg[i] * pg[i]
         if pred <= STATIONARY_GAIN * f2:
             return STATIONARY, it, res
         for k in range(n):
             x[k] = q[c_param[c0 + k]]
             q[c_param[c0 + k]] += p[k]
         it += 1
-        eval_block(b, q, T, W, rt, J, Jin, True)
+        eval_block(b, q, T, W, rt, Jt, Jin, True)
+        stats[0] += 1
+        stats[1] += 1
         new = max_abs(rt, m)
         ft2 = sum_sq(rt, m)
         ratio = (f2 - ft2) / pred if pred > 0.0 else -1.0
@@ -445,19 +570,12 @@ def solve_block(b, q, T, W, S, target, max_iter):
             f2 = ft2
             res = new
             if res <= target:
+                refactor(b, q, T, W, S, m, n)  # a fresh chord inverse for the next state
+                stats[1] += 1
                 return OK, it, res
             for k in range(n):
-                s = 0.0
-                for i in range(m):
-                    s += J[i, k] * J[i, k]
-                D[k] = max(D[k], np.sqrt(s))
-            for i in range(m):
-                for k in range(n):
-                    Fb[i, k] = J[i, k]
-                for k in range(Fin.shape[2]):
-                    Fin[b, i, k] = Jin[i, k]
-            if qr_factor(Fb, m, n, tau[b]) <= SINGULAR_PIVOT_RATIO:
-                have[b] = False
+                D[k] = max(D[k], np.sqrt(sum_sq(Jt[k], m)))
+            if not store_qr(b, S, m, n):
                 return SINGULAR, it, res
         xn = 0.0
         for k in range(n):
@@ -467,15 +585,26 @@ def solve_block(b, q, T, W, S, target, max_iter):
     return NOT_CONVERGED, it, res
 
 
-@njit(cache=False)
+@njit
 def predict_block(b, q, du, T, S):
-    """First-order prediction q[block] -= J^+ Jin du from the stored factorisation."""
+    """Predict block b's unknowns for an input change du, in place.
+
+    First order from the stored factorisation, q -= J^+ Jin du, plus a secant
+    correction: the last first-order prediction's error (the second-order term
+    and the factorisation's age), scaled to this step when the input-induced
+    residual Jin du is close to the last one's (smooth logs, sweeps). The
+    first-order prediction is kept in scratch for `remember`.
+    """
     c_ptr = T[7]
     c_param = T[8]
     r_ptr = T[9]
-    F, tau, Fin, have, _r, _rt, _J, _Jin, y, p, _pg, _x, _D, _g = S
+    Fin, have = S[2], S[3]
+    y = S[8]
+    Ep, Ey, Eok, qp, yin = S[14], S[15], S[16], S[17], S[18]
     m = r_ptr[b + 1] - r_ptr[b]
     n = c_ptr[b + 1] - c_ptr[b]
+    c0 = c_ptr[b]
+    yin[0] = np.nan  # "no prediction made" for remember()
     if n == 0 or not have[b]:
         return
     moved = False
@@ -483,46 +612,126 @@ def predict_block(b, q, du, T, S):
         s = 0.0
         for k in range(du.shape[0]):
             s += Fin[b, i, k] * du[k]
+        yin[i] = s
         y[i] = -s
         moved = moved or s != 0.0
     if not moved:
+        yin[0] = np.nan
         return
-    apply_qt(F[b], tau[b], m, n, y)
-    solve_r(F[b], n, y, p)
+    B = S[19][b]
     for k in range(n):
-        q[c_param[c_ptr[b] + k]] += p[k]
+        v = 0.0
+        for i in range(m):
+            v += B[k, i] * y[i]
+        q[c_param[c0 + k]] += v
+        qp[k] = q[c_param[c0 + k]]  # the first-order prediction
+    if Eok[b]:
+        dot = 0.0
+        last = 0.0
+        diff = 0.0
+        for i in range(m):
+            dot += yin[i] * Ey[b, i]
+            last += Ey[b, i] * Ey[b, i]
+            diff += (yin[i] - Ey[b, i]) ** 2
+        if last > 0.0 and diff <= SECANT_SIMILAR**2 * last:
+            scale = dot / last
+            for k in range(n):
+                q[c_param[c0 + k]] += scale * Ep[b, k]
 
 
-@njit(cache=False)
-def solve_sequence(U, q0, input_idx, T, W, S, target, max_iter, Q, iters, res, status):
+@njit
+def remember(b, q, T, S, usable):
+    """After block b closed: store its prediction error for the next secant correction
+    (usable: False when the factorisation changed during the solve)."""
+    c_ptr = T[7]
+    c_param = T[8]
+    r_ptr = T[9]
+    Ep, Ey, Eok, qp, yin = S[14], S[15], S[16], S[17], S[18]
+    if np.isnan(yin[0]):
+        return
+    if not usable:
+        Eok[b] = False
+        return
+    m = r_ptr[b + 1] - r_ptr[b]
+    n = c_ptr[b + 1] - c_ptr[b]
+    for k in range(n):
+        Ep[b, k] = q[c_param[c_ptr[b] + k]] - qp[k]
+    for i in range(m):
+        Ey[b, i] = yin[i]
+    Eok[b] = True
+
+
+@njit
+def solve_sequence(
+    U, q0, input_idx, T, W, S, target, max_iter, Q, iters, res, status, stats, Pr, fresh
+):
     """Solve states one after another, each warm-started from the last one that closed.
 
     U (N, n_in): input values (strokes, rack) per state; q0 (n_params,): the
     start. Writes Q (N, n_params), iters, res (largest residual, mm) and
-    status (N,). Blocks are solved independently; the last block (no
-    unknowns) only checks the residual rows that no unknown can change.
+    status (N,) and the first-order prediction of each state Pr (N, n_params);
+    adds evaluations and Jacobians (each with a factorisation) to stats.
+    Blocks are solved independently; the last block (no unknowns) only
+    checks the residual rows that no unknown can change. fresh: factorise
+    every block at q0 first, so that the first state's prediction is Newton's
+    own first step from q0 (the implicit-function-theorem tangent that the
+    continuation's branch screen compares with), not a stale or secant one.
     """
     n_blocks = T[7].shape[0] - 1
     have = S[3]
+    Eok = S[16]
     q_good = q0.copy()
     u_good = q0[input_idx].copy()
     du = np.zeros(input_idx.shape[0])
-    for s in range(U.shape[0]):
-        q = q_good.copy()
-        for k in range(input_idx.shape[0]):
-            q[input_idx[k]] = U[s, k]
-            du[k] = U[s, k] - u_good[k]
-        st = OK
-        it_max = 0
-        worst = 0.0
+    r_ptr = T[9]
+    if fresh:
         for b in range(n_blocks):
-            predict_block(b, q, du, T, S)
-            bst, bit, bres = solve_block(b, q, T, W, S, target, max_iter)
-            it_max = max(it_max, bit)
-            if not bres <= worst:
-                worst = bres
-            if bst != OK and (st in (OK, STATIONARY)):
-                st = bst
+            refactor(b, q_good, T, W, S, r_ptr[b + 1] - r_ptr[b], T[7][b + 1] - T[7][b])
+            stats[1] += 1
+            Eok[b] = False
+    c_ptr, c_param = T[7], T[8]
+    for s in range(U.shape[0]):
+        for attempt in range(2):
+            q = q_good.copy()
+            for k in range(input_idx.shape[0]):
+                q[input_idx[k]] = U[s, k]
+                du[k] = U[s, k] - u_good[k]
+            st = OK
+            it_max = 0
+            worst = 0.0
+            Pr[s, :] = q
+            for b in range(n_blocks):
+                predict_block(b, q, du, T, S)
+                for k in range(c_ptr[b], c_ptr[b + 1]):
+                    Pr[s, c_param[k]] = q[c_param[k]]
+                jacs = stats[1]
+                bst, bit, bres = solve_block(b, q, T, W, S, target, max_iter, stats)
+                remember(b, q, T, S, bst == OK and stats[1] == jacs)
+                it_max = max(it_max, bit)
+                if not bres <= worst:
+                    worst = bres
+                if bst != OK and (st in (OK, STATIONARY)):
+                    st = bst
+            if st != OK:
+                break
+            # Branch screen: the solution should sit within a fraction of the predicted
+            # change of its prediction (second-order apart); else retry from a fresh
+            # factorisation at the last closed state, then flag it.
+            dev = 0.0
+            moved = 0.0
+            for k in range(c_ptr[0], c_ptr[n_blocks]):
+                j = c_param[k]
+                dev = max(dev, abs(q[j] - Pr[s, j]))
+                moved = max(moved, abs(Pr[s, j] - q_good[j]))
+            if dev <= JUMP_PARAM_RATIO * moved + JUMP_PARAM_FLOOR:
+                break
+            if attempt == 1:
+                st = BRANCH
+                break
+            for b in range(n_blocks):
+                refactor(b, q_good, T, W, S, r_ptr[b + 1] - r_ptr[b], c_ptr[b + 1] - c_ptr[b])
+                stats[1] += 1
+                Eok[b] = False
         Q[s, :] = q
         iters[s] = it_max
         res[s] = worst
@@ -532,3 +741,18 @@ def solve_sequence(U, q0, input_idx, T, W, S, target, max_iter, Q, iters, res, s
             u_good[:] = U[s]
         else:
             have[:] = False
+            Eok[:] = False
+
+
+@njit
+def chassis_points(Q, T, W, parts, insts, out):
+    """Chassis-frame position of every point copy for the states Q (N, n_params):
+    out (N, n_inst, 3), mm. parts/insts: every part and copy index."""
+    p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
+    A, tw_w, tw_o, P, dP = W
+    for s in range(Q.shape[0]):
+        eval_parts(Q[s], parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o)
+        eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, False)
+        for n in range(P.shape[0]):
+            for r in range(3):
+                out[s, n, r] = P[n, r]

@@ -7,6 +7,8 @@ joined points, residuals and body frames, in the world frame (mm).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from suspension_sim.model.screws import rotation_xyz, transform
+from suspension_sim.tolerances import NEAR_SINGULAR_RATIO
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -27,19 +30,46 @@ ChassisState = tuple[float, float, float, float, float, float]
 
 @dataclass(frozen=True)
 class SolveInfo:
-    """How a solve went. Residuals in mm."""
+    """How a solve went. Residuals in mm.
+
+    The near-singular check (smallest over largest singular value of each
+    column-scaled Jacobian block) costs more than a warm solve, so a solve may
+    leave it to be computed on first use of `singular_ratio` or `near_singular`
+    (``ratio`` NaN and ``ratio_of`` the function that computes it).
+    """
 
     converged: bool
-    method: str  # "trf", "trf+lm" or "none" (nothing to solve)
+    method: str  # "engine", "trf", "trf+lm" or "none" (nothing to solve)
     iterations: int
     nfev: int
     njev: int
     max_residual_mm: float
     tolerance_mm: float
     seconds: float
-    singular_ratio: float  # min/max singular value of the column-scaled Jacobian
-    near_singular: bool
+    ratio: float  # min/max singular value of the column-scaled Jacobian (NaN: on demand)
+    ratio_flag: bool  # ratio < NEAR_SINGULAR_RATIO
     message: str = ""
+    ratio_of: Callable[[], float] | None = field(default=None, compare=False, repr=False)
+    prediction: np.ndarray | None = field(default=None, compare=False, repr=False)
+    """The engine's first-order start (n_params,), made from the parameters in
+    `predicted_from` (the guess): continuation screens steps with it for free."""
+    predicted_from: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def singular_ratio(self) -> float:
+        """Smallest min/max singular value over the Jacobian's blocks (computed on demand)."""
+        if math.isnan(self.ratio) and self.ratio_of is not None:
+            value = float(self.ratio_of())
+            object.__setattr__(self, "ratio", value)
+            object.__setattr__(self, "ratio_flag", value < NEAR_SINGULAR_RATIO)
+            object.__setattr__(self, "ratio_of", None)
+        return self.ratio
+
+    @property
+    def near_singular(self) -> bool:
+        """True near a toggle (dead point): `singular_ratio` below NEAR_SINGULAR_RATIO."""
+        _ = self.singular_ratio
+        return self.ratio_flag
 
     def summary(self) -> str:
         state = "converged" if self.converged else "NOT converged"

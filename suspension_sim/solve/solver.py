@@ -19,13 +19,13 @@ chassis roll, pitch and yaw (docs/conventions.md).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import scipy.sparse as sps
-from scipy.optimize import least_squares
 
 from suspension_sim.errors import InputError, ModelError, SolveError
 from suspension_sim.solve.diagnostics import (
@@ -33,6 +33,7 @@ from suspension_sim.solve.diagnostics import (
     explain_failure,
     mechanism_problem,
     mechanism_where,
+    pose_singular_ratio,
     singular_ratio,
 )
 from suspension_sim.solve.inputs import (
@@ -161,6 +162,8 @@ def _solve_params(
         J = jac(x)
         return J if isinstance(J, np.ndarray) else J.toarray()
 
+    from scipy.optimize import least_squares  # ~0.6 s to import: only when trf runs
+
     x0 = q[prob.unknowns].copy()
     target = min(tolerance, INNER_TARGET_MM)
 
@@ -228,9 +231,51 @@ def _solve_params(
         max_residual_mm=err,
         tolerance_mm=tolerance,
         seconds=time.perf_counter() - t0,
-        singular_ratio=ratio,
-        near_singular=ratio < NEAR_SINGULAR_RATIO,
+        ratio=ratio,
+        ratio_flag=ratio < NEAR_SINGULAR_RATIO,
         message=f"stopped after {SOLVE_TIME_LIMIT_S:g} s" if timed_out else "",
+    )
+    return q, info
+
+
+def solve_by_engine(
+    model: KinematicModel, q_guess: np.ndarray, u: np.ndarray, tolerance: float
+) -> tuple[np.ndarray, SolveInfo] | None:
+    """Close the pose with every input held (values u) by the block engine, starting
+    from q_guess with a first-order prediction; None when the engine does not close it
+    (the caller then runs trf + LM). Blocks whose inputs did not change cost one
+    residual evaluation. The near-singular check is left to be computed on demand."""
+    from suspension_sim.solve import engine
+
+    t0 = time.perf_counter()
+    pl = engine.plan(model)
+    if not len(pl.unknowns) or not np.all(np.isfinite(q_guess)):
+        return None
+    target = min(tolerance, INNER_TARGET_MM)
+    U = np.asarray(u, dtype=float)[None, :]
+    if engine.kernel_compiled():
+        res = engine.solve_compiled(model, U, q_guess, target, fresh=True)
+    else:  # small systems: BLAS threads only cost, and make results timing-dependent
+        with blas_controller().limit(limits=1, user_api="blas"):
+            res = engine.solve_numpy(model, U, q_guess, target)
+    if res.status[0] != engine.OK:
+        return None
+    q = res.params[0]
+    its = int(res.iterations[0])
+    info = SolveInfo(
+        converged=True,
+        method="engine",
+        iterations=its,
+        nfev=its + 1,
+        njev=its,
+        max_residual_mm=float(res.max_residual_mm[0]),
+        tolerance_mm=tolerance,
+        seconds=time.perf_counter() - t0,
+        ratio=float("nan"),
+        ratio_flag=False,
+        ratio_of=functools.partial(pose_singular_ratio, model, q.copy()),
+        prediction=None if res.predicted is None else res.predicted[0],
+        predicted_from=q_guess,
     )
     return q, info
 
@@ -244,6 +289,7 @@ def solve(
     tolerance: float | None = None,
     on_failure: Literal["raise", "return"] = "raise",
     targets: Mapping[str, Target] | None = None,
+    method: Literal["auto", "trf"] = "auto",
 ) -> Pose:
     """Solve the pose for the given inputs (mm; chassis roll/pitch/yaw in degrees).
 
@@ -253,8 +299,13 @@ def solve(
     vector) to warm-start from; the design condition otherwise. targets:
     {input name: Target} replaces those inputs (damper bodies or "rack") by
     targets (see `suspension_sim.solve.targets`); their given values are then only
-    the starting guess.
+    the starting guess. method: "auto" closes the pose with the block engine
+    (`solve.engine`: compiled when the kernel is loaded in this process, numpy
+    otherwise) and hands anything it cannot close to trf + Levenberg-Marquardt;
+    "trf" goes straight to trf + LM (targets and redundant joints always do).
     """
+    if method not in ("auto", "trf"):
+        raise InputError(f"unknown method {method!r}", where="method", hint="auto or trf")
     mob = design_mobility(model)
     if not mob.ok:
         raise ModelError(
@@ -290,6 +341,7 @@ def solve(
             raise InputError(
                 f"guess has shape {q0.shape}, expected ({model.n_params},)", where="guess"
             )
+    q_guess = q0.copy()
     set_inputs(model, q0, strokes, rack_mm)
     locked = locked_params(model, tuple(targets or ()))
     compiled = None
@@ -297,7 +349,10 @@ def solve(
         from suspension_sim.solve.targets import CompiledTargets
 
         compiled = CompiledTargets(model, targets, chassis_transform(model, ch))
-    q, info = solve_params(model, q0, locked, tol, compiled)
+    found = None
+    if method == "auto" and not targets and not mob.redundant:
+        found = solve_by_engine(model, q_guess, q0[model.input_params()], tol)
+    q, info = found if found is not None else solve_params(model, q0, locked, tol, compiled)
     if targets:
         for name, value in zip(
             model.damper_names, q[list(model.topology.damper_params)], strict=True

@@ -92,6 +92,7 @@ class State:
         *,
         on_failure: Literal["raise", "return"] = "raise",
         tolerance: float | None = None,
+        method: Literal["auto", "trf"] = "auto",
     ) -> Pose:
         """Solve this state (see `suspension_sim.solve.solver.solve`)."""
         from suspension_sim.solve.solver import solve
@@ -105,6 +106,7 @@ class State:
             tolerance=tolerance,
             on_failure=on_failure,
             targets=dict(self.targets) or None,
+            method=method,
         )
 
     def describe(self, targets: bool = True) -> str:

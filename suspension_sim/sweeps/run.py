@@ -176,31 +176,76 @@ class Problem:
 
 @dataclass
 class MetricRows:
-    """The metrics of each solved step, computed as the sweep goes (``keep_poses=False``):
-    one float row per step (in `columns` order, as `suspension_sim.metrics.pose_metrics`)
-    and the damper-limit text of that step; `convention` is the preset's name."""
+    """What a sweep keeps of each solved step with ``keep_poses=False``: the joint
+    parameters and inputs (a few hundred bytes a step, not a `Pose`) and the
+    damper-limit text; `frame` computes every metric for all steps at once
+    (`suspension_sim.metrics.batch.batch_metrics`, as `SweepResult.table` does
+    for kept poses). `convention` is the preset's name."""
 
     convention: str
-    columns: tuple[str, ...] = ()
-    values: list[np.ndarray] = field(default_factory=list)
+    model: KinematicModel | None = None
+    params: list[np.ndarray] = field(default_factory=list)
+    shocks: list[list[float]] = field(default_factory=list)
+    rack: list[float] = field(default_factory=list)
+    chassis: list[tuple[float, ...]] = field(default_factory=list)
+    residual: list[float] = field(default_factory=list)
+    tolerance: float = 0.0
     limits: list[str] = field(default_factory=list)
 
     def add(self, pose: Pose) -> None:
-        """The row of one solved pose."""
-        from suspension_sim.metrics import pose_metrics
-
-        row = pose_metrics(pose, self.convention, rates=True)
-        if not self.columns:
-            self.columns = tuple(row)
-        self.values.append(np.fromiter(row.values(), dtype=float, count=len(row)))
+        """Keep what the metrics of one solved pose need."""
+        self.model = pose.model
+        self.params.append(pose.params.copy())
+        self.shocks.append([pose.shocks[d] for d in pose.model.damper_names])
+        self.rack.append(float(pose.rack))
+        self.chassis.append(tuple(pose.chassis))
+        self.residual.append(pose.info.max_residual_mm)
+        self.tolerance = max(self.tolerance, pose.info.tolerance_mm)
         self.limits.append(limit_text(pose))
 
+    @property
+    def values(self) -> list[np.ndarray]:
+        """The kept steps' parameter vectors (one per solved step)."""
+        return self.params
+
     def frame(self) -> pd.DataFrame:
-        """The rows as `suspension_sim.metrics.metrics_table` lays them out."""
-        data = np.vstack(self.values) if self.values else np.zeros((0, len(self.columns)))
-        table = pd.DataFrame(data, columns=list(self.columns))
+        """Every metric of the kept steps, laid out as `metrics_table` lays them out."""
+        from suspension_sim.metrics.batch import batch_metrics
+        from suspension_sim.solve.batch import BatchResult
+
+        assert self.model is not None
+        n = len(self.params)
+        result = BatchResult(
+            model=self.model,
+            params=np.array(self.params).reshape(n, self.model.n_params),
+            shocks=np.array(self.shocks, dtype=float).reshape(n, len(self.model.damper_names)),
+            rack=np.array(self.rack, dtype=float),
+            chassis=np.array(self.chassis, dtype=float).reshape(n, 6),
+            converged=np.ones(n, dtype=bool),
+            iterations=np.zeros(n, dtype=int),
+            max_residual_mm=np.array(self.residual, dtype=float),
+            method=np.full(n, "sweep", dtype=object),
+            tolerance_mm=self.tolerance,
+            seconds=0.0,
+            engine="sweep",
+        )
+        table = batch_metrics(result, self.convention, rates=True).reset_index(drop=True)
         table.attrs["convention"] = self.convention
         return table
+
+
+def poses_table(poses: Sequence[Pose], convention: str | None) -> pd.DataFrame:
+    """`metrics_table` of solved poses, computed for all of them at once
+    (`suspension_sim.metrics.batch.batch_metrics`, equal to it per pose)."""
+    from suspension_sim.metrics import preset
+    from suspension_sim.metrics.batch import batch_metrics
+    from suspension_sim.solve.batch import BatchResult
+
+    model = poses[0].model
+    name = preset(convention or model.car.options.sign_convention).name
+    table = batch_metrics(BatchResult.from_poses(model, poses), name, rates=True)
+    table.attrs["convention"] = name
+    return table.reset_index(drop=True)
 
 
 @dataclass
@@ -246,9 +291,7 @@ class SweepResult:
         if self.rows is not None and self.rows.values:
             metrics, limits = self.rows.frame(), self.rows.limits
         elif self.poses:
-            from suspension_sim.metrics import metrics_table
-
-            metrics = metrics_table(self.poses, self.convention).reset_index(drop=True)
+            metrics = poses_table(self.poses, self.convention)
             limits = [limit_text(p) for p in self.poses]
         if metrics is not None:
             attrs = dict(metrics.attrs)

@@ -33,8 +33,14 @@ from suspension_sim.validation.quantities import ChannelMap
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
 
-DEFAULT_TOLERANCES: dict[str, float] = {"angle": 0.02, "length": 0.1, "ratio": 0.005}
-"""Largest deviation allowed: deg for angles, mm for lengths, plain for ratios."""
+DEFAULT_TOLERANCES: dict[str, float] = {
+    "angle": 0.02,
+    "length": 0.1,
+    "ratio": 0.005,
+    "percent": 0.1,
+}
+"""Largest deviation allowed: deg for angles, mm for lengths, plain for ratios, % for
+percentages (anti-dive, Ackermann)."""
 
 CONVENTION = "optimumk"
 """Sign preset our metrics are computed in for the comparison."""
@@ -58,7 +64,9 @@ class ChannelResult:
 
     @property
     def channel(self) -> str:
-        return self.column.channel
+        """The channel in the export's words, e.g. ``CoilOver Length Front Left``."""
+        loc = self.column.location
+        return f"{self.quantity} {loc}" if loc else self.quantity
 
     @property
     def unit(self) -> str:
@@ -70,8 +78,8 @@ class ChannelResult:
 
     @property
     def quantity(self) -> str:
-        q = self.column.quantity
-        return q.name if q is not None else self.column.header.name
+        """The quantity as the export spells it (its name without the corner)."""
+        return self.column.header.label
 
     @property
     def diff(self) -> np.ndarray:
@@ -134,6 +142,8 @@ class Validation:
     channels: list[ChannelResult]
     inputs: list[str]
     warnings: list[str] = field(default_factory=list)
+    not_computed: list[str] = field(default_factory=list)
+    """Default-map channels this car has no value for (e.g. anti-lift on a front wheel)."""
 
     @property
     def failed_steps(self) -> list[StepResult]:
@@ -186,6 +196,14 @@ def _needs_rates(keys: list[str]) -> bool:
     return False
 
 
+def available_columns(model: KinematicModel) -> set[str]:
+    """Every metric column `pose_metrics` gives for this car."""
+    from suspension_sim.metrics.catalogue import CATALOGUE
+    from suspension_sim.metrics.core import layout
+
+    return {CATALOGUE[m].key(w, c) for m, w, c in layout(model, True)}
+
+
 def evaluate_metrics(
     steps: list[StepResult], keys: list[str], *, rates: bool
 ) -> dict[str, np.ndarray]:
@@ -236,10 +254,41 @@ def validate(
             hint="export per-corner channels such as 'Camber Angle Front Left [deg]'",
         )
     keys = [column_key(model, c, wheels, dampers_of) for c in outputs]
+    # A default-map channel that this car has no column for (anti-lift on a front
+    # wheel, a push rod on a direct-acting damper) is listed, not an error.
+    have = available_columns(model)
+    not_computed = [
+        f"{c.header.text} (no `{k}` for this car)"
+        for c, k in zip(outputs, keys, strict=True)
+        if k not in have and c.rule.source == "default map"
+    ]
+    pairs = [
+        (c, k)
+        for c, k in zip(outputs, keys, strict=True)
+        if k in have or c.rule.source != "default map"
+    ]
+    outputs, keys = [c for c, _ in pairs], [k for _, k in pairs]
+    if not outputs:
+        raise InputError(
+            "the export has no channel that this car has a value for: "
+            + "; ".join(not_computed[:6]),
+            where=str(export.path),
+            hint="export per-corner channels such as 'Camber Angle [Left] [Front] (deg)'",
+        )
     steps, inputs = drive_model(model, export, drive, wheels, dampers_of)
     ours = evaluate_metrics(steps, list(dict.fromkeys(keys)), rates=_needs_rates(keys))
     results = []
+    solved = np.array([s.ok for s in steps], dtype=bool)
     for col, key in zip(outputs, keys, strict=True):
+        if (
+            col.rule.source == "default map"
+            and solved.any()
+            and not np.isfinite(ours[key][solved]).any()
+        ):
+            # a column this car has but never fills (a push rod on a direct-acting
+            # damper, a steering gain without a Steering ratio): not compared, listed
+            not_computed.append(f"{col.header.text} (`{key}` has no value for this car)")
+            continue
         role = "input" if col.header.text in inputs else "compared"
         res = ChannelResult(col, key, ours[key], col.values, tol[col.dimension], role)
         res.notes = diagnose(res)
@@ -255,6 +304,7 @@ def validate(
         results,
         inputs,
         warnings,
+        not_computed,
     )
 
 

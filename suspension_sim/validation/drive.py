@@ -7,7 +7,10 @@ Two drives:
     (deg) prescribed about the workbook's chassis reference point, every tyre
     contact point held on the ground (each damper replaced by a ``contact_z``
     target for its wheel, `suspension_sim.sweeps.motions.ground_targets`), rack
-    travel from ``Rack Travel`` or ``Steering Wheel Angle`` x Steering ratio.
+    travel from ``Rack Travel``, or ``Steering Wheel Angle`` x Steering ratio
+    (+ = left turn), or OptimumK's ``Motion [Steering]`` x Steering ratio (+ =
+    rack toward +Y); without a Steering ratio, OptimumK's ``Steering Rack
+    Displacement`` drives the rack.
 ``dampers``
     As Rowe validated against OptimumK: every damper's stroke from the
     export's damper length (``stroke = design length - length``), rack and
@@ -27,7 +30,7 @@ import numpy as np
 
 from suspension_sim.errors import InputError
 from suspension_sim.validation.export import Column, Export
-from suspension_sim.validation.quantities import AXLES, CORNERS, ChannelMap
+from suspension_sim.validation.quantities import AXLES, CORNERS, SIDES, ChannelMap
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -110,8 +113,12 @@ def column_key(
             hint="use a metric id or column from docs/metrics.md",
         )
     loc = column.location
+    q = column.quantity
+    component = q.component if q is not None and q.metric == metric else ""
     if m.scope == "car":
         return m.key()
+    if m.scope == "side" and loc in SIDES:
+        return m.key(loc.lower())
     if m.scope == "axle":
         if loc not in AXLES:
             raise InputError(
@@ -135,7 +142,7 @@ def column_key(
             "name them in the map file's 'corners', or ignore the column",
         )
     if m.scope == "wheel":
-        return m.key(wheel)
+        return m.key(wheel, component)
     if m.scope == "damper":
         damper = (dampers_of or {}).get(wheel)
         if damper is None:
@@ -175,22 +182,28 @@ def motion_inputs(
             chassis[:, axis] = _finite(col)
             used.append(col.header.text)
     rack = np.zeros(n)
+    rack_column = next((c for c in export.outputs() if c.rule.metric == "rack_mm"), None)
+    has_ratio = model.car.rack is not None and bool(model.car.rack.ratio_mm_per_deg)
     if "rack" in motion:
         rack = _finite(motion["rack"])
         used.append(motion["rack"].header.text)
-    elif "steering_wheel" in motion:
-        col = motion["steering_wheel"]
-        steering = model.car.rack
-        if steering is None:
-            raise InputError(
-                f"column {col.header.text!r} steers, but the workbook has no steering rack",
-                where=col.where,
-                hint="add a Steering section, or ignore the column in a channel map file",
-            )
-        from suspension_sim.solve.steering import rack_per_wheel_degree
+    elif rack_column is not None and not has_ratio and model.car.rack is not None:
+        # OptimumK's Steering Rack Displacement: the rack itself when we cannot turn
+        # its steering-wheel degrees into rack travel (then it is an input, not compared).
+        rack = _finite(rack_column)
+        used.append(rack_column.header.text)
+    elif "steering_wheel" in motion or "steering" in motion:
+        key = "steering_wheel" if "steering_wheel" in motion else "steering"
+        col = motion[key]
+        angle = _finite(col)
+        if np.any(angle != 0):  # a steering channel that never steers needs no rack
+            _needs_rack(model, col)
+            from suspension_sim.solve.steering import rack_per_wheel_degree
 
-        ratio = rack_per_wheel_degree(model, where=col.where)
-        rack = _finite(col) * ratio
+            ratio = rack_per_wheel_degree(model, where=col.where)
+            if key == "steering":  # OptimumK: + = rack toward +Y, whichever way that turns
+                ratio = abs(ratio)
+            rack = angle * ratio
         used.append(col.header.text)
     if np.any(rack != 0) and model.car.rack is None:
         raise InputError(
@@ -199,6 +212,16 @@ def motion_inputs(
             hint="add a Steering section",
         )
     return chassis, rack, used
+
+
+def _needs_rack(model: KinematicModel, col: Column) -> None:
+    """InputError naming the column when the workbook has no rack to steer."""
+    if model.car.rack is None:
+        raise InputError(
+            f"column {col.header.text!r} steers, but the workbook has no steering rack",
+            where=col.where,
+            hint="add a Steering section, or ignore the column in a channel map file",
+        )
 
 
 def _finite(col: Column) -> np.ndarray:
@@ -276,7 +299,8 @@ def drive_model(
         if not used:
             raise InputError(
                 "missing motion channels: the export has none of 'Heave [mm]', 'Roll [deg]', "
-                "'Pitch [deg]', 'Rack Travel [mm]', 'Steering Wheel Angle [deg]'",
+                "'Pitch [deg]', 'Rack Travel [mm]', 'Steering Wheel Angle [deg]' (OptimumK: "
+                "'Motion [Heave]', 'Motion [Roll]', 'Motion [Pitch]', 'Motion [Steering]')",
                 where=str(export.path),
                 hint='export the motion channels, or use drive="dampers"',
             )

@@ -6,6 +6,15 @@ columns are channels, and in what unit, follows the header grammar of
 `suspension_sim.validation.headers`. Columns that are not channels (notes,
 quantities we do not compare) are listed as ignored, never silently dropped.
 
+OptimumK's own exports (docs/validation.md, "OptimumK result exports") may
+open with a title block (``Name``, ``Type``, ``Version``, ``User Options``: kept
+as `Export.title`, and its length/angle units are the default of a header
+without one), and its table view puts statistic rows (``Maximum Value`` ...
+``Std Deviation Value``) before the first step, ``Step [0]``: those rows are
+skipped and listed in `Export.skipped`. Coordinates in an export whose left
+wheels sit at negative Y (a lateral axis positive to the right) are turned
+into ours (+Y left) and said so in `Export.notes`.
+
 Every problem is an `InputError` whose `where` names the file and the column
 (``export.csv: line 3, column 5`` or ``export.xlsx: Results!E3``).
 """
@@ -14,8 +23,9 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +45,17 @@ from suspension_sim.validation.quantities import (
 
 HEADER_SCAN_ROWS = 50
 """Rows searched for the header row (title rows may come first)."""
+
+STATISTIC_RE = re.compile(
+    r"^(maximum|minimum|max|min|mean|average|avg|median|range|rms|sum|delta|"
+    r"std\.?|standard|std\.? ?deviation|standard deviation|variance)( value)?s?$",
+    re.IGNORECASE,
+)
+"""Labels of the statistic rows of OptimumK's table view (Maximum Value ... Std Deviation Value)."""
+STEP_LABEL_RE = re.compile(r"^step\s*\[?\s*(-?\d+(?:\.\d+)?)\s*\]?$", re.IGNORECASE)
+"""A step label in a row, ``Step [0]``: its number labels the step."""
+LATERAL = "y"
+"""The component that a lateral-axis flip negates."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +114,9 @@ class Export:
     steps: np.ndarray
     ignored: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())  # the export's comment lines
+    skipped: tuple[str, ...] = ()  # rows that are not steps (statistics), as "label (row)"
+    title: tuple[tuple[str, str], ...] = ()  # the title block's (key, value) pairs
+    reading: tuple[str, ...] = ()  # what the reader did to the values (a lateral flip)
 
     @property
     def n_steps(self) -> int:
@@ -180,16 +204,33 @@ def _csv_cells(path: Path) -> list[_Table]:
     lines = text.splitlines()
     # Lines starting with '#' are comments (kept as empty rows so line numbers hold).
     body = ["" if line.lstrip().startswith("#") else line for line in lines]
-    sample = "\n".join(line for line in body[:HEADER_SCAN_ROWS] if line)
-    try:
-        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample, ",;\t")
-    except csv.Error:
-        dialect = csv.excel
+    delimiter = _delimiter([line for line in body[:HEADER_SCAN_ROWS] if line])
     rows: list[list[object]] = [
-        list(next(csv.reader([line], dialect), [])) if line else [] for line in body
+        list(next(csv.reader([line], delimiter=delimiter), [])) if line else [] for line in body
     ]
     comments = tuple(line.lstrip()[1:].strip() for line in lines if line.lstrip().startswith("#"))
     return [_Table(rows, None, comments)]
+
+
+def _delimiter(lines: Sequence[str]) -> str:
+    """The delimiter of a text table: comma, semicolon or tab.
+
+    The one that splits some line into the most fields, and (on a tie) does so
+    on the most lines: a semicolon table with decimal commas has as many commas
+    as semicolons on its data rows, but no comma in its header. A title block
+    above the table (``Name<TAB>run``) does not mislead it, as a whole-sample
+    sniffer can be.
+    """
+    best, score = ",", (1, 0)
+    for d in (",", ";", "\t"):
+        counts = [len(next(csv.reader([line], delimiter=d), [])) for line in lines]
+        if not counts:
+            continue
+        top = max(counts)
+        candidate = (top, counts.count(top))
+        if candidate > score:
+            best, score = d, candidate
+    return best
 
 
 def _xlsx_cells(path: Path) -> list[_Table]:
@@ -215,26 +256,46 @@ def _text(value: object) -> str:
 def _find_header(
     path: Path, table: _Table, cmap: ChannelMap
 ) -> tuple[int, int, list[Header | None], list[str]] | None:
-    """(header row, first data row, headers, ignored) of the first row with a channel."""
+    """(header row, first data row, headers, ignored) of the row with the most channels.
+
+    Title rows above the table can hold a word that names a channel (a title
+    block's ``Name: Heave``), so the header is the row with the most channels,
+    the first of equals.
+    """
+    best: tuple[int, int, list[Header | None], list[str]] | None = None
+    best_n = 0
     for r, row in enumerate(table.rows[:HEADER_SCAN_ROWS]):
-        texts = [_text(v) for v in row]
-        if not any(texts) or any(_is_number(v) for v in row if _text(v)):
+        found = _header_at(path, table, cmap, r, row)
+        if found is None:
             continue
-        below = table.rows[r + 1] if r + 1 < len(table.rows) else []
-        units_row = _units_row(below, len(row))
-        headers: list[Header | None] = []
-        ignored: list[str] = []
-        for c, t in enumerate(texts):
-            if not t:
-                headers.append(None)
-                continue
-            unit_below = _text(below[c]).strip("[]() ") if units_row and c < len(below) else None
-            h = parse_header(t, table.where(path, r, c), cmap, unit_below or None)
-            headers.append(h)
-            if h is None:
-                ignored.append(t)
-        if any(h is not None and h.rule is not None for h in headers):
-            return r, r + (2 if units_row else 1), headers, ignored
+        n = sum(1 for h in found[2] if h is not None and h.rule is not None)
+        if n > best_n:
+            best, best_n = found, n
+    return best
+
+
+def _header_at(
+    path: Path, table: _Table, cmap: ChannelMap, r: int, row: list[object]
+) -> tuple[int, int, list[Header | None], list[str]] | None:
+    """The header parsed from row `r`, or None if it names no channel."""
+    texts = [_text(v) for v in row]
+    if not any(texts) or any(_is_number(v) for v in row if _text(v)):
+        return None
+    below = table.rows[r + 1] if r + 1 < len(table.rows) else []
+    units_row = _units_row(below, len(row))
+    headers: list[Header | None] = []
+    ignored: list[str] = []
+    for c, t in enumerate(texts):
+        if not t:
+            headers.append(None)
+            continue
+        unit_below = _text(below[c]).strip("[]() ") if units_row and c < len(below) else None
+        h = parse_header(t, table.where(path, r, c), cmap, unit_below or None)
+        headers.append(h)
+        if h is None:
+            ignored.append(t)
+    if any(h is not None and h.rule is not None for h in headers):
+        return r, r + (2 if units_row else 1), headers, ignored
     return None
 
 
@@ -318,7 +379,17 @@ def _parse_table(path: Path, tables: Sequence[_Table], cmap: ChannelMap) -> Expo
                     hint="keep one of them, or ignore one in a channel map file",
                 )
         ignored += [t for t in part.ignored if t not in ignored]
-    return Export(path, tuple(columns), first.steps, tuple(ignored), first.notes)
+    return _lateral_axis(
+        Export(
+            path,
+            tuple(columns),
+            first.steps,
+            tuple(ignored),
+            first.notes,
+            first.skipped,
+            first.title,
+        )
+    )
 
 
 def _key(col: Column) -> str:
@@ -337,7 +408,8 @@ def _parse_one(
 ) -> Export:
     data = list(table.rows[first_data:])
     # A row is a step when some channel has a value in it: blank rows and notes beside
-    # or below the table (in columns that are not channels) are skipped.
+    # or below the table (in columns that are not channels) are skipped, and so are the
+    # statistic rows of OptimumK's table view (a label such as "Maximum Value").
     used = [
         c
         for c, h in enumerate(headers)
@@ -346,7 +418,22 @@ def _parse_one(
         and h.rule.metric is not None
         and not (h.quantity is not None and h.quantity.scope == "index")
     ]
-    keep = [i for i, row in enumerate(data) if any(_text(row[c]) for c in used if c < len(row))]
+    labels = [c for c in range(len(headers)) if c not in used]
+    keep: list[int] = []
+    skipped: list[str] = []
+    step_labels: list[float] = []
+    for i, row in enumerate(data):
+        if not any(_text(row[c]) for c in used if c < len(row)):
+            continue
+        label = next((_text(row[c]) for c in labels if c < len(row) and _text(row[c])), "")
+        if label and STATISTIC_RE.match(label) and not _is_number(label):
+            skipped.append(f"{label} ({table.where(path, first_data + i, 0).split(': ', 1)[-1]})")
+            continue
+        keep.append(i)
+        m = STEP_LABEL_RE.match(label)
+        step_labels.append(float(m.group(1)) if m else math.nan)
+    title = _title_block(table, header_row)
+    defaults = _default_units(title)
     columns: list[Column] = []
     step_values: np.ndarray | None = None
     seen: dict[str, str] = {}
@@ -357,14 +444,17 @@ def _parse_one(
         if h.quantity is not None and h.quantity.scope == "index":
             step_values = _column_values(path, table, data, keep, c, first_data, h, strict=False)
             continue
-        if h.rule.metric is None:
-            ignored.append(f"{h.text} (ignored by {h.rule.source})")
+        rule = h.rule
+        if rule.metric is None:
+            ignored.append(f"{h.text} (ignored by {rule.source})")
             continue
-        dimension = h.rule.dimension or (h.quantity.dimension if h.quantity else None)
+        dimension = rule.dimension or (h.quantity.dimension if h.quantity else None)
         if dimension is None:
-            dimension = _dimension_of_metric(h.rule.metric, where, h)
-        factor = check_unit(h, dimension, where) * h.rule.sign * h.rule.scale
-        key = h.rule.metric if h.rule.metric in MOTION_KEYS else h.channel.lower()
+            dimension = _dimension_of_metric(rule.metric, where, h)
+        if h.unit is None and dimension in defaults:
+            h = replace(h, unit=defaults[dimension])  # the title block's unit
+        factor = check_unit(h, dimension, where) * rule.sign * rule.scale
+        key = rule.metric if rule.metric in MOTION_KEYS else h.channel.lower()
         if key in seen:
             raise InputError(
                 f"column {h.text!r} is the same channel as {seen[key]!r}",
@@ -382,12 +472,89 @@ def _parse_one(
             where=table.where(path, header_row, 0),
             hint="export the results of at least one step",
         )
-    steps = (
-        step_values
-        if step_values is not None and np.all(np.isfinite(step_values))
-        else np.arange(1, len(keep) + 1, dtype=float)
+    labelled = np.array(step_labels, dtype=float)
+    if step_values is not None and np.all(np.isfinite(step_values)):
+        steps = step_values
+    elif len(labelled) and np.all(np.isfinite(labelled)):
+        steps = labelled  # OptimumK's "Step [0]", "Step [1]", ...
+    else:
+        steps = np.arange(1, len(keep) + 1, dtype=float)
+    return Export(
+        path, tuple(columns), steps, tuple(ignored), table.comments, tuple(skipped), title
     )
-    return Export(path, tuple(columns), steps, tuple(ignored), table.comments)
+
+
+TITLE_KEYS = ("name", "type", "version", "user options", "date", "author", "user")
+"""First words of OptimumK's title-block rows (kept as `Export.title`)."""
+
+
+def _title_block(table: _Table, header_row: int) -> tuple[tuple[str, str], ...]:
+    """(key, value) of every row above the header that holds a key and a value.
+
+    OptimumK's title block: ``Name | <run>``, ``Type | Result``, ``Version |
+    2.3.0``, ``User Options`` then rows such as ``Length | mm``. Rows with one
+    cell are kept with an empty value.
+    """
+    out: list[tuple[str, str]] = []
+    for row in table.rows[:header_row]:
+        cells = [_text(v) for v in row if _text(v)]
+        if not cells:
+            continue
+        key = cells[0].rstrip(":").strip()
+        out.append((key, " ".join(cells[1:])))
+    return tuple(out)
+
+
+def _default_units(title: tuple[tuple[str, str], ...]) -> dict[Dimension, str]:
+    """Units the title block's User Options give (``Length | m``), by dimension."""
+    from suspension_sim.validation.headers import unit_factor
+
+    out: dict[Dimension, str] = {}
+    for key, value in title:
+        words = key.lower()
+        for dimension, word in (("length", "length"), ("angle", "angle")):
+            if word in words and value:
+                unit = value.split()[0].strip("[]()")
+                try:
+                    unit_factor(unit, dimension)  # type: ignore[arg-type]
+                except KeyError:
+                    continue
+                out[dimension] = unit  # type: ignore[index]
+    return out
+
+
+def _lateral_axis(export: Export) -> Export:
+    """Negate the lateral coordinates of an export whose lateral axis is + to the right.
+
+    OptimumK's coordinate matrix is a per-file choice (docs/conventions.md): when
+    every left-corner ``y`` coordinate the export gives is negative and every
+    right-corner one positive (at the first step), its lateral axis points right;
+    ours points left (ISO 8855), so those columns are negated and `reading` says so.
+    """
+    ys = [
+        c
+        for c in export.columns
+        if c.quantity is not None
+        and c.quantity.component == LATERAL
+        and c.rule.metric == c.quantity.metric
+        and c.location is not None
+    ]
+    first = [(c, c.values[np.isfinite(c.values)][:1]) for c in ys]
+    left = [v[0] for c, v in first if len(v) and (c.location or "").endswith("Left")]
+    right = [v[0] for c, v in first if len(v) and (c.location or "").endswith("Right")]
+    if not left or not right or not (max(left) < 0 < min(right)):
+        return export
+    lateral = {id(c) for c in ys}
+    flipped = tuple(
+        replace(c, values=-c.values, factor=-c.factor) if id(c) in lateral else c
+        for c in export.columns
+    )
+    names = ", ".join(sorted({c.quantity.name for c in ys if c.quantity is not None}))
+    note = (
+        "the export's lateral axis is positive to the right (its left wheels are at "
+        f"negative Y): {names} negated to ours (+Y = left)"
+    )
+    return replace(export, columns=flipped, reading=(*export.reading, note))
 
 
 def _column_values(
@@ -437,4 +604,6 @@ def _dimension_of_metric(metric: str, where: str, header: Header) -> Dimension:
         return "angle"
     if m.unit == "mm":
         return "length"
+    if m.unit == "%":
+        return "percent"
     return "ratio"

@@ -3,13 +3,22 @@
 An export has one column per channel. A header names a **quantity**, a
 **location** (corner or axle; motion channels have none) and a **unit**::
 
-    header   := name [unit]
+    header   := name [unit] | quantity tag+ ["(" unit ")"]     (OptimumK)
     name     := quantity [location] | location quantity
     unit     := "[" text "]" | "(" text ")"
-    location := corner | axle
+    tag      := "[" location-or-motion word(s) "]"
+    location := corner | axle | side
     corner   := Front Left | Front Right | Rear Left | Rear Right
                 (also Left Front ..., FL FR RL RR, LF RF LR RR)
     axle     := Front | Rear
+    side     := Left | Right
+
+OptimumK writes ``Camber Angle [Left] [Front] (deg)`` (v2.x: side, then
+axle), ``Camber Angle [Front Left] (deg)`` (older), ``Roll Center Z [Front]``,
+``Wheelbase [Left]`` and ``Motion [Heave]``: square-bracket tags that hold
+locations or motions are part of the name, the round bracket is the unit.
+A tagged header that matches no quantity cleanly is not compared (never an
+error): it is one of OptimumK's many channels we do not compute.
 
 Matching ignores case and treats spaces, ``_``, ``-`` and ``.`` alike, so
 ``Camber Angle Front Left [deg]``, ``front_left camber angle (rad)`` and
@@ -32,6 +41,7 @@ from suspension_sim.validation.quantities import (
     CORNER_CODES,
     CORNERS,
     DIMENSIONS,
+    SIDES,
     ChannelMap,
     ChannelRule,
     Dimension,
@@ -45,13 +55,27 @@ ANGLE_UNITS: dict[str, float] = {s: units.convert(1.0, s, "deg") for s in units.
 LENGTH_UNITS: dict[str, float] = units.spellings("length")
 """mm per unit of length (every spelling of the one unit table, `suspension_sim.units`)."""
 
-RATIO_UNITS: dict[str, float] = {"": 1.0, "-": 1.0, "mm/mm": 1.0, "m/m": 1.0, "ratio": 1.0}
-"""Unit words accepted for a dimensionless channel."""
+RATIO_UNITS: dict[str, float] = {
+    "": 1.0,
+    "-": 1.0,
+    "mm/mm": 1.0,
+    "m/m": 1.0,
+    "ratio": 1.0,
+    "deg/mm": 1.0,
+    "deg/deg": 1.0,
+    "mm/deg": 1.0,
+}
+"""Unit words accepted for a ratio or a rate channel (rates compared in these units as
+written: deg/mm, deg/deg, mm/deg)."""
+
+PERCENT_UNITS: dict[str, float] = {"%": 1.0, "pct": 1.0, "percent": 1.0, "": 1.0, "-": 100.0}
+"""Unit words accepted for a percentage (a bare fraction, ``-``, is x 100)."""
 
 UNITS: dict[Dimension, dict[str, float]] = {
     "angle": ANGLE_UNITS,
     "length": LENGTH_UNITS,
     "ratio": RATIO_UNITS,
+    "percent": PERCENT_UNITS,
 }
 
 
@@ -87,12 +111,23 @@ def known_unit(text: str) -> bool:
 
 def unit_list(dimension: Dimension) -> str:
     """Accepted units of a dimension, for error hints."""
-    names = {"angle": "deg, rad", "length": "mm, cm, m, in", "ratio": "- (or none)"}
+    names = {
+        "angle": "deg, rad",
+        "length": "mm, cm, m, in",
+        "ratio": "- (or none)",
+        "percent": "% (or none)",
+    }
     return names[dimension]
 
 
 # -- header parsing ---------------------------------------------------------------------
 _UNIT_RE = re.compile(r"^(?P<name>.*?)\s*(?:\[(?P<u1>[^\]]*)\]|\((?P<u2>[^)]*)\))\s*$")
+_TAGGED_RE = re.compile(
+    r"^(?P<name>[^\[\]()]*?)\s*(?P<tags>(?:\[[^\[\]]*\]\s*)+)(?:\((?P<unit>[^()]*)\))?\s*$"
+)
+_TAG_RE = re.compile(r"\[([^\[\]]*)\]")
+MOTION_TAGS = frozenset({"heave", "roll", "pitch", "steering", "steer"})
+"""Words of OptimumK's motion tags (``Motion [Heave]``)."""
 _SEP_RE = re.compile(r"[\s_\-.]+")
 
 _CORNER_WORDS: dict[tuple[str, ...], str] = {}
@@ -111,6 +146,12 @@ _AXLE_WORDS: dict[tuple[str, ...], str] = {
     ("f",): "Front",
     ("r",): "Rear",
 }
+_SIDE_WORDS: dict[tuple[str, ...], str] = {
+    ("left",): "Left",
+    ("right",): "Right",
+    ("left", "side"): "Left",
+    ("right", "side"): "Right",
+}
 
 
 def tokens(text: str) -> tuple[str, ...]:
@@ -123,9 +164,37 @@ def norm_name(text: str) -> str:
     return " ".join(tokens(text))
 
 
+def split_tagged(header: str) -> tuple[str, str | None] | None:
+    """(name with its tags as words, unit) of an OptimumK tagged header, else None.
+
+    ``"Camber Angle [Left] [Front] (deg)"`` -> ``("Camber Angle Left Front", "deg")``,
+    ``"Motion [Heave]"`` -> ``("Motion Heave", None)``. Tags must hold location or
+    motion words; ``"Camber Angle [deg]"`` is not tagged (its bracket is a unit).
+    """
+    m = _TAGGED_RE.match(str(header).strip())
+    if not m or not m.group("name").strip():
+        return None
+    tags = [tag.strip() for tag in _TAG_RE.findall(m.group("tags"))]
+    for tag in tags:
+        words = tokens(tag)
+        if not words:
+            return None
+        if not (parse_location(words) is not None or set(words) <= MOTION_TAGS):
+            return None
+    unit = m.group("unit")
+    name = " ".join([m.group("name").strip(), *tags])
+    return name, (unit.strip() if unit is not None else None)
+
+
 def split_unit(header: str) -> tuple[str, str | None]:
-    """("Camber Angle Front Left", "deg") from ``"Camber Angle Front Left [deg]"``."""
+    """("Camber Angle Front Left", "deg") from ``"Camber Angle Front Left [deg]"``.
+
+    OptimumK's tagged headers keep their tags as words (`split_tagged`).
+    """
     text = str(header).strip()
+    tagged = split_tagged(text)
+    if tagged is not None:
+        return tagged
     m = _UNIT_RE.match(text)
     if not m:
         return text, None
@@ -134,11 +203,13 @@ def split_unit(header: str) -> tuple[str, str | None]:
 
 
 def parse_location(words: tuple[str, ...]) -> str | None:
-    """Canonical corner (``"Front Left"``) or axle (``"Front"``) for the words, else None."""
+    """Canonical corner (``"Front Left"``), axle (``"Front"``) or side (``"Left"``), else None."""
     if words in _CORNER_WORDS:
         return _CORNER_WORDS[words]
     if words in _AXLE_WORDS:
         return _AXLE_WORDS[words]
+    if words in _SIDE_WORDS:
+        return _SIDE_WORDS[words]
     return None
 
 
@@ -152,6 +223,13 @@ class Header:
     quantity: Quantity | None
     location: str | None
     rule: ChannelRule | None
+
+    @property
+    def label(self) -> str:
+        """The quantity as the export spells it, without the location (``CoilOver Length``)."""
+        return quantity_words(self.name, self.location) or (
+            self.quantity.name if self.quantity is not None else self.name
+        )
 
     @property
     def channel(self) -> str:
@@ -233,6 +311,7 @@ def parse_header(
     location, a location it does not take, or a unit that is not one of its
     dimension. `unit_below` is the unit from a units row, if the export has one.
     """
+    tagged = split_tagged(str(text)) is not None
     name, unit = split_unit(text)
     if unit is None and unit_below is not None:
         unit = unit_below
@@ -244,13 +323,19 @@ def parse_header(
     if found is None:
         if rule is None:
             return None
-        return Header(str(text), name, unit, None, None, rule)
+        return Header(str(text), name, unit, None, name_location(name), rule)
     quantity, loc_words = found
     location = parse_location(loc_words) if loc_words else None
+    if location is None and not loc_words and quantity.default_location is not None:
+        location = quantity.default_location
     if loc_words and location is None:
         if rule is not None:  # the map names this exact column: trust it
-            return Header(str(text), name, unit, None, None, rule)
+            return Header(str(text), name, unit, None, name_location(name), rule)
+        if tagged:  # one of OptimumK's channels that we do not compute
+            return None
         raise _location_error(text, where, quantity, " ".join(loc_words))
+    if tagged and not _scope_ok(quantity, location):
+        return None
     _check_scope(text, where, quantity, location)
     if rule is None and location is not None:
         rule = channel_map.channel_rules.get(norm_name(f"{quantity.name} {location}"))
@@ -262,6 +347,33 @@ def parse_header(
     if rule.metric is not None and quantity.scope != "index":
         check_unit(header, rule.dimension or quantity.dimension, where)
     return header
+
+
+def name_location(name: str) -> str | None:
+    """The corner, axle or side that ends (or starts) a header name, if any.
+
+    Keeps the location of a column that only a map file names
+    (``Bump Steer Front Left`` mapped to ``bump_steer``), so it is compared with
+    that corner's column and reported with its corner.
+    """
+    words = tuple(w for w in tokens(name) if w not in FILLER_WORDS)
+    for n in (2, 1):
+        if len(words) > n:
+            for part in (words[-n:], words[:n]):
+                loc = parse_location(part)
+                if loc is not None:
+                    return loc
+    return None
+
+
+def quantity_words(name: str, location: str | None) -> str:
+    """`name` without the words of `location` (``Camber Angle Left Front`` -> ``Camber Angle``)."""
+    if location is None:
+        return name
+    loc_words = set(tokens(location)) | {CORNER_CODES.get(location, "").lower()}
+    loc_words |= {w[::-1] for w in loc_words if len(w) == 2}
+    kept = [w for w in name.split() if not set(tokens(w)) <= loc_words]
+    return " ".join(kept)
 
 
 def check_unit(header: Header, dimension: Dimension, where: str) -> float:
@@ -282,9 +394,12 @@ def _location_error(text: str, where: str, quantity: Quantity, words: str) -> In
     if quantity.scope == "corner":
         valid = ", ".join(CORNERS)
         example = f"'{quantity.name} Front Left [{CANONICAL_UNIT[quantity.dimension]}]'"
-    elif quantity.scope == "axle":
+    elif quantity.scope in ("axle", "car"):
         valid = "Front, Rear"
         example = f"'{quantity.name} Front [{CANONICAL_UNIT[quantity.dimension]}]'"
+    elif quantity.scope == "side":
+        valid = "Left, Right"
+        example = f"'{quantity.name} Left [{CANONICAL_UNIT[quantity.dimension]}]'"
     else:
         valid = "none (a motion channel is for the whole car)"
         example = f"'{quantity.name} [{CANONICAL_UNIT[quantity.dimension]}]'"
@@ -295,19 +410,29 @@ def _location_error(text: str, where: str, quantity: Quantity, words: str) -> In
     )
 
 
-def _check_scope(text: str, where: str, quantity: Quantity, location: str | None) -> None:
-    ok = {
+def _scope_ok(quantity: Quantity, location: str | None) -> bool:
+    """True if `location` is one that `quantity` takes."""
+    return {
         "corner": location in CORNERS,
         "axle": location in AXLES,
+        "side": location in SIDES,
+        "car": location is None or location in AXLES,
         "motion": location is None,
         "index": location is None,
     }[quantity.scope]
-    if ok:
+
+
+def _check_scope(text: str, where: str, quantity: Quantity, location: str | None) -> None:
+    if _scope_ok(quantity, location):
         return
     if quantity.scope == "corner":
         need = f"a corner ({', '.join(CORNERS)})"
     elif quantity.scope == "axle":
         need = "an axle (Front or Rear)"
+    elif quantity.scope == "side":
+        need = "a side (Left or Right)"
+    elif quantity.scope == "car":
+        need = "no corner (or an axle)"
     else:
         need = "no corner or axle"
     found = f"found {location!r}" if location else "found none"
@@ -315,6 +440,6 @@ def _check_scope(text: str, where: str, quantity: Quantity, location: str | None
         f"column {text!r}: {quantity.name!r} needs {need}, {found}",
         where=where,
         hint=f"e.g. '{quantity.name}"
-        + {"corner": " Front Left", "axle": " Front"}.get(quantity.scope, "")
+        + {"corner": " Front Left", "axle": " Front", "side": " Left"}.get(quantity.scope, "")
         + f" [{CANONICAL_UNIT[quantity.dimension]}]'",
     )

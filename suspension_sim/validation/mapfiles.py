@@ -255,6 +255,52 @@ def _read_map_yaml(path: Path) -> tuple[list[MapEntry], dict[str, tuple[str, str
     return entries, corners
 
 
+def optimumk_headers_markdown() -> str:
+    """OptimumK's header names we read, and our column each is compared with (docs table).
+
+    Columns are shown for wheels named FL/FR/RL/RR and a damper named
+    ``FL_Damper``; a real car's names replace them (from the geometry).
+    """
+    from suspension_sim.metrics.catalogue import CATALOGUE, metric_of
+    from suspension_sim.validation.headers import parse_header
+    from suspension_sim.validation.quantities import CORNER_CODES, OPTIMUMK_HEADERS
+
+    rows = [
+        "| OptimumK header | read as | per | compared with (optimumk preset) |",
+        "|---|---|---|---|",
+    ]
+    cmap = ChannelMap()
+    for text in OPTIMUMK_HEADERS:
+        h = parse_header(text, "docs", cmap)
+        assert h is not None and h.quantity is not None and h.rule is not None, text
+        q, metric = h.quantity, h.rule.metric or ""
+        if q.scope == "motion":
+            ours = {
+                "heave": "chassis z (+ up)",
+                "roll": "chassis roll (+ left up)",
+                "pitch": "chassis pitch (+ nose down)",
+                "steering": "rack = angle x Steering ratio (+ toward +Y)",
+            }[metric]
+            per = "motion input"
+        else:
+            m = CATALOGUE.get(metric)
+            loc = h.location or ""
+            if m is None:
+                found = metric_of(metric)
+                ours = f"`{metric}`" if found else metric
+            elif m.scope == "wheel":
+                ours = f"`{m.key(CORNER_CODES[loc], q.component)}`"
+            elif m.scope == "damper":
+                ours = f"`{m.key(CORNER_CODES[loc] + '_Damper')}`"
+            elif m.scope in ("axle", "side"):
+                ours = f"`{m.key(loc.lower())}`"
+            else:
+                ours = f"`{m.key()}`"
+            per = q.scope
+        rows.append(f"| `{text}` | {h.channel} | {per} | {ours} |")
+    return "\n".join(rows)
+
+
 def default_map_markdown() -> str:
     """The default map as a Markdown table (docs and README embed it)."""
     rows = [
@@ -262,10 +308,20 @@ def default_map_markdown() -> str:
         "|---|---|---|---|---|---|",
     ]
     for q in DEFAULT_QUANTITIES:
-        per = {"corner": "corner", "axle": "axle", "motion": "motion input", "index": "step"}
+        per = {
+            "corner": "corner",
+            "axle": "axle",
+            "side": "side",
+            "car": "car",
+            "motion": "motion input",
+            "index": "step",
+        }
+        metric = f"`{q.metric}`" if q.metric else ""
+        if q.component:
+            metric += f" ({q.component})"
         rows.append(
             f"| {q.name} | {', '.join(q.aliases)} | {per[q.scope]} | "
             f"{CANONICAL_UNIT[q.dimension] if q.scope != 'index' else ''} | "
-            f"{'`' + q.metric + '`' if q.metric else ''} | {q.note} |"
+            f"{metric} | {q.note} |"
         )
     return "\n".join(rows)

@@ -14,17 +14,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-Dimension = Literal["angle", "length", "ratio"]
-Scope = Literal["corner", "axle", "motion", "index"]
+Dimension = Literal["angle", "length", "ratio", "percent"]
+Scope = Literal["corner", "axle", "side", "car", "motion", "index"]
 
-DIMENSIONS: tuple[Dimension, ...] = ("angle", "length", "ratio")
-CANONICAL_UNIT: dict[Dimension, str] = {"angle": "deg", "length": "mm", "ratio": "-"}
+DIMENSIONS: tuple[Dimension, ...] = ("angle", "length", "ratio", "percent")
+CANONICAL_UNIT: dict[Dimension, str] = {
+    "angle": "deg",
+    "length": "mm",
+    "ratio": "-",
+    "percent": "%",
+}
 """The unit every channel is compared in, by dimension."""
 
 CORNERS: tuple[str, ...] = ("Front Left", "Front Right", "Rear Left", "Rear Right")
 """Corner names as OptimumK writes them (docs/conventions.md: OptimumK preset)."""
 
 AXLES: tuple[str, ...] = ("Front", "Rear")
+SIDES: tuple[str, ...] = ("Left", "Right")
 
 CORNER_CODES: dict[str, str] = {
     "Front Left": "FL",
@@ -33,8 +39,12 @@ CORNER_CODES: dict[str, str] = {
     "Rear Right": "RR",
 }
 
-MOTION_KEYS: tuple[str, ...] = ("heave", "roll", "pitch", "rack", "steering_wheel")
-"""Motion inputs an export can carry (mm for heave and rack, deg otherwise)."""
+MOTION_KEYS: tuple[str, ...] = ("heave", "roll", "pitch", "rack", "steering_wheel", "steering")
+"""Motion inputs an export can carry (mm for heave and rack, deg otherwise).
+
+``steering_wheel``: steering-wheel degrees, + = left turn (ours); ``steering``:
+OptimumK's ``Motion [Steering]``, steering-wheel degrees, + = the inboard tie-rod
+points (the rack) toward +Y, whichever way that turns the car."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,11 @@ class Quantity:
     name: the export's spelling (canonical); aliases: other accepted spellings.
     metric: our metric id (catalogue) for corner/axle channels, a key of
     `MOTION_KEYS` for motion channels, None for the step index.
+    scope: where the channel applies: a corner, an axle, a side (Left/Right),
+    the car (no location, or an axle), a motion input or the step index.
+    component: the x/y/z component of a point metric (``wheel_centre`` x).
+    default_location: the location of a header that names none (an axle
+    quantity OptimumK writes without one, e.g. Ackerman Percentage: Front).
     """
 
     name: str
@@ -52,6 +67,8 @@ class Quantity:
     metric: str | None
     aliases: tuple[str, ...] = ()
     note: str = ""
+    component: str = ""
+    default_location: str | None = None
 
 
 DEFAULT_QUANTITIES: tuple[Quantity, ...] = (
@@ -61,12 +78,33 @@ DEFAULT_QUANTITIES: tuple[Quantity, ...] = (
         "length",
         "motion",
         "heave",
-        ("Chassis Heave", "Heave Travel"),
+        ("Motion Heave", "Chassis Heave", "Heave Travel"),
         "chassis z at the reference point, + = up (droop); flip with a map if yours is + = bump",
     ),
-    Quantity("Roll", "angle", "motion", "roll", ("Chassis Roll", "Roll Angle"), "+ = left up"),
     Quantity(
-        "Pitch", "angle", "motion", "pitch", ("Chassis Pitch", "Pitch Angle"), "+ = nose down"
+        "Roll",
+        "angle",
+        "motion",
+        "roll",
+        ("Motion Roll", "Chassis Roll", "Roll Angle"),
+        "+ = left up",
+    ),
+    Quantity(
+        "Pitch",
+        "angle",
+        "motion",
+        "pitch",
+        ("Motion Pitch", "Chassis Pitch", "Pitch Angle"),
+        "+ = nose down",
+    ),
+    Quantity(
+        "Motion Steering",
+        "angle",
+        "motion",
+        "steering",
+        ("Steering Motion",),
+        "OptimumK's steering: steering-wheel deg, + = rack (inboard tie-rod points) toward +Y; "
+        "rack = angle x the workbook's Steering ratio",
     ),
     Quantity(
         "Rack Travel",
@@ -90,7 +128,12 @@ DEFAULT_QUANTITIES: tuple[Quantity, ...] = (
     # per corner
     Quantity("Camber Angle", "angle", "corner", "camber", ("Camber", "Inclination Angle")),
     Quantity(
-        "Toe Angle", "angle", "corner", "toe", ("Toe",), "optimumk sign: + = toe-out (ours flipped)"
+        "Toe Angle",
+        "angle",
+        "corner",
+        "toe_wheel_plane",
+        ("Toe",),
+        "OptimumK's toe: the wheel plane's angle to the vehicle X axis, + = toe-out",
     ),
     Quantity(
         "Steer Angle",
@@ -98,7 +141,7 @@ DEFAULT_QUANTITIES: tuple[Quantity, ...] = (
         "corner",
         "steer",
         ("Steering Angle", "Wheel Steer Angle", "Road Wheel Angle", "Roadwheel Angle"),
-        "toe minus static toe, toe-out positive (right wheel flipped from iso)",
+        "wheel-plane toe minus static toe as a heading, + = turned left on both wheels",
     ),
     Quantity("Caster Angle", "angle", "corner", "caster", ("Caster", "Castor Angle", "Castor")),
     Quantity(
@@ -109,6 +152,9 @@ DEFAULT_QUANTITIES: tuple[Quantity, ...] = (
         (
             "Kingpin Inclination",
             "Kingpin Inclination Angle",
+            "King Pin Inclination",
+            "King Pin Angle",
+            "King Pin Inclination Angle",
             "KPI",
             "KPI Angle",
             "Steering Axis Inclination",
@@ -119,17 +165,17 @@ DEFAULT_QUANTITIES: tuple[Quantity, ...] = (
         "Scrub Radius",
         "length",
         "corner",
-        "scrub_radius",
+        "scrub_vehicle",
         ("Kingpin Offset at Ground", "Scrub"),
-        "in the wheel's ground axes (docs/conventions.md)",
+        "in the vehicle's front view, from OptimumK's contact patch (docs/conventions.md)",
     ),
     Quantity(
         "Mechanical Trail",
         "length",
         "corner",
-        "mechanical_trail",
+        "trail_vehicle",
         ("Trail", "Caster Trail", "Castor Trail", "Mechanical Trail at Ground"),
-        "along the wheel's heading; OptimumK may measure along chassis X (differs with steer)",
+        "in the vehicle's side view, from OptimumK's contact patch (docs/conventions.md)",
     ),
     Quantity(
         "Spindle Length",
@@ -143,7 +189,7 @@ DEFAULT_QUANTITIES: tuple[Quantity, ...] = (
         "length",
         "corner",
         "damper_length",
-        ("Shock Length", "Damper Eye to Eye", "Shock Eye to Eye", "Coilover Length"),
+        ("CoilOver Length", "Shock Length", "Damper Eye to Eye", "Shock Eye to Eye"),
         "the corner's damper (found from the geometry); also a drive input",
     ),
     Quantity(
@@ -154,7 +200,40 @@ DEFAULT_QUANTITIES: tuple[Quantity, ...] = (
         ("Vertical Wheel Travel", "Wheel Centre Travel", "Wheel Center Travel"),
         "wheel centre along chassis z from design, + = bump",
     ),
-    Quantity("Half Track", "length", "corner", "half_track", ("Half Track Width",)),
+    Quantity("Half Track", "length", "corner", "half_track", ("Half Track Width", "Halftrack")),
+    Quantity(
+        "Push/Pull Length",
+        "length",
+        "corner",
+        "pushrod_length",
+        ("Pushrod Length", "Pullrod Length", "Push Pull Length", "Push/Pull Rod Length"),
+        "the corner's push- or pullrod (the link from the suspension to the damper's rocker)",
+    ),
+    *(
+        Quantity(
+            f"Wheel Center {c.upper()}",
+            "length",
+            "corner",
+            "wheel_centre",
+            (f"Wheel Centre {c.upper()}",),
+            "road-fixed (world) coordinates" + (", + = left" if c == "y" else ""),
+            component=c,
+        )
+        for c in "xyz"
+    ),
+    *(
+        Quantity(
+            f"Contact Patch {c.upper()}",
+            "length",
+            "corner",
+            "contact_patch",
+            (f"Contact Point {c.upper()}", f"Tire Contact Patch {c.upper()}"),
+            "OptimumK's construction C + r unit(s x h), road-fixed"
+            + (", + = left" if c == "y" else ""),
+            component=c,
+        )
+        for c in "xyz"
+    ),
     Quantity(
         "Motion Ratio",
         "ratio",
@@ -163,6 +242,46 @@ DEFAULT_QUANTITIES: tuple[Quantity, ...] = (
         ("Damper Motion Ratio", "Shock Motion Ratio"),
         "damper over wheel; map to installation_ratio if your export is wheel over damper",
     ),
+    Quantity(
+        "Motion Ratio Heave",
+        "ratio",
+        "corner",
+        "motion_ratio_heave",
+        (),
+        "d heave / d coilover length with the tyres on the ground (wheel over spring)",
+    ),
+    Quantity(
+        "Steering Toe Angle Gain",
+        "ratio",
+        "corner",
+        "steering_toe_gain",
+        ("Steering Toe Gain",),
+        "d toe / d steering-wheel angle, tyres on the ground (deg/deg)",
+    ),
+    Quantity(
+        "Anti-Dive Percentage",
+        "percent",
+        "corner",
+        "anti_dive",
+        ("Anti-Dive", "Anti Dive Percentage"),
+        "front wheels, braking",
+    ),
+    Quantity(
+        "Anti-Squat Percentage",
+        "percent",
+        "corner",
+        "anti_squat",
+        ("Anti-Squat",),
+        "rear wheels, drive",
+    ),
+    Quantity(
+        "Anti-Lift Percentage",
+        "percent",
+        "corner",
+        "anti_lift",
+        ("Anti-Lift",),
+        "rear wheels under braking (a front anti-lift under drive is not computed)",
+    ),
     # per axle
     Quantity("Track", "length", "axle", "track", ("Track Width", "Wheel Track")),
     Quantity(
@@ -170,10 +289,87 @@ DEFAULT_QUANTITIES: tuple[Quantity, ...] = (
         "length",
         "axle",
         "roll_centre_height",
-        ("Roll Center Height", "RC Height", "Roll Centre Z", "Roll Center Z"),
+        ("Roll Center Height", "RC Height"),
+        "our force-based roll centre (docs/conventions.md)",
+    ),
+    Quantity(
+        "Roll Center Z",
+        "length",
+        "axle",
+        "roll_centre_axis_height",
+        ("Roll Centre Z", "Kinematic Roll Center Z"),
+        "OptimumK's kinematic roll centre (from the instant axes), road-fixed height",
+    ),
+    Quantity(
+        "Ackerman Percentage",
+        "percent",
+        "axle",
+        "ackermann",
+        ("Ackermann Percentage", "Ackermann", "Ackerman"),
+        "front axle when the header names none",
+        default_location="Front",
+    ),
+    Quantity(
+        "Steering Ratio",
+        "ratio",
+        "axle",
+        "steering_ratio",
+        (),
+        "-1 / mean(d steer / d steering-wheel angle); front axle when the header names none",
+        default_location="Front",
+    ),
+    # per side
+    Quantity("Wheelbase", "length", "side", "wheelbase", ("Wheel Base",)),
+    # the car
+    Quantity(
+        "Steering Rack Displacement",
+        "length",
+        "car",
+        "rack_mm",
+        ("Steering Rack Position",),
+        "compared with our rack travel (+ toward +Y); drives the rack when the workbook gives "
+        "no Steering ratio",
     ),
 )
 """The default channel map (docs: validation/README.md and docs/validation.md)."""
+
+OPTIMUMK_HEADERS: tuple[str, ...] = (
+    "Motion [Heave] (mm)",
+    "Motion [Roll] (deg)",
+    "Motion [Pitch] (deg)",
+    "Motion [Steering] (deg)",
+    "Camber Angle [Left] [Front] (deg)",
+    "Toe Angle [Left] [Front] (deg)",
+    "Steer Angle [Left] [Front] (deg)",
+    "Caster Angle [Left] [Front] (deg)",
+    "King Pin Inclination [Left] [Front] (deg)",
+    "Scrub Radius [Left] [Front] (mm)",
+    "Mechanical Trail [Left] [Front] (mm)",
+    "Half Track [Left] [Front] (mm)",
+    "Wheel Center X [Left] [Front] (mm)",
+    "Wheel Center Y [Left] [Front] (mm)",
+    "Wheel Center Z [Left] [Front] (mm)",
+    "Contact Patch X [Left] [Front] (mm)",
+    "Contact Patch Y [Left] [Front] (mm)",
+    "Contact Patch Z [Left] [Front] (mm)",
+    "CoilOver Length [Left] [Front] (mm)",
+    "Push/Pull Length [Left] [Front] (mm)",
+    "Motion Ratio Heave [Left] [Front]",
+    "Steering Toe Angle Gain [Left] [Front] (deg/deg)",
+    "Anti-Dive Percentage [Left] [Front] (%)",
+    "Anti-Lift Percentage [Left] [Rear] (%)",
+    "Anti-Squat Percentage [Left] [Rear] (%)",
+    "Roll Center Z [Front] (mm)",
+    "Track [Front] (mm)",
+    "Ackerman Percentage (%)",
+    "Steering Ratio [Front]",
+    "Wheelbase [Left] (mm)",
+    "Steering Rack Displacement (mm)",
+    "Camber Angle [Front Left] (deg)",
+)
+"""OptimumK result-export headers read with no map, one per quantity (v2.x spelling:
+``[Side] [Axle]``; the last is the older ``[Front Left]`` spelling). docs/validation.md
+shows them with the column each is compared with (`optimumk_headers_markdown`)."""
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ import pandas as pd
 from suspension_sim.errors import InputError
 from suspension_sim.files import write_atomically, write_text_atomically
 from suspension_sim.validation.compare import CONVENTION, ChannelResult, Validation
+from suspension_sim.validation.export import Export
 from suspension_sim.validation.quantities import CORNERS
 
 LOCATION_ORDER = {name: i for i, name in enumerate((*CORNERS, "Front", "Rear", ""))}
@@ -143,12 +144,13 @@ def _markdown(
         f"| Export | `{_rel(export.path, d)}`: {export.n_steps} steps, {n_cmp} channels compared |",
         f"| Drive | {_drive_text(v)} |",
         f"| Inputs taken from the export | {', '.join(f'`{i}`' for i in v.inputs) or 'none'} |",
-        f"| Sign preset of our metrics | `{CONVENTION}` (toe + = toe-out; camber, caster, KPI, "
-        "scrub, trail as in docs/conventions.md) |",
+        f"| Definitions of our metrics | `{CONVENTION}` preset (docs/conventions.md): toe = "
+        "wheel-plane toe, + = toe-out; steer = its change, + = left; scrub and trail in the "
+        "vehicle's views from OptimumK's contact patch |",
         f"| Channel map | {v.channel_map.source or 'default (docs/validation.md)'} |",
         f"| Tolerances (largest deviation) | {_fmt(v.tolerances['angle'])} deg for angles, "
         f"{_fmt(v.tolerances['length'])} mm for lengths, {_fmt(v.tolerances['ratio'])} for "
-        "ratios |",
+        f"ratios, {_fmt(v.tolerances.get('percent', float('nan')))} % for percentages |",
         f"| suspension_sim | {__version__} |",
         "",
         "Deviation = ours - theirs, over every step where the export has a value.",
@@ -156,6 +158,7 @@ def _markdown(
     ]
     if export.notes:
         lines += ["Comment lines of the export:", ""] + [f"- {n}" for n in export.notes] + [""]
+    lines += reading_notes(export)
     if v.failed_channels or v.failed_steps:
         lines += ["## What failed", ""]
         for s in v.failed_steps[:20]:
@@ -203,14 +206,21 @@ def _markdown(
         ]
     if v.warnings:
         lines += ["## Notes", ""] + [f"- {w}" for w in v.warnings] + [""]
+    if export.ignored or v.not_computed:
+        lines += ["## Columns not compared", ""]
     if export.ignored:
         lines += [
-            "## Columns not compared",
-            "",
             "Not channels of the default map or the map file (add them with `--map` to "
-            "compare them):",
+            "compare them), each quantity once with the corners, axles or sides it has:",
             "",
-            ", ".join(f"`{t}`" for t in export.ignored),
+            ", ".join(group_channels(export.ignored)),
+            "",
+        ]
+    if v.not_computed:
+        lines += [
+            "Channels of the default map that this car has no value for:",
+            "",
+            ", ".join(f"`{t}`" for t in v.not_computed),
             "",
         ]
     if figures:
@@ -225,6 +235,38 @@ def _markdown(
         "",
     ]
     return "\n".join(lines)
+
+
+def reading_notes(export: Export) -> list[str]:
+    """Markdown lines: the export's title block, skipped rows and conversions."""
+    lines: list[str] = []
+    if export.title:
+        pairs = [f"{k}: {val}" if val else k for k, val in export.title]
+        lines += ["Title block of the export: " + "; ".join(pairs) + ".", ""]
+    if export.skipped:
+        lines += [
+            f"Skipped {len(export.skipped)} statistic row(s) of the export's table view "
+            "(not steps): " + ", ".join(export.skipped) + ".",
+            "",
+        ]
+    for note in export.reading:
+        lines += [f"Reading the export: {note}.", ""]
+    return lines
+
+
+def group_channels(texts: Sequence[str]) -> list[str]:
+    """Header texts grouped by quantity, each once: ``Bump Steer [Front Left, Front Right]``."""
+    from suspension_sim.validation.headers import name_location, quantity_words, split_unit
+
+    groups: dict[str, list[str]] = {}
+    for text in texts:
+        name, _unit = split_unit(text)
+        loc = name_location(name)
+        base = quantity_words(name, loc) or name
+        places = groups.setdefault(base, [])
+        if loc is not None and loc not in places:
+            places.append(loc)
+    return [f"`{base}`" + (f" ({', '.join(p)})" if p else "") for base, p in groups.items()]
 
 
 def _title(v: Validation) -> str:
@@ -283,7 +325,7 @@ def _write_plots(
     import matplotlib.pyplot as plt
 
     written: list[tuple[str, str]] = []
-    for title, name, fig in comparison_figures(v, ordered):
+    for title, name, fig in iter_comparison_figures(v, ordered):
         _save_figure(fig, folder / name, dpi=90 if name == "motion.png" else 80)
         plt.close(fig)
         written.append((title, f"plots/{name}"))
@@ -298,6 +340,14 @@ def comparison_figures(
     The export's motion channels against step, then one figure per quantity:
     ours over theirs on top, ours - theirs with the tolerance band below.
     """
+    return list(iter_comparison_figures(v, ordered))
+
+
+def iter_comparison_figures(
+    v: Validation, ordered: Sequence[ChannelResult] | None = None
+) -> Iterator[tuple[str, str, Any]]:
+    """`comparison_figures` one at a time, so a caller can save and close each (an
+    OptimumK export has dozens of quantities)."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -305,7 +355,6 @@ def comparison_figures(
 
     if ordered is None:
         ordered = list(v.channels)
-    figures: list[tuple[str, str, Any]] = []
     x = v.export.steps
     motion = v.export.motion()
     if motion:
@@ -316,7 +365,7 @@ def comparison_figures(
         ax.set_title("Motion from the export")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8, loc="best")
-        figures.append(("Motion", "motion.png", fig))
+        yield "Motion", "motion.png", fig
     groups: dict[str, list[ChannelResult]] = {}
     for c in ordered:
         groups.setdefault(c.quantity, []).append(c)
@@ -359,8 +408,7 @@ def comparison_figures(
             for ax in (top, bottom):
                 ax.tick_params(labelsize=7)
         fig.suptitle(quantity, fontsize=10)
-        figures.append((quantity, f"{_slug(quantity)}.png", fig))
-    return figures
+        yield quantity, f"{_slug(quantity)}.png", fig
 
 
 def _save_figure(fig: Any, path: Path, *, dpi: int) -> None:

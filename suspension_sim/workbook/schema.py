@@ -28,10 +28,11 @@ DAMPING = "Damping"
 SECTION_NAMES: tuple[str, ...] = (USER_OPTIONS, COMPONENTS, HARD_POINTS, WHEELS, STEERING, DAMPING)
 """The car's sections, in the order the writer lays them out."""
 SWEEPS = "Sweeps"
-EXTRA_SECTIONS: tuple[str, ...] = (SWEEPS,)
+LOAD_CASES = "Load Cases"
+EXTRA_SECTIONS: tuple[str, ...] = (SWEEPS, LOAD_CASES)
 """Optional sections that the car reader accepts in the index but leaves to other modules
-(Sweeps: `suspension_sim.sweeps`, docs/sweeps.md); read them with
-`suspension_sim.workbook.cells.read_section`."""
+(Sweeps: `suspension_sim.sweeps`, docs/sweeps.md; Load Cases: `suspension_sim.loads`,
+docs/loads.md); read them with `suspension_sim.workbook.cells.read_section`."""
 REQUIRED_SECTIONS: tuple[str, ...] = (COMPONENTS, HARD_POINTS)
 
 INDEX_HEADER: tuple[str, str] = ("Section", "Range")

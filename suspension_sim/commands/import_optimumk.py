@@ -1,0 +1,111 @@
+"""``suspension-sim import-optimumk SUSPENSION.xlsx --out CAR.xlsx``: import an OptimumK car.
+
+Reads OptimumKinematics' Excel export of a suspension (or of a vehicle with its
+front and rear suspension sheets) and writes one of our car workbooks, with
+OptimumK's point names kept (``FL_CHAS_LowFor``). The conversion (units, axes,
+Reference Distance, the wheel built from Half Track, offsets, static camber
+and toe and tyre diameter) is described in docs/optimumk.md. The output never
+replaces an input file and is written atomically; an existing output is
+refused unless --force.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+PARAMETER_OPTIONS: dict[str, str] = {}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "import-optimumk",
+        help="convert an OptimumK suspension/vehicle export (.xlsx) into a car workbook",
+        description=__doc__.splitlines()[0],
+    )
+    p.add_argument(
+        "source",
+        metavar="SUSPENSION.xlsx",
+        help="OptimumK suspension export (front axle unless --axle rear), or a vehicle export"
+        " holding 'Front'/'Rear' suspension sheets and the vehicle setup",
+    )
+    p.add_argument("--rear", metavar="REAR.xlsx", help="the rear suspension export")
+    p.add_argument(
+        "--vehicle",
+        metavar="VEHICLE.xlsx",
+        help="the vehicle setup export (its Reference Distance places the rear axle)",
+    )
+    p.add_argument(
+        "--reference-distance",
+        type=float,
+        metavar="MM",
+        help="distance from the front to the rear suspension origin, mm (instead of --vehicle)",
+    )
+    p.add_argument(
+        "--axle",
+        choices=("front", "rear"),
+        default="front",
+        help="which axle a lone suspension export is (default front)",
+    )
+    p.add_argument(
+        "--axes",
+        metavar="MAP",
+        help="the files' axes, overriding their coordinate system: model X (forward), Y (left),"
+        " Z (up) as signed file axes, e.g. '+X -Y +Z' for lateral + to the right",
+    )
+    p.add_argument("--name", help="the car's name (default: the vehicle's or suspension's)")
+    p.add_argument("--out", required=True, metavar="CAR.xlsx", help="the workbook to write")
+    p.add_argument("--force", action="store_true", help="replace --out if it exists")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from suspension_sim.errors import InputError
+    from suspension_sim.files import check_output
+    from suspension_sim.workbook.optimumk import read_optimumk
+    from suspension_sim.workbook.writer import ensure_writable, write_car
+
+    inputs = [p for p in (args.source, args.rear, args.vehicle) if p]
+    out = Path(args.out)
+    for given in inputs:
+        if Path(given).exists() and out.resolve() == Path(given).resolve():
+            raise InputError(
+                f"{args.out} is an input file; the import never replaces its input",
+                where="--out",
+                hint="write the car to a new file, e.g. --out car.xlsx",
+            )
+    if args.reference_distance is not None and not args.reference_distance > 0:
+        raise InputError(
+            f"the reference distance must be positive, found {args.reference_distance:g}",
+            where="--reference-distance",
+            hint="give the distance from the front to the rear suspension origin in mm",
+        )
+    check_output(out, where="--out")
+    ensure_writable(out, force=args.force)  # fail before reading anything
+    car = read_optimumk(
+        args.source,
+        rear=args.rear,
+        vehicle=args.vehicle,
+        axle=args.axle,
+        axes=args.axes,
+        reference_distance_mm=args.reference_distance,
+        name=args.name,
+    )
+    notes = [
+        f"Imported from OptimumK: {', '.join(Path(p).name for p in inputs)} by"
+        " suspension-sim import-optimumk (docs/optimumk.md).",
+        "Point names are OptimumK's, prefixed by the corner (FL_CHAS_LowFor); WheelCentre and"
+        " WheelAxis are ours, built from the Wheels block (OptimumK has no wheel-centre point).",
+        "Coordinates: model frame (+X forward, +Y left, +Z up, ground z = 0); the rear origin"
+        " moved back by the Reference Distance, each axle down by its Vertical Offset.",
+        *car.warnings,
+    ]
+    path = write_car(car, out, force=args.force, notes=notes)
+    for warning in car.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(
+        f"wrote {path}: {len(car.wheels)} wheels, {len(car.bodies)} bodies,"
+        f" {len(car.points)} points; check it with: suspension-sim check {path}"
+    )
+    return 0

@@ -1,0 +1,169 @@
+"""``suspension-sim loads``: forces in every link and pickup of one pose under load cases."""
+
+from __future__ import annotations
+
+import argparse
+
+from suspension_sim.commands.solve import add_pose_arguments, parse_shocks
+from suspension_sim.errors import InputError
+
+PARAMETER_OPTIONS = {"path": "--out", "mass_kg": "--mass", "front_weight": "--front-weight"}
+"""Library parameter -> this command's option, for error messages."""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "loads",
+        help="forces in every link, damper and chassis pickup for load cases",
+        description="Solve one pose (strokes in mm, + = compression; rack in mm; chassis "
+        "x y z in mm, roll pitch yaw in deg) and compute the static forces in every joint "
+        "for the workbook's Load Cases, or for the standard cases with --mass "
+        "(docs/loads.md). Forces in N, world frame, axial + = tension.",
+    )
+    add_pose_arguments(p)
+    p.add_argument(
+        "--case",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="only this case (repeat for several; default: every case)",
+    )
+    p.add_argument(
+        "--mass",
+        type=float,
+        default=None,
+        metavar="KG",
+        help="use the standard cases (braking, acceleration, cornering, combined, bump) for "
+        "a car of this mass, with CG height, brake and drive shares from User Options",
+    )
+    p.add_argument(
+        "--front-weight",
+        type=float,
+        default=0.5,
+        metavar="SHARE",
+        help="static front weight share for --mass (0..1, default 0.5)",
+    )
+    p.add_argument("--out", default=None, help="write the load table to .csv, .xlsx or .parquet")
+    p.add_argument("--chart", default=None, metavar="PNG", help="bar chart of member forces")
+    p.add_argument("--force", action="store_true", help="replace an existing .xlsx output")
+    p.add_argument("--tolerance", type=float, default=None, help="solver tolerance (mm)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from suspension_sim import load
+    from suspension_sim.loads import car_cases, solve_loads
+    from suspension_sim.loads.sheet import load_cases_sheet
+    from suspension_sim.names import did_you_mean
+    from suspension_sim.outputs.tables import check_table_path, write_table
+
+    if args.out:
+        check_table_path(args.out, option="--out", protect=args.workbook, force=args.force)
+    if args.chart:
+        from suspension_sim.files import check_output
+
+        check_output(args.chart, where="--chart")
+    if args.tolerance is not None and not (args.tolerance > 0):
+        raise InputError("must be positive", where="--tolerance")
+    model = load(args.workbook)
+    cases = load_cases_sheet(args.workbook, model.car)
+    if args.mass is not None:
+        try:
+            cases += car_cases(model, args.mass, front_weight=args.front_weight)
+        except InputError as exc:
+            where = {"mass_kg": "--mass", "front_weight": "--front-weight"}.get(
+                exc.where or "", exc.where
+            )
+            raise InputError(exc.message, where=where, hint=exc.hint) from None
+    if not cases:
+        raise InputError(
+            "no load cases: the workbook has no Load Cases section, or it is empty",
+            where=args.workbook,
+            hint="add a Load Cases section (docs/loads.md), or give --mass KG for the "
+            "standard cases",
+        )
+    names = [c.name for c in cases]
+    if len(set(names)) != len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise InputError(
+            f"load case {twice!r} is defined twice (Load Cases section and --mass)",
+            where="--mass",
+            hint="rename the workbook's case",
+        )
+    if args.case:
+        for name in args.case:
+            if name not in names:
+                raise InputError(
+                    f"no load case {name!r}." + did_you_mean(name, names),
+                    where="--case",
+                    hint=f"the cases are {', '.join(names)}",
+                )
+        cases = [c for c in cases if c.name in args.case]
+    pose = model.solve(
+        shocks=parse_shocks(args.shocks),
+        rack=args.rack,
+        chassis=tuple(args.chassis),
+        tolerance=args.tolerance,
+        on_failure="return",
+    )
+    print(f"{model.car.name}: {pose.info.summary()}")
+    if not pose.converged:
+        print(f"error: {pose.failure}")
+        print("no loads: the pose did not close")
+        return 3
+    result = solve_loads(pose, cases)
+    if result.determinate:
+        print(
+            "no redundant joints: statics fixes every force except where the table's "
+            "'basis' says otherwise (pivot axial splits, arms in bending)"
+        )
+    else:
+        print(f"warning: {result.message}")
+    for line in summary_lines(result):
+        print(line)
+    if args.out:
+        path = write_table(
+            result.table,
+            args.out,
+            option="--out",
+            protect=args.workbook,
+            force=args.force,
+            sheet_name="Loads",
+        )
+        print(f"wrote {path}")
+    if args.chart:
+        from suspension_sim.loads.charts import member_force_figure
+        from suspension_sim.outputs.plots import save_figure
+
+        fig = member_force_figure(result, result.cases[0])
+        print(f"wrote {save_figure(fig, args.chart, option='--chart')} ({result.cases[0]})")
+    return 0
+
+
+def summary_lines(result: object) -> list[str]:
+    """Per case: damper and rack forces, jacking per axle, the largest member force (N)."""
+    r = result  # a LoadResult
+    lines: list[str] = []
+    for case in r.cases:  # type: ignore[attr-defined]
+        inp = r.inputs[r.inputs["case"] == case]  # type: ignore[attr-defined]
+        parts = [f"{row.input} {_n(row.force_N)}" for row in inp.itertuples()]
+        jack = r.jacking[r.jacking["case"] == case]  # type: ignore[attr-defined]
+        axles = [f"{row.where} {_n(row.jacking_N)}" for row in jack.itertuples()]
+        members = r.members()  # type: ignore[attr-defined]
+        members = members[members["case"] == case]
+        lines.append(f"case {case}:")
+        lines.append(f"  inputs [N] (damper + = compression): {', '.join(parts) or '(none)'}")
+        lines.append(f"  jacking [N] (+ = lifts the chassis): {', '.join(axles) or '(none)'}")
+        if len(members):
+            top = members.loc[members["axial_N"].abs().idxmax()]
+            note = "" if top["determinate"] else f" [{top['basis']}]"
+            lines.append(
+                f"  largest member force: {top['member']} {top['axial_N']:+.0f} N "
+                f"(+ = tension){note}"
+            )
+    return lines
+
+
+def _n(value: float) -> str:
+    """A force in whole newtons with its sign, without '-0'."""
+    return f"{(value if abs(value) >= 0.5 else 0.0):+.0f}"

@@ -1,0 +1,342 @@
+"""Load tables: the force at every joined point, member forces, inputs, jacking.
+
+`solve_loads(pose, cases)` and `sweep_loads(poses, cases)` run the statics
+(`suspension_sim.loads.statics`) and lay the results out as tables, world
+frame, N (docs/loads.md, "Tables").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from suspension_sim.description import CHASSIS, wheel_layout
+from suspension_sim.errors import InputError
+from suspension_sim.loads.cases import LoadCase
+from suspension_sim.loads.statics import (
+    APPLIED,
+    AXIAL_SPLIT,
+    EXACT,
+    LEGS,
+    LEGS_BENDING,
+    MIN_NORM,
+    Statics,
+    load_layout,
+    scatter_add,
+    statics,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.solve.pose import Pose
+
+BASIS_ORDER: tuple[str, ...] = (EXACT, APPLIED, LEGS, AXIAL_SPLIT, LEGS_BENDING, MIN_NORM)
+"""Labels of how a force was found, from fully determined to least determined."""
+FORCE_COLUMNS: tuple[str, ...] = (
+    "case",
+    "body",
+    "point",
+    "member",
+    "Fx_N",
+    "Fy_N",
+    "Fz_N",
+    "F_N",
+    "axial_N",
+    "basis",
+    "determinate",
+)
+"""Columns of `LoadResult.table` (a sweep adds ``step`` first)."""
+RACK_MOUNTS = "(rack mounts)"
+"""Point name of the rack assembly's total force on the chassis."""
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """Loads of one pose (or a sweep of poses) under named cases, world frame, N.
+
+    table: the force ON the body named at each of its joined points (Fx, Fy,
+    Fz, magnitude F), the chassis rows holding the resultant at each pickup;
+    ``member`` and ``axial_N`` (+ = tension) for two-force members and wishbone
+    legs; ``basis`` says how the value was found and ``determinate`` whether
+    statics fixes it. inputs: damper forces (+ = compression) and the rack
+    force. jacking: per wheel and axle (+ = lifts the chassis).
+    determinate: False when the mechanism has redundant joints (the minimum-norm
+    forces are shown, labelled); message says which.
+    """
+
+    cases: tuple[str, ...]
+    table: pd.DataFrame
+    inputs: pd.DataFrame
+    jacking: pd.DataFrame
+    determinate: bool
+    message: str
+    raw: Statics = field(repr=False)
+
+    def members(self) -> pd.DataFrame:
+        """One row per member (two-force link, damper, wishbone leg) and case: axial force."""
+        rows = self.table[self.table["member"] != ""]
+        keys = [c for c in ("step", "case") if c in rows.columns] + ["member"]
+        out = rows.drop_duplicates(keys)
+        return out[[*keys, "body", "axial_N", "basis", "determinate"]].reset_index(drop=True)
+
+    def pickups(self) -> pd.DataFrame:
+        """The resultant load on the chassis at every pickup (rows of body Chassis)."""
+        return self.table[self.table["body"] == CHASSIS].reset_index(drop=True)
+
+    def case(self, name: str) -> pd.DataFrame:
+        """The table rows of one case."""
+        if name not in self.cases:
+            from suspension_sim.names import did_you_mean
+
+            raise InputError(
+                f"no load case {name!r}." + did_you_mean(name, self.cases),
+                hint=f"the cases are {', '.join(self.cases)}",
+            )
+        return self.table[self.table["case"] == name].reset_index(drop=True)
+
+
+def as_cases(cases: LoadCase | Iterable[LoadCase]) -> list[LoadCase]:
+    """One case or several -> a list; InputError for a repeated name or a non-case."""
+    out = [cases] if isinstance(cases, LoadCase) else list(cases)
+    seen: set[str] = set()
+    for c in out:
+        if not isinstance(c, LoadCase):
+            raise InputError(f"{c!r} is not a LoadCase", hint="build cases with LoadCase(...)")
+        if c.name in seen:
+            raise InputError(f"load case {c.name!r} is given twice", where=c.where)
+        seen.add(c.name)
+    return out
+
+
+def solve_loads(pose: Pose, cases: LoadCase | Iterable[LoadCase]) -> LoadResult:
+    """Loads in every joint of a solved pose for each case (docs/loads.md)."""
+    return _result([pose], as_cases(cases), sweep=None)
+
+
+def sweep_loads(
+    poses: Sequence[Pose],
+    cases: LoadCase | Iterable[LoadCase],
+    steps: Sequence[int] | None = None,
+) -> LoadResult:
+    """`solve_loads` for every pose of a sweep at once; tables gain a ``step`` column.
+
+    steps: the label of each pose in that column (e.g. a `SweepResult`'s ``steps``);
+    default 0, 1, 2, ...
+    """
+    poses = list(poses)
+    labels = np.arange(len(poses)) if steps is None else np.asarray(list(steps), dtype=int)
+    if len(labels) != len(poses):
+        raise InputError(f"{len(labels)} step labels for {len(poses)} poses", where="steps")
+    return _result(poses, as_cases(cases), sweep=labels)
+
+
+def _result(poses: list[Pose], cases: list[LoadCase], sweep: np.ndarray | None) -> LoadResult:
+    st = statics(poses, cases)
+    model = poses[0].model
+    lay = load_layout(model)
+    B, C = len(poses), len(cases)
+    names = [c.name for c in cases]
+    R = st.R
+
+    # -- per copy: force on its body from every pair it is in -------------------------
+    n_inst = len(model.inst_body)
+    force = np.zeros((B, n_inst, 3, C))
+    scatter_add(force, model.pair_b, st.pair_force)
+    scatter_add(force, model.pair_a, -st.pair_force)
+    rank = np.vectorize(BASIS_ORDER.index, otypes=[int])(st.pair_basis)  # (B, n_pairs)
+    worst = np.zeros((B, n_inst), dtype=int)
+    for side in (model.pair_a, model.pair_b):
+        np.maximum.at(worst.T, np.asarray(side), rank.T)
+    joined = np.zeros(n_inst, dtype=bool)
+    joined[model.pair_a] = joined[model.pair_b] = True
+    copies = np.flatnonzero(joined)
+    # chassis copies last, so each body's rows come together and the pickups follow
+    is_chassis = np.array([model.inst_body[i] == CHASSIS for i in copies])
+    copies = np.concatenate([copies[~is_chassis], copies[is_chassis]])
+    bodies = [model.inst_body[i] for i in copies]
+    points = [model.inst_point[i] for i in copies]
+
+    # -- members: two-force bodies and wishbone legs ------------------------------------
+    member = np.array([""] * len(copies), dtype=object)
+    axial = np.full((B, len(copies), C), np.nan)
+    where = {int(i): r for r, i in enumerate(copies)}
+    for b, (i1, i2) in lay.two_force.items():
+        d = st.P[:, i2] - st.P[:, i1]
+        d = d / np.linalg.norm(d, axis=-1, keepdims=True)
+        value = np.einsum("bic,bi->bc", force[:, i2], d)
+        for i in (i1, i2):
+            member[where[i]] = lay.bodies[b]
+            axial[:, where[i]] = value
+    for k, (b, _sA, _sB, iA, iB) in enumerate(lay.arms):
+        for leg, i in enumerate((iA, iB)):
+            member[where[int(i)]] = f"{lay.bodies[b]} leg {model.inst_point[i]}"
+            axial[:, where[int(i)]] = st.arm_axial[:, k, leg]
+
+    F = np.einsum("bij,bnjc->bnic", R, force[:, copies])  # world frame (B, n, 3, C)
+    parts_F = [F]
+    parts_axial = [axial]
+    parts_basis = [worst[:, copies]]
+    bodies, points, members = list(bodies), list(points), list(member)
+
+    # -- the rack assembly on the chassis, and the applied loads ---------------------------
+    if len(lay.rack_inst):
+        parts_F.append(np.einsum("bij,bjc->bic", R, st.rack_mount)[:, None])
+        parts_axial.append(np.full((B, 1, C), np.nan))
+        touching = st.pair_exact[:, _pairs_of(model, lay.rack_inst)]
+        exact_rack = np.asarray(touching.all(axis=1), dtype=bool).reshape(B, 1)
+        parts_basis.append(
+            np.where(exact_rack, BASIS_ORDER.index(EXACT), BASIS_ORDER.index(MIN_NORM))
+        )
+        bodies.append(CHASSIS)
+        points.append(RACK_MOUNTS)
+        members.append("")
+    wheels = list(lay.wheels)
+    if wheels:
+        parts_F.append(np.einsum("bij,bwjc->bwic", R, st.applied_force))
+        parts_axial.append(np.full((B, len(wheels), C), np.nan))
+        parts_basis.append(np.full((B, len(wheels)), BASIS_ORDER.index(APPLIED)))
+        bodies += [lay.bodies[b] for b in lay.wheel_body]
+        points += [f"{w} contact patch (applied)" for w in wheels]
+        members += [""] * len(wheels)
+    codes = np.concatenate(parts_basis, axis=1)
+    table = _rows(
+        np.concatenate(parts_F, axis=1),
+        np.concatenate(parts_axial, axis=1),
+        codes,
+        names,
+        bodies,
+        points,
+        members,
+        sweep,
+    )
+
+    # -- inputs and jacking ----------------------------------------------------------------
+    meaning = ["damper force, + = compression"] * len(model.damper_names)
+    if "rack" in lay.inputs:
+        meaning.append("force on the rack from the steering, + = toward +Y")
+    inputs = _simple(
+        st.input_force,
+        names,
+        sweep,
+        {"input": list(lay.inputs), "meaning": meaning},
+        "force_N",
+        st.input_exact,
+    )
+    layout = wheel_layout(model.car)
+    jack = st.jacking  # (B, n_w, C)
+    where_names = list(wheels)
+    values = [jack]
+    for axle, (lft, rgt) in layout.axles.items():
+        i, j = wheels.index(lft), wheels.index(rgt)
+        values.append((jack[:, i] + jack[:, j])[:, None])
+        where_names.append(axle)
+    jacking = _simple(
+        np.concatenate(values, axis=1),
+        names,
+        sweep,
+        {"where": where_names},
+        "jacking_N",
+        None,
+    )
+    det = bool(st.determinate.all())
+    message = "" if det else _indeterminate_message(model, lay, st)
+    return LoadResult(tuple(names), table, inputs, jacking, det, message, st)
+
+
+def _pairs_of(model: object, inst: np.ndarray) -> np.ndarray:
+    """Pairs that touch any of the copies `inst`."""
+    a, b = model.pair_a, model.pair_b  # type: ignore[attr-defined]
+    return np.flatnonzero(np.isin(a, inst) | np.isin(b, inst))
+
+
+def _labels(values: Sequence[str], reps: int, tile: bool) -> pd.Categorical:
+    """A categorical column of `values` repeated: tiled `reps` times, or each value
+    repeated `reps` times (labels as codes: 60k rows of text cost nothing)."""
+    cats = list(dict.fromkeys(values))
+    index = {c: i for i, c in enumerate(cats)}
+    codes = np.array([index[v] for v in values], dtype=int)
+    codes = np.tile(codes, reps) if tile else np.repeat(codes, reps)
+    return _categorical(codes, cats)
+
+
+def _categorical(codes: np.ndarray, categories: list[str]) -> pd.Categorical:
+    """A categorical column from integer codes into `categories` (unique)."""
+    kind: pd.CategoricalDtype = pd.CategoricalDtype(categories=categories)
+    column: pd.Categorical = pd.Categorical.from_codes(
+        np.asarray(codes, dtype=np.int64), dtype=kind
+    )
+    return column
+
+
+def _rows(
+    F: np.ndarray,
+    axial: np.ndarray,
+    basis: np.ndarray,
+    cases: list[str],
+    bodies: list[str],
+    points: list[str],
+    members: list[str],
+    sweep: np.ndarray | None,
+) -> pd.DataFrame:
+    """Rows step-major, then case, then point: F (B, n, 3, C), axial (B, n, C), basis
+    codes into `BASIS_ORDER` (B, n)."""
+    B, n, _, C = F.shape
+    Fm = np.moveaxis(F, 3, 1).reshape(B * C * n, 3)  # (B, C, n, 3)
+    data: dict[str, object] = {}
+    if sweep is not None:
+        data["step"] = np.repeat(sweep, C * n)
+    case_codes = np.tile(np.repeat(np.arange(C), n), B)
+    data["case"] = _categorical(case_codes, list(cases))
+    data["body"] = _labels(bodies, B * C, tile=True)
+    data["point"] = _labels(points, B * C, tile=True)
+    data["member"] = _labels(members, B * C, tile=True)
+    data["Fx_N"], data["Fy_N"], data["Fz_N"] = Fm[:, 0], Fm[:, 1], Fm[:, 2]
+    data["F_N"] = np.linalg.norm(Fm, axis=1)
+    data["axial_N"] = np.moveaxis(axial, 2, 1).reshape(-1)
+    codes = np.repeat(basis[:, None, :], C, axis=1).reshape(-1)
+    data["basis"] = _categorical(codes, list(BASIS_ORDER))
+    data["determinate"] = codes <= BASIS_ORDER.index(LEGS)
+    return pd.DataFrame(data)
+
+
+def _simple(
+    values: np.ndarray,
+    cases: list[str],
+    sweep: np.ndarray | None,
+    labels: dict[str, list[str]],
+    column: str,
+    exact: np.ndarray | None,
+) -> pd.DataFrame:
+    """Rows step, case, label for values (B, n, C)."""
+    B, n, C = values.shape
+    data: dict[str, object] = {}
+    if sweep is not None:
+        data["step"] = np.repeat(sweep, C * n)
+    case_codes = np.tile(np.repeat(np.arange(C), n), B)
+    data["case"] = _categorical(case_codes, list(cases))
+    for key, names in labels.items():
+        data[key] = _labels(names, B * C, tile=True)
+    data[column] = np.moveaxis(values, 2, 1).reshape(-1)
+    if exact is not None:
+        data["determinate"] = np.repeat(exact[:, None, :], C, axis=1).reshape(-1)
+    return pd.DataFrame(data)
+
+
+def _indeterminate_message(model: object, lay: object, st: Statics) -> str:
+    """Which joints are redundant, in words."""
+    free = ~st.pair_exact.all(axis=0)
+    act = set(int(i) for i in lay.act)  # type: ignore[attr-defined]
+    pts = model.pair_point  # type: ignore[attr-defined]
+    bodies = model.pair_bodies  # type: ignore[attr-defined]
+    names = sorted(
+        {f"{pts[i]} ({bodies[i][0]}-{bodies[i][1]})" for i in np.flatnonzero(free) if i in act}
+    )
+    return (
+        "statically indeterminate: redundant joints share forces that statics alone "
+        "cannot split (the split depends on stiffness); the forces shown are the "
+        "minimum-norm solution, labelled 'minimum-norm', not exact. Joints involved: "
+        + ", ".join(names)
+    )

@@ -1,0 +1,667 @@
+"""Static loads in every joint from the solved constraint Jacobian (docs/loads.md).
+
+At a closed pose the joint residuals are r(q) = P_b - P_a for every joined
+pair (a, b) of point copies. With lambda the force on copy b from copy a (and
+-lambda on a), virtual work gives, for the unknown joint parameters x and the
+inputs u (strokes, rack):
+
+    J_x^T lambda = -Q_x          (equilibrium of every free joint parameter)
+    f_u = Q_u + J_u^T lambda     (+ = damper compression; the rack: -f_u)
+
+Q is the generalised external force, Q = sum (d point / d q)^T F + omega_q^T M
+over the loads on the wheel carriers. Pairs that hold by construction (a
+wishbone's pivots on its own axis, a universal joint's centre) are not in the
+Jacobian: their forces follow from the equilibrium of each body, six equations
+per body, with the forces of the other joints known. Where statics leaves a
+part of the answer free (redundant joints: J_x^T has a null space; two pivots
+on one axis share an axial force), the minimum-norm answer is given and
+labelled, never presented as exact.
+
+Everything is vectorised over poses (B) and cases (C). Units: mm, N, N mm
+inside; tables in N and the world frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from suspension_sim.description import CHASSIS, wheel_layout
+from suspension_sim.errors import InputError, ModelError
+from suspension_sim.loads.blocks import BlockPattern, block_lstsq, block_pattern
+from suspension_sim.loads.cases import LoadCase
+from suspension_sim.metrics import wheel as wheel_geometry
+from suspension_sim.metrics.geometry import wheel_set
+from suspension_sim.metrics.vectors import Z_UP
+from suspension_sim.names import did_you_mean
+from suspension_sim.solve.problem import blas_controller
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.pose import Pose
+
+NULL_TOL = 1e-7
+"""A force with a null-space component above this (relative) is not determined by statics."""
+UNBALANCED_TOL = 1e-6
+"""Relative equilibrium residual above which a load case cannot be held by the mechanism."""
+MOMENT_SCALE = 1e-3
+"""Moment rows of the body equations in N m instead of N mm (conditioning only)."""
+
+EXACT = "exact"
+LEGS = "two-force legs"
+LEGS_BENDING = "legs, arm in bending (least squares)"
+AXIAL_SPLIT = "axial split assumed equal"
+MIN_NORM = "minimum-norm (statically indeterminate)"
+APPLIED = "applied"
+
+
+@dataclass(frozen=True)
+class LoadLayout:
+    """What the statics of one model needs and does not change with the pose."""
+
+    x: np.ndarray  # unknown parameter indices
+    u: np.ndarray  # input parameter indices (strokes, then rack)
+    inputs: tuple[str, ...]  # damper bodies, then "rack"
+    act: np.ndarray  # active pair indices (Jacobian rows / 3)
+    struct: np.ndarray  # pairs that hold by construction
+    bodies: tuple[str, ...]  # bodies with equilibrium equations (not the chassis or rack)
+    inst_body: np.ndarray  # per copy: index into bodies, -1 = chassis or rack
+    incidence: np.ndarray  # (n_bodies, n_inst) 0/1
+    rack_inst: np.ndarray  # copies on the rack body
+    wheels: tuple[str, ...]
+    wheel_body: np.ndarray  # index into bodies of each wheel's carrier
+    wheel_part: np.ndarray
+    brake_inboard: np.ndarray  # bool per wheel
+    drive_inboard: np.ndarray
+    two_force: dict[int, tuple[int, int]]  # body -> its two joined copies
+    arms: np.ndarray  # (n_arms, 5): body, pivot pairs A and B, their copies on the arm
+    arm_outer: np.ndarray  # (n_arms,) outer copy (on the arm)
+    body_ref: np.ndarray  # a reference copy of each body (moments about it)
+    act_incidence: np.ndarray  # (n_inst, n_act): +1 on copy b, -1 on copy a of each pair
+    side_inst: np.ndarray  # copies on a body at each end of the construction pairs
+    side_sign: np.ndarray  # +1 copy b, -1 copy a
+    side_flat: np.ndarray  # their 18 places each in the flat (6 n_b, 3 n_s) matrix
+    lambda_blocks: BlockPattern  # of J_x^T (unknowns x residual rows)
+    struct_blocks: BlockPattern  # of the body equations (6 per body x 3 per pair)
+    jacking_blocks: BlockPattern  # of [J; contact-patch heights] (rows x jacking_params)
+    jacking_params: np.ndarray  # every parameter but the rack's (held in jacking)
+
+
+def load_layout(model: KinematicModel) -> LoadLayout:
+    """The model's `LoadLayout`, built once and kept in ``model.derived``."""
+    return model.derived.get(("loads", "layout"), lambda: _build_layout(model))
+
+
+def _build_layout(model: KinematicModel) -> LoadLayout:
+    car = model.car
+    u = model.input_params()
+    x = np.setdiff1d(np.arange(model.n_params), u)
+    inputs = list(model.damper_names)
+    if model.topology.rack_param is not None:
+        inputs.append("rack")
+    act = np.asarray(model.active_pairs, dtype=int)
+    struct = np.setdiff1d(np.arange(len(model.pair_a)), act)
+    rack = car.rack.body if car.rack else None
+    bodies = tuple(b.name for b in car.bodies if b.name not in (CHASSIS, rack))
+    index = {b: i for i, b in enumerate(bodies)}
+    inst_body = np.array([index.get(b, -1) for b in model.inst_body], dtype=int)
+    n_inst = len(model.inst_body)
+    incidence = np.zeros((len(bodies), n_inst))
+    on = inst_body >= 0
+    incidence[inst_body[on], np.flatnonzero(on)] = 1.0
+    rack_inst = np.array([i for i, b in enumerate(model.inst_body) if b == rack], dtype=int)
+
+    st = wheel_set(model)
+    layout = wheel_layout(car)
+    opts = car.options
+    rear = np.array([a == "rear" for a in layout.axle], dtype=bool)
+    brake_inboard = np.where(rear, opts.rear_brakes_inboard, opts.front_brakes_inboard)
+    drive_inboard = np.full(len(st.names), bool(opts.drive_inboard))
+
+    # Joined copies of each body (a copy in some pair).
+    joined = np.zeros(n_inst, dtype=bool)
+    joined[model.pair_a] = joined[model.pair_b] = True
+    copies: dict[int, list[int]] = {}
+    for i in np.flatnonzero(joined & on):
+        copies.setdefault(int(inst_body[i]), []).append(int(i))
+    kinds = {j.body: j.kind for j in model.topology.joints}
+    two_force: dict[int, tuple[int, int]] = {}
+    for b, idx in copies.items():
+        kind = kinds.get(bodies[b])
+        if len(idx) == 2 and kind in ("link5", "universal", "damper"):
+            two_force[b] = (idx[0], idx[1])
+    # Wishbones: revolute bodies with two pivots that hold a point of a wheel carrier.
+    carriers = {w.body for w in car.wheels}
+    carrier_points = {p for b in car.bodies if b.name in carriers for p in b.points}
+    arms: list[list[int]] = []
+    outer: list[int] = []
+    struct_of: dict[int, list[int]] = {}
+    for s in struct:
+        b = int(inst_body[model.pair_b[s]])
+        if b >= 0:
+            struct_of.setdefault(b, []).append(int(s))
+    for b, pairs in struct_of.items():
+        if kinds.get(bodies[b]) != "revolute" or len(pairs) != 2:
+            continue
+        pivots = {model.pair_b[s] for s in pairs}
+        others = [i for i in copies.get(b, []) if i not in pivots]
+        ball = [i for i in others if model.inst_point[i] in carrier_points]
+        if len(ball) != 1:
+            continue
+        arms.append([b, pairs[0], pairs[1], model.pair_b[pairs[0]], model.pair_b[pairs[1]]])
+        outer.append(ball[0])
+    return LoadLayout(
+        x=x,
+        u=u,
+        inputs=tuple(inputs),
+        act=act,
+        struct=struct,
+        bodies=bodies,
+        inst_body=inst_body,
+        incidence=incidence,
+        rack_inst=rack_inst,
+        wheels=st.names,
+        wheel_body=np.array([index[w.body] for w in car.wheels], dtype=int),
+        wheel_part=st.part,
+        brake_inboard=np.asarray(brake_inboard, dtype=bool),
+        drive_inboard=drive_inboard,
+        two_force=two_force,
+        arms=np.array(arms, dtype=int).reshape(-1, 5),
+        arm_outer=np.array(outer, dtype=int),
+        **_equations(model, act, struct, inst_body, len(bodies)),
+        **_patterns(model, x, struct, inst_body, len(bodies), st.part),
+    )
+
+
+def _equations(
+    model: KinematicModel,
+    act: np.ndarray,
+    struct: np.ndarray,
+    inst_body: np.ndarray,
+    n_bodies: int,
+) -> dict[str, Any]:
+    """Fixed index arrays of the body equations (see `_structural`)."""
+    n_inst = len(inst_body)
+    body_ref = np.zeros(n_bodies, dtype=int)
+    for b in range(n_bodies):
+        on = np.flatnonzero(inst_body == b)
+        body_ref[b] = on[0] if len(on) else 0
+    act_incidence = np.zeros((n_inst, len(act)))
+    act_incidence[model.pair_b[act], np.arange(len(act))] += 1.0
+    act_incidence[model.pair_a[act], np.arange(len(act))] -= 1.0
+    act_incidence[inst_body < 0] = 0.0  # the chassis and the rack have no equations
+    side_inst: list[int] = []
+    side_sign: list[float] = []
+    flat: list[np.ndarray] = []
+    width = 3 * len(struct)
+    for k, pair in enumerate(struct):
+        for inst, sign in ((model.pair_b[pair], 1.0), (model.pair_a[pair], -1.0)):
+            b = int(inst_body[inst])
+            if b < 0:
+                continue
+            rr, cc = np.meshgrid(6 * b + np.arange(6), 3 * k + np.arange(3), indexing="ij")
+            side_inst.append(int(inst))
+            side_sign.append(sign)
+            flat.append((rr * width + cc).ravel())
+    return {
+        "body_ref": body_ref,
+        "act_incidence": act_incidence,
+        "side_inst": np.array(side_inst, dtype=int),
+        "side_sign": np.array(side_sign, dtype=float),
+        "side_flat": np.concatenate(flat) if flat else np.zeros(0, dtype=int),
+    }
+
+
+def _patterns(
+    model: KinematicModel,
+    x: np.ndarray,
+    struct: np.ndarray,
+    inst_body: np.ndarray,
+    n_bodies: int,
+    wheel_part: np.ndarray,
+) -> dict[str, Any]:
+    """Block structure of the three linear systems, from the sparsity alone."""
+    jl = model.layout(np.arange(model.n_params))
+    m, n = jl.shape
+    col_of = np.full(n, -1)
+    col_of[x] = np.arange(len(x))
+    on_x = col_of[jl.indices] >= 0
+    lam = block_pattern(col_of[jl.indices][on_x], jl.rows[on_x], len(x), m)
+    r_list: list[np.ndarray] = [np.zeros(0, dtype=int)]
+    c_list: list[np.ndarray] = [np.zeros(0, dtype=int)]
+    for k, pair in enumerate(struct):
+        for inst in (model.pair_a[pair], model.pair_b[pair]):
+            b = int(inst_body[inst])
+            if b >= 0:  # six equations of body b meet the three force components of pair k
+                rr, cc = np.meshgrid(6 * b + np.arange(6), 3 * k + np.arange(3), indexing="ij")
+                r_list.append(rr.ravel())
+                c_list.append(cc.ravel())
+    r_idx, c_idx = np.concatenate(r_list), np.concatenate(c_list)
+    structural = block_pattern(r_idx, c_idx, 6 * n_bodies, 3 * len(struct))
+    keep = np.setdiff1d(
+        np.arange(n), [model.topology.rack_param] if model.topology.rack_param is not None else []
+    )
+    new_col = np.full(n, -1)
+    new_col[keep] = np.arange(len(keep))
+    kept = new_col[jl.indices] >= 0
+    jr, jc = [jl.rows[kept]], [new_col[jl.indices][kept]]
+    for w, part in enumerate(wheel_part):
+        params = np.array(model.parts[part].params, dtype=int)
+        params = params[new_col[params] >= 0]
+        jr.append(np.full(len(params), m + w))
+        jc.append(new_col[params])
+    jacking = block_pattern(np.concatenate(jr), np.concatenate(jc), m + len(wheel_part), len(keep))
+    return {
+        "lambda_blocks": lam,
+        "struct_blocks": structural,
+        "jacking_blocks": jacking,
+        "jacking_params": keep,
+    }
+
+
+@dataclass(frozen=True)
+class Statics:
+    """Raw results for B poses and C cases, chassis frame, N and N mm.
+
+    Forces on copy b of each pair ((B, n_pairs, 3, C); the force on copy a is
+    minus it), input forces (B, n_inputs, C; dampers + = compression, rack =
+    force the steering puts on the rack along its +Y-pointing axis), applied
+    loads and the flags that say which values statics determines.
+    """
+
+    pair_force: np.ndarray  # (B, n_pairs, 3, C), chassis frame
+    pair_basis: np.ndarray  # (B, n_pairs) str labels
+    pair_exact: np.ndarray  # (B, n_pairs) bool
+    input_force: np.ndarray  # (B, n_inputs, C)
+    input_exact: np.ndarray  # (B, n_inputs) bool
+    rack_mount: np.ndarray  # (B, 3, C) force on the chassis from the rack assembly
+    arm_axial: np.ndarray  # (B, n_arms, 2, C) leg forces, + = tension
+    applied_force: np.ndarray  # (B, n_wheels, 3, C) chassis frame
+    applied_point: np.ndarray  # (B, n_wheels, 3) contact points, chassis frame
+    applied_moment: np.ndarray  # (B, n_wheels, 3, C) N mm, chassis frame
+    jacking: np.ndarray  # (B, n_wheels, C)
+    determinate: np.ndarray  # (B,) bool: no redundant joints
+    R: np.ndarray  # (B, 3, 3) chassis -> world rotations
+    P: np.ndarray  # (B, n_inst, 3) copies, chassis frame
+
+
+def wheel_loads(
+    model: KinematicModel, cases: list[LoadCase]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per wheel and case: force (n_w, 3, C) N, axes flag (n_w, C) True = wheel axes,
+    brake and drive torques (n_w, C) N m. InputError for an unknown wheel."""
+    names = [w.name for w in model.car.wheels]
+    n_w, n_c = len(names), len(cases)
+    force = np.zeros((n_w, 3, n_c))
+    wheel_axes = np.zeros((n_w, n_c), dtype=bool)
+    brake = np.zeros((n_w, n_c))
+    drive = np.zeros((n_w, n_c))
+    for c, case in enumerate(cases):
+        for name, load in case.wheels.items():
+            if name not in names:
+                raise InputError(
+                    f"load case {case.name!r}: no wheel {name!r} in this car."
+                    + did_you_mean(name, names),
+                    where=case.where,
+                    hint=f"the car's wheels are {', '.join(names) or '(none)'}",
+                )
+            i = names.index(name)
+            force[i, :, c] = load.force
+            wheel_axes[i, c] = load.axes == "wheel"
+            brake[i, c] = load.brake_torque
+            drive[i, c] = load.drive_torque
+    return force, wheel_axes, brake, drive
+
+
+def statics(poses: list[Pose], cases: list[LoadCase]) -> Statics:
+    """Forces in every joint for each pose and case (see the module docstring).
+
+    BLAS runs single-threaded: at this size threads only add overhead (as in the
+    solver, `suspension_sim.solve.problem.blas_controller`).
+    """
+    with blas_controller().limit(limits=1, user_api="blas"):
+        return _statics(poses, cases)
+
+
+def _statics(poses: list[Pose], cases: list[LoadCase]) -> Statics:
+    if not poses:
+        raise InputError("no poses to compute loads for")
+    model = poses[0].model
+    if any(p.model is not model for p in poses):
+        raise InputError("every pose must come from the same model")
+    bad = [i for i, p in enumerate(poses) if not p.converged]
+    if bad:
+        raise InputError(
+            f"pose {bad[0]} did not close, so its loads mean nothing",
+            hint="compute loads only on poses that solved (pose.converged)",
+        )
+    if not cases:
+        raise InputError("no load cases given", hint="pass at least one LoadCase")
+    lay = load_layout(model)
+    st = wheel_set(model)
+    B, C = len(poses), len(cases)
+    q = np.stack([p.params for p in poses], axis=1)  # (n_params, B)
+    T = np.stack([p.chassis_transform for p in poses])  # (B, 4, 4)
+    R, t = T[:, :3, :3], T[:, :3, 3]
+
+    P, dP = model.instance_positions(q, derivatives=True)
+    assert dP is not None
+    P = np.moveaxis(P, -1, 0)  # (B, n_inst, 3)
+    dP = np.moveaxis(dP, -1, 0)  # (B, n_inst, kmax, 3)
+    J = _dense_jacobian(model, dP)  # (B, m, n_params)
+    Jx, Ju = J[:, :, lay.x], J[:, :, lay.u]
+
+    # -- applied loads: contact-patch forces and torques about the spin axis ---------
+    force, wheel_axes, brake, drive = wheel_loads(model, cases)
+    C_c, A_c = P[:, st.i_centre], P[:, st.i_axis]
+    s_c = wheel_geometry.spin_axis(C_c, A_c, st.orient)  # (B, n_w, 3) outboard
+    s_w = np.einsum("bij,bwj->bwi", R, s_c)
+    C_w = np.einsum("bij,bwj->bwi", R, C_c) + t[:, None]
+    cp_w = wheel_geometry.contact_point(C_w, s_w, st.radius, Z_UP)
+    cp_c = np.einsum("bji,bwj->bwi", R, cp_w - t[:, None])
+    _, head = wheel_geometry.ground_axes(s_w, st.side, Z_UP)  # (B, n_w, 3) world
+    left = np.cross(np.broadcast_to(Z_UP, head.shape), head)  # lateral to the wheel's left
+    wheel_frame = np.stack([head, left, np.broadcast_to(Z_UP, head.shape)], axis=-1)
+    F_wheel = np.einsum("bwij,wjc->bwic", wheel_frame, force)
+    F_w = np.where(wheel_axes[None, :, None, :], F_wheel, force[None])  # (B, n_w, 3, C)
+    F_c = np.einsum("bji,bwjc->bwic", R, F_w)
+    # Torque about the spin axis pointing to the car's left (forward rolling is +).
+    a_left = st.side[None, :, None] * s_c  # chassis frame
+    torque = 1000.0 * (
+        np.where(lay.drive_inboard[:, None], drive, 0.0)
+        - np.where(lay.brake_inboard[:, None], brake, 0.0)
+    )  # N mm, (n_w, C)
+    M_c = a_left[..., None] * torque[None, :, None, :]  # (B, n_w, 3, C)
+
+    G, dG = model.part_transforms(q, derivatives=True)
+    assert dG is not None
+    G = np.moveaxis(G, -1, 0)  # (B, n_parts, 3, 4)
+    dG = np.moveaxis(dG, -1, 0)  # (B, n_parts, kmax, 3, 4)
+    part = lay.wheel_part
+    Gw = G[:, part]  # (B, n_w, 3, 4)
+    Rg, tg = Gw[..., :3], Gw[..., 3]
+    x0 = np.einsum("bwji,bwj->bwi", Rg, cp_c - tg)  # contact point at design, carrier frame
+    dGw = dG[:, part]  # (B, n_w, kmax, 3, 4)
+    dcp = np.einsum("bwkij,bwj->bwki", dGw[..., :3], x0) + dGw[..., 3]  # (B, n_w, kmax, 3)
+    W = np.einsum("bwkij,bwlj->bwkil", dGw[..., :3], Rg)  # dR R^T (skew)
+    omega = np.stack([W[..., 2, 1], W[..., 0, 2], W[..., 1, 0]], axis=-1)  # (B, n_w, kmax, 3)
+    gen = np.einsum("bwki,bwic->bwkc", dcp, F_c) + np.einsum("bwki,bwic->bwkc", omega, M_c)
+    slots = np.full((len(part), model.kmax), -1, dtype=int)
+    for i, p in enumerate(part):
+        params = model.parts[p].params
+        slots[i, : len(params)] = params
+    Q = np.zeros((B, model.n_params + 1, C))  # last row collects slot -1
+    scatter_add(Q, slots.reshape(-1), gen.reshape(B, -1, C))
+    Q = Q[:, :-1]
+
+    # -- multipliers: J_x^T lambda = -Q_x (min-norm; null space = redundant joints) ----
+    sol = block_lstsq(np.swapaxes(Jx, 1, 2), -Q[:, lay.x], lay.lambda_blocks)
+    lam = sol.x  # (B, m, C)
+    unbalanced = np.linalg.norm(np.swapaxes(Jx, 1, 2) @ lam + Q[:, lay.x], axis=1)
+    if np.any(unbalanced > UNBALANCED_TOL * np.maximum(np.linalg.norm(Q[:, lay.x], axis=1), 1.0)):
+        raise ModelError(
+            "the mechanism cannot hold this load case: with every stroke and the rack held "
+            "some joint can still move, so the loads have no equilibrium",
+            hint="check the car with 'suspension-sim check' (a near-toggle pose, or a "
+            "wheel that no damper holds)",
+        )
+    # Null-space directions (redundant joints): only the columns that occur anywhere.
+    free = np.flatnonzero(np.abs(sol.null).max(axis=(0, 1)) > 0)
+    N = sol.null[:, :, free]  # (B, m, k) unit vectors, N per unit of the free force
+    determinate = np.asarray(np.abs(N).max(axis=(1, 2), initial=0.0) == 0.0, dtype=bool)
+    k = N.shape[2]
+
+    # -- input forces ------------------------------------------------------------------
+    f_u = Q[:, lay.u] + np.swapaxes(Ju, 1, 2) @ lam
+    # Null-space directions are unit vectors (N per unit of the free force): a
+    # value that moves with them is not fixed by statics.
+    f_null = np.swapaxes(Ju, 1, 2) @ N
+    input_exact = (
+        np.linalg.norm(f_null, axis=2, keepdims=False) <= NULL_TOL
+        if k
+        else (np.ones(f_u.shape[:2], dtype=bool))
+    )
+    if len(lay.inputs) and lay.inputs[-1] == "rack":
+        f_u[:, -1] *= -1.0
+
+    # -- forces in the pairs that hold by construction: body equilibrium ----------------
+    n_pairs = len(model.pair_a)
+    act3 = lam.reshape(B, len(lay.act), 3, C)
+    pair_force = np.zeros((B, n_pairs, 3, C))
+    pair_force[:, lay.act] = act3
+    null_force = np.zeros((B, n_pairs, 3, k))
+    null_force[:, lay.act] = N.reshape(B, len(lay.act), 3, k)
+    applied = (F_c, cp_c, M_c)
+    f_s, f_s_null, local_null = _structural(model, lay, P, act3, null_force[:, lay.act], applied)
+    pair_force[:, lay.struct] = f_s
+    null_force[:, lay.struct] = f_s_null
+
+    pair_exact = np.linalg.norm(null_force.reshape(B, n_pairs, -1), axis=2) <= NULL_TOL
+    basis = np.where(pair_exact, EXACT, MIN_NORM).astype(object)
+    struct_local = local_null & pair_exact[:, lay.struct]
+    basis[:, lay.struct] = np.where(struct_local, AXIAL_SPLIT, basis[:, lay.struct])
+    exact_struct = pair_exact[:, lay.struct] & ~local_null
+    pair_exact[:, lay.struct] = exact_struct
+
+    arm_axial = _wishbone_legs(model, lay, P, pair_force, pair_exact, basis)
+
+    # -- the rack assembly's reaction on the chassis -------------------------------------
+    inst_force = _instance_forces(model, lay, pair_force)  # (B, n_inst, 3, C)
+    rack_mount = (
+        inst_force[:, lay.rack_inst].sum(axis=1) if len(lay.rack_inst) else (np.zeros((B, 3, C)))
+    )
+
+    jacking = _jacking(model, lay, J, dcp, slots, Q, F_w, R)
+    return Statics(
+        pair_force=pair_force,
+        pair_basis=basis,
+        pair_exact=pair_exact,
+        input_force=f_u,
+        input_exact=input_exact,
+        rack_mount=rack_mount,
+        arm_axial=arm_axial,
+        applied_force=F_c,
+        applied_point=cp_c,
+        applied_moment=M_c,
+        jacking=jacking,
+        determinate=determinate,
+        R=R,
+        P=P,
+    )
+
+
+def scatter_add(out: np.ndarray, index: np.ndarray, values: np.ndarray, axis: int = 1) -> None:
+    """out[..., index[k], ...] += values[..., k, ...] along `axis`, repeats summed (in place)."""
+    np.add.at(np.moveaxis(out, axis, 0), np.asarray(index), np.moveaxis(values, axis, 0))
+
+
+def _dense_jacobian(model: KinematicModel, dP: np.ndarray) -> np.ndarray:
+    """d residual (active pairs) / d every parameter, dense (B, m, n_params)."""
+    lay = model.layout(np.arange(model.n_params))
+    B = dP.shape[0]
+    data = lay.sign[None, :] * dP[:, lay.inst, lay.slot, lay.axis]  # (B, nnz)
+    J = np.zeros((B, lay.shape[0], lay.shape[1]))
+    J[:, lay.rows, lay.indices] = data
+    return J
+
+
+def _instance_forces(model: KinematicModel, lay: LoadLayout, pair_force: np.ndarray) -> np.ndarray:
+    """Force on every copy from its pairs: +f on copy b, -f on copy a (B, n_inst, 3, C)."""
+    B, _, _, C = pair_force.shape
+    out = np.zeros((B, len(model.inst_body), 3, C))
+    scatter_add(out, model.pair_b, pair_force)
+    scatter_add(out, model.pair_a, -pair_force)
+    return out
+
+
+def _structural(
+    model: KinematicModel,
+    lay: LoadLayout,
+    P: np.ndarray,
+    act_force: np.ndarray,
+    act_null: np.ndarray,
+    applied: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Forces in the construction pairs from six equilibrium equations per body.
+
+    Returns their forces (B, n_s, 3, C), the same for each null-space direction
+    of the multipliers (B, n_s, 3, m), and whether each pair has a free (local)
+    component, e.g. the axial split between two pivots on one axis (B, n_s).
+    """
+    B = P.shape[0]
+    n_b, n_s = len(lay.bodies), len(lay.struct)
+    C, m = act_force.shape[-1], act_null.shape[-1]
+    if n_s == 0:
+        return np.zeros((B, 0, 3, C)), np.zeros((B, 0, 3, m)), np.zeros((B, 0), dtype=bool)
+    # Moments about a reference copy of each body, in N m (conditioning).
+    own = np.maximum(lay.inst_body, 0)
+    r = (P - P[:, lay.body_ref[own]]) * MOMENT_SCALE  # (B, n_inst, 3)
+    # A: +I / +skew(r) on the body of copy b, minus on copy a (precomputed places).
+    side_r = r[:, lay.side_inst]  # (B, n_sides, 3)
+    vals = np.empty((B, len(lay.side_inst), 6, 3))
+    vals[:, :, :3] = lay.side_sign[None, :, None, None] * np.eye(3)
+    vals[:, :, 3:] = lay.side_sign[None, :, None, None] * _skew(side_r)
+    flat = np.zeros((B, 6 * n_b * 3 * n_s))
+    flat[:, lay.side_flat] = vals.reshape(B, -1)
+    A = flat.reshape(B, 6 * n_b, 3 * n_s)
+
+    # Known wrenches: the forces of the Jacobian's pairs (and null directions) on
+    # each copy, summed per body, then the applied loads.
+    forces = np.concatenate([act_force, act_null], axis=3)  # (B, n_act, 3, K)
+    K = forces.shape[3]
+    inst_f = np.tensordot(lay.act_incidence, forces, axes=(1, 1))  # (n_inst, B, 3, K)
+    inst_f = np.moveaxis(inst_f, 0, 1)  # (B, n_inst, 3, K)
+    inst_m = np.cross(r[:, :, None, :], np.swapaxes(inst_f, 2, 3))  # (B, n_inst, K, 3)
+    w = np.empty((B, n_b, 6, K))
+    w[:, :, :3] = np.moveaxis(np.tensordot(lay.incidence, inst_f, axes=(1, 1)), 0, 1)
+    w[:, :, 3:] = np.swapaxes(
+        np.moveaxis(np.tensordot(lay.incidence, inst_m, axes=(1, 1)), 0, 1), 2, 3
+    )
+    F_c, cp_c, M_c = applied
+    wb = lay.wheel_body
+    arm = (cp_c - P[:, lay.body_ref[wb]]) * MOMENT_SCALE  # (B, n_w, 3)
+    mom = np.cross(arm[..., None, :], np.swapaxes(F_c, 2, 3)) + np.swapaxes(M_c, 2, 3) * (
+        MOMENT_SCALE
+    )
+    app = np.zeros((B, n_b, 6, C))
+    scatter_add(app[:, :, :3], wb, F_c)
+    scatter_add(app[:, :, 3:], wb, np.swapaxes(mom, 2, 3))
+    w[..., :C] += app
+    rows = w.reshape(B, 6 * n_b, K)
+    known, known_null = rows[..., :C], rows[..., C:]
+
+    rhs = -np.concatenate([known, known_null], axis=2)
+    sol = block_lstsq(A, rhs, lay.struct_blocks)
+    f = sol.x[..., :C].reshape(B, n_s, 3, C)
+    f_null = sol.x[..., C:].reshape(B, n_s, 3, m)
+    # Local freedom: the right null space of A (e.g. two pivots' shared axial force).
+    local = np.abs(sol.null).max(axis=2).reshape(B, n_s, 3).max(axis=2) > NULL_TOL
+    return f, f_null, local
+
+
+def _skew(v: np.ndarray) -> np.ndarray:
+    """Cross-product matrices of vectors (..., 3) -> (..., 3, 3): skew(a) @ b = a x b."""
+    out = np.zeros((*v.shape, 3))
+    out[..., 0, 1], out[..., 0, 2] = -v[..., 2], v[..., 1]
+    out[..., 1, 0], out[..., 1, 2] = v[..., 2], -v[..., 0]
+    out[..., 2, 0], out[..., 2, 1] = -v[..., 1], v[..., 0]
+    return out
+
+
+def _wishbone_legs(
+    model: KinematicModel,
+    lay: LoadLayout,
+    P: np.ndarray,
+    pair_force: np.ndarray,
+    pair_exact: np.ndarray,
+    basis: np.ndarray,
+) -> np.ndarray:
+    """Split each wishbone's axial pivot force so both legs carry force along themselves.
+
+    The two pivots of an arm share a free axial force (t on one, -t on the
+    other). An A-arm made of two legs that meet at the outer ball joint is two
+    two-force members: t is chosen so that each pivot force lies along its leg
+    (least squares when the arm carries another joint, e.g. a pushrod mount, and
+    so is in bending). Updates pair_force, pair_exact and basis in place;
+    returns the leg forces (B, n_arms, 2, C), + = tension.
+    """
+    B, C = pair_force.shape[0], pair_force.shape[-1]
+    if not len(lay.arms):
+        return np.zeros((B, 0, 2, C))
+    sA, sB, iA, iB = (lay.arms[:, k] for k in range(1, 5))
+    pA, pB, pO = P[:, iA], P[:, iB], P[:, lay.arm_outer]  # (B, n_a, 3)
+    a = _unit(pB - pA)
+    dA, dB = _unit(pO - pA), _unit(pO - pB)
+    fA, fB = pair_force[:, sA], pair_force[:, sB]  # (B, n_a, 3, C): on the arm
+    cA = np.cross(a, dA)[..., None]  # (B, n_a, 3, 1)
+    cB = np.cross(a, dB)[..., None]
+    eA = np.cross(np.swapaxes(fA, 2, 3), dA[:, :, None, :])  # (B, n_a, C, 3)
+    eB = np.cross(np.swapaxes(fB, 2, 3), dB[:, :, None, :])
+    num = np.einsum("bacj,baj->bac", eA, cA[..., 0]) - np.einsum("bacj,baj->bac", eB, cB[..., 0])
+    den = (cA[..., 0] ** 2).sum(-1) + (cB[..., 0] ** 2).sum(-1)
+    tt = -num / den[..., None]  # (B, n_a, C)
+    fA = fA + a[..., None] * tt[:, :, None, :]
+    fB = fB - a[..., None] * tt[:, :, None, :]
+    pair_force[:, sA], pair_force[:, sB] = fA, fB
+    off = np.linalg.norm(
+        np.cross(np.swapaxes(fA, 2, 3), dA[:, :, None, :]), axis=-1
+    ) + np.linalg.norm(np.cross(np.swapaxes(fB, 2, 3), dB[:, :, None, :]), axis=-1)
+    size = np.linalg.norm(fA, axis=2) + np.linalg.norm(fB, axis=2) + 1e-9
+    along = (off <= 1e-6 * size).all(axis=2)  # (B, n_a): legs carry pure axial forces
+    # Leg force, + = tension: the chassis pulls the pivot end away from the ball joint.
+    axial = np.stack(
+        [np.einsum("baic,bai->bac", fA, -dA), np.einsum("baic,bai->bac", fB, -dB)], axis=2
+    )
+    for s in (sA, sB):
+        # Exact under the legs model when both legs are pure two-force members
+        # and nothing upstream is indeterminate.
+        upstream = basis[:, s] == MIN_NORM
+        ok = along & ~upstream
+        basis[:, s] = np.where(ok, LEGS, np.where(upstream, MIN_NORM, LEGS_BENDING))
+        pair_exact[:, s] = ok
+    return axial
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def _jacking(
+    model: KinematicModel,
+    lay: LoadLayout,
+    J: np.ndarray,
+    dcp: np.ndarray,
+    slots: np.ndarray,
+    Q: np.ndarray,
+    F_w: np.ndarray,
+    R: np.ndarray,
+) -> np.ndarray:
+    """Jacking force per wheel and case (N): the vertical load at the contact patch
+    that the springs do not carry, Fz - Q . dq_i with dq_i the motion that lifts
+    the contact patch (a point of the carrier) 1 mm, every other contact patch and
+    the rack held and the strokes free (virtual work: Q . dq_i is the spring and
+    damper forces' share). NaN where no such motion exists."""
+    B, m, n = J.shape
+    n_w = dcp.shape[1]
+    if n_w == 0:
+        return np.zeros((B, 0, Q.shape[-1]))
+    up = R[:, 2, :]  # world +Z in chassis axes, (B, 3)
+    rows = np.zeros((B, n_w, n + 1))
+    vert = np.einsum("bwki,bi->bwk", dcp, up)  # (B, n_w, kmax)
+    idx = np.where(slots >= 0, slots, n)
+    for w in range(n_w):
+        scatter_add(rows[:, w], idx[w], vert[:, w])
+    # The rack is held: leave its column out (the front corners then decouple).
+    keep = lay.jacking_params
+    K = np.concatenate([J[:, :, keep], rows[:, :, keep]], axis=1)
+    rhs = np.zeros((B, m + n_w, n_w))
+    rhs[:, m + np.arange(n_w), np.arange(n_w)] = 1.0
+    dq = np.zeros((B, n, n_w))
+    dq[:, keep] = block_lstsq(K, rhs, lay.jacking_blocks).x
+    K = np.concatenate([J, rows[:, :, :n]], axis=1)
+    miss = np.linalg.norm(K @ dq - rhs, axis=1) > 1e-6  # (B, n_w)
+    work = np.swapaxes(dq, 1, 2) @ Q  # springs' share of wheel w's vertical load
+    jack = F_w[:, :, 2, :] - work
+    return np.where(miss[..., None], np.nan, jack)

@@ -1,0 +1,388 @@
+"""The replay map file (YAML): which log column feeds which input, in which unit.
+
+A map a user writes in a minute (docs/replay.md)::
+
+    time: {column: Time, unit: s}
+    dampers:
+      FL_Damper: {column: Damper FL, unit: mm}                      # stroke, + = compression
+      FR_Damper: {column: DamperFR_V, unit: V, gain: 15.0, offset: -37.5, kind: length}
+      RL_Damper: {fixed: 0}                                          # not logged: held
+    steering: {column: Steer Angle, unit: deg}      # steering-wheel angle (kind: rack for mm)
+    chassis: {heave: {column: Heave, unit: mm}, roll: {column: Roll, unit: deg}}
+    zero: {from: 0.0, to: 2.0}                      # static segment (s): strokes zeroed there
+
+Every channel is ``value = gain * raw + offset`` (gain 1, offset 0 by default),
+in its unit; a channel in volts (V or mV) gives mm (lengths) or deg (angles)
+through gain (per volt) and offset. The file is read node by node
+(`suspension_sim.sweeps.yaml_file`), so every error names the file and line
+(``map.yaml:7``). Names are checked against a car and a log by `ChannelMap.check`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import yaml
+
+from suspension_sim.errors import InputError
+from suspension_sim.names import did_you_mean, loose_key
+from suspension_sim.sweeps.yaml_file import Node, SweepLoader
+from suspension_sim.textfiles import read_text
+from suspension_sim.units import find_unit
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model import KinematicModel
+
+Quantity = Literal["length", "angle", "time"]
+"""What a channel measures once converted: mm, deg or s."""
+
+TOP_KEYS = ("version", "time", "dampers", "steering", "chassis", "zero")
+CHANNEL_KEYS = ("column", "unit", "gain", "offset", "kind")
+CHASSIS_KEYS = ("heave", "roll", "pitch")
+ZERO_KEYS = ("from", "to", "steering")
+DAMPER_KINDS = ("stroke", "length")
+STEERING_KINDS = ("steering_wheel", "rack")
+TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "min": 60.0}
+"""Seconds per one of each accepted time unit."""
+VOLT_UNITS: dict[str, float] = {"v": 1.0, "mv": 1e-3}
+"""Volts per one of each accepted voltage unit (gain is per volt)."""
+MAP_HINT = "a map looks like 'time: {column: Time, unit: s}' then 'dampers:' (docs/replay.md)"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Channel:
+    """One mapped log column and how to turn it into an input (mm, deg or s).
+
+    `factor` converts ``gain * raw + offset`` to mm, deg or s; for volts the
+    gain and offset already give mm or deg (factor 1 after the volt scale).
+    """
+
+    name: str  # the input: a damper body, "steering", "heave", "roll", "pitch", "time"
+    column: str
+    quantity: Quantity
+    unit: str
+    gain: float = 1.0
+    offset: float = 0.0
+    factor: float = 1.0  # internal (mm, deg, s) per unit of gain * raw + offset
+    volts: float = 0.0  # volts per raw unit (V: 1, mV: 1e-3); 0 = not a voltage channel
+    kind: str = ""
+    where: str = ""  # map file and line of the channel's entry
+    column_where: str = ""  # map file and line of its column
+
+    def convert(self, raw: object) -> object:
+        """Raw log values (an array) as mm, deg or s: ``(gain * raw * volts + offset)``
+        for a voltage channel, ``(gain * raw + offset) * factor`` otherwise."""
+        if self.volts:
+            return self.gain * (raw * self.volts) + self.offset  # type: ignore[operator]
+        return (self.gain * raw + self.offset) * self.factor  # type: ignore[operator]
+
+    def describe(self) -> str:
+        """``FL_Damper (column 'Damper FL')`` for messages."""
+        return f"{self.name} (column {self.column!r})"
+
+
+@dataclass(frozen=True)
+class Zero:
+    """Static segment [start, stop] (s of log time) where strokes (and the steering,
+    if asked) are set to zero at their mean."""
+
+    start: float
+    stop: float
+    steering: bool = False
+    where: str = ""
+
+
+@dataclass
+class ChannelMap:
+    """A parsed map file: time, damper channels (or held strokes), steering, chassis."""
+
+    path: str
+    time: Channel
+    dampers: dict[str, Channel] = field(default_factory=dict)  # damper body -> channel
+    fixed: dict[str, float] = field(default_factory=dict)  # damper body -> held stroke (mm)
+    steering: Channel | None = None
+    chassis: dict[str, Channel] = field(default_factory=dict)  # heave/roll/pitch -> channel
+    zero: Zero | None = None
+    damper_where: dict[str, str] = field(default_factory=dict)  # as written -> file:line
+    top_where: str = ""
+
+    @property
+    def channels(self) -> list[Channel]:
+        """Every channel read from the log, time first."""
+        out = [self.time, *self.dampers.values()]
+        if self.steering is not None:
+            out.append(self.steering)
+        return out + list(self.chassis.values())
+
+    def check(self, model: KinematicModel, columns: Sequence[str]) -> ChannelMap:
+        """This map with damper names as the workbook spells them and columns as the
+        log spells them; InputError at the map line for an unknown damper or column,
+        a damper left unmapped, or steering on a car without a rack."""
+        names = list(model.damper_names)
+        dampers: dict[str, Channel] = {}
+        fixed: dict[str, float] = {}
+        for given, where in self.damper_where.items():
+            name = _match(given, names)
+            if name is None:
+                raise InputError(
+                    f"{given!r} is not a damper of this workbook." + did_you_mean(given, names),
+                    where=where,
+                    hint=f"dampers (Damping section): {', '.join(names) or '(none)'}",
+                )
+            if name in dampers or name in fixed:
+                raise InputError(f"damper {name} is mapped twice", where=where)
+            if given in self.dampers:
+                dampers[name] = replace(self.dampers[given], name=name)
+            else:
+                fixed[name] = self.fixed[given]
+        missing = [n for n in names if n not in dampers and n not in fixed]
+        if missing:
+            raise InputError(
+                f"no channel for damper(s) {', '.join(missing)}",
+                where=self.top_where,
+                hint=f"map each damper to a column, or hold it: '{missing[0]}: {{fixed: 0}}'",
+            )
+        if self.steering is not None and model.topology.rack_param is None:
+            raise InputError(
+                "this workbook has no steering rack, so a steering channel cannot be used",
+                where=self.steering.where,
+                hint="remove the 'steering:' entry",
+            )
+        out = replace(self, dampers=dampers, fixed=fixed)
+        out.time = _column(self.time, columns)
+        out.dampers = {n: _column(c, columns) for n, c in dampers.items()}
+        if self.steering is not None:
+            out.steering = _column(self.steering, columns)
+        out.chassis = {k: _column(c, columns) for k, c in self.chassis.items()}
+        return out
+
+
+def _match(name: str, choices: Sequence[str]) -> str | None:
+    """`name` as spelled in `choices`: exact, else the one case-insensitive match."""
+    if name in choices:
+        return name
+    same = [c for c in choices if c.casefold() == name.casefold()]
+    return same[0] if len(same) == 1 else None
+
+
+def _column(channel: Channel, columns: Sequence[str]) -> Channel:
+    """The channel with its column as the log spells it (exact, else the one match
+    ignoring case); InputError at the map line otherwise."""
+    found = _match(channel.column, list(columns))
+    if found is None:
+        same = [c for c in columns if loose_key(c) == loose_key(channel.column)]
+        found = same[0] if len(same) == 1 else None
+    if found is None:
+        shown = ", ".join(repr(c) for c in list(columns)[:12])
+        more = " ..." if len(columns) > 12 else ""
+        raise InputError(
+            f"the log has no column {channel.column!r} (for {channel.name})."
+            + did_you_mean(channel.column, list(columns)),
+            where=channel.column_where or channel.where,
+            hint=f"the log's columns: {shown}{more}",
+        )
+    return replace(channel, column=found)
+
+
+# -- reading ------------------------------------------------------------------------------
+def load_map(path: str | os.PathLike[str]) -> ChannelMap:
+    """Read a replay map file (InputError at file:line for anything wrong)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("no such map file", where=str(p), hint=MAP_HINT)
+    if p.suffix.lower() not in (".yaml", ".yml"):
+        raise InputError(
+            f"a replay map is a .yaml file, not {p.suffix or '(no ending)'}",
+            where=str(p),
+            hint=MAP_HINT,
+        )
+    file = str(p)
+    loader = SweepLoader(read_text(p, "map file"))
+    try:
+        try:
+            root = loader.get_single_node()
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            where = f"{file}:{mark.line + 1}" if mark else file
+            raise InputError(
+                f"not valid YAML: {exc.problem or exc.context}",
+                where=where,
+                hint="check the indentation and the ':' after each key (docs/replay.md)",
+            ) from None
+        except yaml.YAMLError as exc:
+            raise InputError(f"not valid YAML: {exc}", where=file) from None
+        if root is None:
+            raise InputError("the map file is empty", where=file, hint=MAP_HINT)
+        return _read(Node(root, file, loader), file)
+    finally:
+        loader.dispose()
+
+
+def _keys(items: dict[str, tuple[Node, Node]], allowed: Sequence[str], what: str) -> None:
+    for key, (knode, _) in items.items():
+        if key not in allowed:
+            knode.fail(
+                f"{what}: unknown key {key!r}." + did_you_mean(key, allowed),
+                hint="keys: " + ", ".join(allowed),
+            )
+
+
+def _read(root: Node, file: str) -> ChannelMap:
+    top = root.mapping("the map file")
+    _keys(top, TOP_KEYS, "the map file")
+    if "version" in top and top["version"][1].value() != VERSION:
+        top["version"][1].fail(f"unsupported version {top['version'][1].value()!r}")
+    if "time" not in top:
+        raise InputError("no 'time:' entry", where=f"{file}:{root.line}", hint=MAP_HINT)
+    if "dampers" not in top:
+        raise InputError("no 'dampers:' entry", where=f"{file}:{root.line}", hint=MAP_HINT)
+    time = _channel("time", top["time"][0], top["time"][1], "time")
+    out = ChannelMap(path=file, time=time, top_where=top["dampers"][0].where)
+    for name, (knode, vnode) in top["dampers"][1].mapping("dampers").items():
+        out.damper_where[name] = knode.where
+        if isinstance(vnode.node, yaml.MappingNode) and "fixed" in vnode.mapping(name):
+            items = vnode.mapping(name)
+            _keys(items, ("fixed",), f"damper {name}")
+            value = items["fixed"][1].number(f"{name}: fixed")
+            out.fixed[name] = value
+            continue
+        out.dampers[name] = _channel(name, knode, vnode, "length", DAMPER_KINDS)
+    if "steering" in top:
+        knode, vnode = top["steering"]
+        out.steering = _channel("steering", knode, vnode, "steering", STEERING_KINDS)
+    if "chassis" in top:
+        for axis, (knode, vnode) in top["chassis"][1].mapping("chassis").items():
+            if axis not in CHASSIS_KEYS:
+                knode.fail(
+                    f"chassis: unknown axis {axis!r}." + did_you_mean(axis, CHASSIS_KEYS),
+                    hint="chassis axes: heave (mm, + up), roll (deg, + left side up), "
+                    "pitch (deg, + nose down)",
+                )
+            out.chassis[axis] = _channel(
+                axis, knode, vnode, "length" if axis == "heave" else "angle"
+            )
+    if "zero" in top:
+        out.zero = _zero(top["zero"][1])
+    return out
+
+
+def _zero(node: Node) -> Zero:
+    items = node.mapping("zero")
+    _keys(items, ZERO_KEYS, "zero")
+    for key in ("from", "to"):
+        if key not in items:
+            node.fail(f"zero: no '{key}' (s)", hint="zero: {from: 0.0, to: 2.0}")
+    start = items["from"][1].number("zero: from")
+    stop = items["to"][1].number("zero: to")
+    if not stop > start:
+        items["to"][1].fail(f"zero: 'to' ({stop:g} s) must be after 'from' ({start:g} s)")
+    steering = False
+    if "steering" in items:
+        value = items["steering"][1].value()
+        if not isinstance(value, bool):
+            items["steering"][1].fail("zero: steering must be true or false")
+        steering = value
+    return Zero(start, stop, steering, node.where)
+
+
+def _channel(
+    name: str,
+    knode: Node,
+    node: Node,
+    quantity: str,
+    kinds: Sequence[str] = (),
+) -> Channel:
+    """One channel entry: ``{column: ..., unit: ..., gain: ..., offset: ..., kind: ...}``
+    (a bare column name is accepted too, in the default unit)."""
+    if isinstance(node.node, yaml.ScalarNode):
+        items: dict[str, tuple[Node, Node]] = {"column": (knode, node)}
+    else:
+        items = node.mapping(name)
+        _keys(items, CHANNEL_KEYS if kinds else CHANNEL_KEYS[:-1], name)
+    if "column" not in items:
+        node.fail(f"{name}: no 'column' (the log's column name)", hint=MAP_HINT)
+    cnode = items["column"][1]
+    column = cnode.text(f"{name}: column").strip()
+    if not column:
+        cnode.fail(f"{name}: blank column name")
+    gain = items["gain"][1].number(f"{name}: gain") if "gain" in items else 1.0
+    offset = items["offset"][1].number(f"{name}: offset") if "offset" in items else 0.0
+    if gain == 0.0:
+        items["gain"][1].fail(f"{name}: gain must not be 0")
+    kind = items["kind"][1].text(f"{name}: kind").strip() if "kind" in items else ""
+    if kind and kind not in kinds:
+        items["kind"][1].fail(
+            f"{name}: unknown kind {kind!r}." + did_you_mean(kind, kinds),
+            hint="kinds: " + ", ".join(kinds),
+        )
+    unit_node = items["unit"][1] if "unit" in items else None
+    unit = unit_node.text(f"{name}: unit").strip() if unit_node is not None else ""
+    if quantity == "steering":
+        if not kind:
+            kind = "rack" if unit and _is_length(unit) else "steering_wheel"
+        quantity = "length" if kind == "rack" else "angle"
+    if quantity == "length" and not kind and kinds:
+        kind = "stroke"
+    where_unit = unit_node.where if unit_node is not None else node.where
+    factor, volts, unit = _unit(name, unit, quantity, where_unit)
+    if volts and "gain" not in items:
+        node.fail(
+            f"{name}: a channel in {unit} needs a gain ({'mm' if quantity == 'length' else 'deg'}"
+            " per volt)",
+            hint=f"{name}: {{column: ..., unit: V, gain: 15.0, offset: -37.5}}",
+        )
+    if not (math.isfinite(gain) and math.isfinite(offset)):
+        node.fail(f"{name}: gain and offset must be finite numbers")
+    return Channel(
+        name=name,
+        column=column,
+        quantity=quantity,  # type: ignore[arg-type]
+        unit=unit,
+        gain=gain,
+        offset=offset,
+        factor=factor,
+        volts=volts,
+        kind=kind,
+        where=knode.where,
+        column_where=cnode.where,
+    )
+
+
+def _is_length(unit: str) -> bool:
+    found = find_unit(unit)
+    return found is not None and found.kind == "length"
+
+
+def _unit(name: str, unit: str, quantity: str, where: str) -> tuple[float, float, str]:
+    """(factor to mm/deg/s, volts per raw unit or 0, canonical unit) of a channel."""
+    default = {"length": "mm", "angle": "deg", "time": "s"}[quantity]
+    if not unit:
+        unit = default
+    if quantity == "time":
+        if unit not in TIME_UNITS:
+            raise InputError(
+                f"time: unknown unit {unit!r}." + did_you_mean(unit, list(TIME_UNITS)),
+                where=where,
+                hint="time units: " + ", ".join(TIME_UNITS),
+            )
+        return TIME_UNITS[unit], 0.0, unit
+    if unit.casefold() in VOLT_UNITS:
+        return 1.0, VOLT_UNITS[unit.casefold()], "V" if unit.casefold() == "v" else "mV"
+    found = find_unit(unit)
+    if found is None or found.kind != quantity:
+        valid = ["mm", "cm", "m", "in"] if quantity == "length" else ["deg", "rad", "mrad"]
+        other = f" (that is a unit of {found.kind})" if found is not None else ""
+        raise InputError(
+            f"{name}: unit {unit!r} is not a {quantity} unit{other}",
+            where=where,
+            hint=f"units: {', '.join(valid)}, or V / mV with a gain",
+        )
+    target = find_unit(default)
+    assert target is not None
+    return found.factor / target.factor, 0.0, found.name

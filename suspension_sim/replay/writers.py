@@ -1,0 +1,107 @@
+"""Writing a replay's table chunk by chunk: CSV or Parquet, atomically.
+
+The file is written to a temporary sibling (`suspension_sim.files.atomic_path`)
+and renamed over the target only when every chunk is in, so an interrupted
+replay leaves no half-written results and never touches an older file until
+the new one is complete. Parquet gets one row group per chunk (pyarrow,
+``pip install suspension-sim[parquet]``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+import pandas as pd
+
+from suspension_sim.errors import InputError
+from suspension_sim.files import NotWritableError, atomic_path
+
+OUT_FORMATS = (".csv", ".parquet")
+PARQUET_HINT = "pip install suspension-sim[parquet] (it installs pyarrow), or write .csv"
+
+
+def parquet_module() -> Any:
+    """pyarrow and pyarrow.parquet, or an InputError with the install hint."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputError(
+            "writing Parquet needs the pyarrow package, which is not installed",
+            where="out",
+            hint=PARQUET_HINT,
+        ) from None
+    return pa, pq
+
+
+class TableWriter:
+    """``with TableWriter(path) as w: w.write(chunk) ...``: one table, chunk by chunk."""
+
+    def __init__(self, path: str | Path, *, option: str = "out"):
+        self.path = Path(path)
+        self.option = option
+        self.suffix = self.path.suffix.lower()
+        if self.suffix not in OUT_FORMATS:
+            raise InputError(
+                f"cannot write {self.path.name!r}: a replay is written as .csv or .parquet",
+                where=option,
+                hint="end the file name with .csv or .parquet (Excel cannot hold a long log)",
+            )
+        if self.suffix == ".parquet":
+            parquet_module()
+        self.rows = 0
+        self._stack = contextlib.ExitStack()
+        self._file: IO[str] | None = None
+        self._parquet: Any = None
+        self._schema: Any = None
+
+    def __enter__(self) -> TableWriter:
+        try:
+            self._tmp = self._stack.enter_context(atomic_path(self.path, suffix=self.suffix))
+        except NotWritableError as exc:
+            raise InputError(f"{self.path} {exc.strerror}", where=self.option) from None
+        except OSError as exc:
+            raise InputError(
+                f"cannot write in folder {self.path.parent}: {exc.strerror}", where=self.option
+            ) from None
+        return self
+
+    def write(self, frame: pd.DataFrame) -> None:
+        """Append `frame` (the same columns every time)."""
+        try:
+            if self.suffix == ".csv":
+                if self._file is None:
+                    self._file = self._stack.enter_context(
+                        self._tmp.open("w", encoding="utf-8", newline="")
+                    )
+                frame.to_csv(self._file, header=self.rows == 0, index=False)
+            else:
+                pa, pq = parquet_module()
+                if self._parquet is None:
+                    self._schema = pa.Schema.from_pandas(frame, preserve_index=False)
+                    self._parquet = pq.ParquetWriter(self._tmp, self._schema)
+                    self._stack.callback(self._parquet.close)
+                self._parquet.write_table(
+                    pa.Table.from_pandas(frame, schema=self._schema, preserve_index=False)
+                )
+        except OSError as exc:
+            raise InputError(
+                f"cannot write {self.path}: {exc.strerror}", where=self.option
+            ) from None
+        self.rows += len(frame)
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            self._stack.__exit__(kind, exc, tb)
+        except OSError as error:
+            raise InputError(
+                f"cannot write {self.path}: {error.strerror}", where=self.option
+            ) from None

@@ -1,0 +1,412 @@
+"""`suspension_sim.replay` and `suspension-sim replay`: damper logs into wheel attitude.
+
+Truths are independent of the replay: poses solved one by one with `model.solve`
+and their `pose_metrics`; the workbook's steering ratio (0.25 mm of rack per
+steering-wheel degree on fsae_car); a heave sweep with the tyres on the ground
+for the ride-height change; offsets and time stamps put into the log by hand.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import suspension_sim
+from suspension_sim.cli import main
+from suspension_sim.errors import InputError
+from suspension_sim.metrics import pose_metrics
+from suspension_sim.replay import replay_log
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKBOOK = ROOT / "workbooks" / "fsae_car.xlsx"
+DAMPERS = ("FL_Damper", "FR_Damper", "RL_Damper", "RR_Damper")
+DESIGN_LENGTH = 200.0  # mm, every damper of fsae_car (Damping: 175..225 mm)
+RATIO = 0.25  # mm of rack per steering-wheel degree (fsae_car's Steering ratio)
+
+PLAIN_MAP = """\
+time: {column: Time, unit: s}
+dampers:
+  FL_Damper: {column: FL, unit: mm}
+  FR_Damper: {column: FR, unit: mm}
+  RL_Damper: {column: RL, unit: mm}
+  RR_Damper: {column: RR, unit: mm}
+"""
+
+
+@pytest.fixture(scope="module")
+def model() -> suspension_sim.Model:
+    return suspension_sim.load(WORKBOOK)
+
+
+def write(tmp: Path, name: str, text: str) -> Path:
+    path = tmp / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def plain_log(tmp: Path, strokes: np.ndarray, t: np.ndarray | None = None) -> Path:
+    t = np.arange(len(strokes)) * 0.01 if t is None else t
+    frame = pd.DataFrame(
+        {"Time": t, **{k: strokes[:, i] for i, k in enumerate(("FL", "FR", "RL", "RR"))}}
+    )
+    path = tmp / "log.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_replayed_attitude_equals_single_solves(model, tmp_path):
+    """Strokes (mm, volts of a length pot, lengths in cm), steering-wheel angle and the
+    chassis from the log give the camber and toe of the same poses solved one by one."""
+    states = [
+        ((0.0, 0.0, 0.0, 0.0), 0.0, (0.0, 0.0)),
+        ((12.0, -8.0, 5.0, 3.0), 40.0, (1.5, 0.0)),
+        ((-15.0, 10.0, -6.0, 9.0), -60.0, (-0.8, 0.6)),
+        ((20.0, 18.0, 14.0, 15.0), 10.0, (0.3, -1.2)),
+    ]
+    heave = [0.0, 5.0, -7.5, 2.0]
+    rows, truth = [], []
+    for (s, wheel_deg, (roll, pitch)), z in zip(states, heave, strict=True):
+        rack = wheel_deg * RATIO * model_left_sign(model)
+        pose = model.solve(shocks=list(s), rack=rack, chassis=(0.0, 0.0, z, roll, pitch, 0.0))
+        truth.append(pose_metrics(pose))
+        fr_length = DESIGN_LENGTH - s[1]
+        rows.append(
+            {
+                "Time [s]": len(rows) * 0.02,
+                "Damper FL": s[0],
+                "FR pot": (fr_length + 37.5) / 15.0,  # volts: length = 15 V - 37.5 mm
+                "RL length": (DESIGN_LENGTH - s[2]) / 10.0,  # cm
+                "RR": s[3],
+                "Steer": wheel_deg,
+                "Heave": z,
+                "Roll": math.radians(roll),
+                "Pitch": pitch,
+            }
+        )
+    log = tmp_path / "log.csv"
+    pd.DataFrame(rows).to_csv(log, index=False)
+    cmap = write(
+        tmp_path,
+        "map.yaml",
+        """\
+        time: {column: "Time [s]", unit: s}
+        dampers:
+          FL_Damper: {column: Damper FL, unit: mm}          # + = compression
+          FR_Damper: {column: FR pot, unit: V, gain: 15.0, offset: -37.5, kind: length}
+          RL_Damper: {column: RL length, unit: cm, kind: length}
+          RR_Damper: RR
+        steering: {column: Steer, unit: deg, kind: steering_wheel}
+        chassis:
+          heave: {column: Heave, unit: mm}
+          roll: {column: Roll, unit: rad}
+          pitch: {column: Pitch}
+        """,
+    )
+    result = replay_log(model, log, cmap, method="numpy")
+    table = result.table
+    assert list(table["status"]) == ["ok"] * 4
+    assert result.problems == []
+    for i, row in enumerate(truth):
+        for w in ("FL", "FR", "RL", "RR"):
+            for c in (f"camber_{w}_deg", f"camber_chassis_{w}_deg", f"toe_{w}_deg"):
+                assert table[c][i] == pytest.approx(row[c], abs=1e-9), (i, c)
+        for d in DAMPERS:
+            assert table[f"stroke_{d}_mm"][i] == pytest.approx(
+                states[i][0][DAMPERS.index(d)], abs=1e-9
+            )
+        assert table["steering_wheel_angle_deg"][i] == pytest.approx(states[i][1], abs=1e-9)
+        assert table["rack_mm"][i] == pytest.approx(
+            abs(states[i][1]) * RATIO * np.sign(states[i][1]) * model_left_sign(model), abs=1e-12
+        )
+        assert table["chassis_roll_deg"][i] == pytest.approx(states[i][2][0], abs=1e-12)
+    # a left turn (+ steering wheel) turns the front wheels left (+ steer), both of them
+    left = table["steering_wheel_angle_deg"] > 20
+    assert (table.loc[left, "steer_FL_deg"] > 0).all() and (
+        table.loc[left, "steer_FR_deg"] > 0
+    ).all()
+    # camber to ground and to chassis differ by the roll when the chassis rolls
+    assert table["camber_FL_deg"][1] != pytest.approx(table["camber_chassis_FL_deg"][1], abs=0.1)
+
+
+def model_left_sign(model) -> float:
+    """+1 when rack toward +Y turns the car left: from the geometry, as the docs say."""
+    from suspension_sim.solve.steering import left_turn_rack_sign
+
+    return left_turn_rack_sign(model)
+
+
+def test_static_segment_zeroing_removes_an_offset(model, tmp_path):
+    """A pot zeroed off by 3.7 mm (and a length pot 1.2 mm long) reads true strokes once
+    zeroed at the static segment t = 0..0.05 s, where the car stands at design."""
+    n = 30
+    t = np.arange(n) * 0.01
+    true = np.zeros((n, 4))
+    true[6:, 0] = np.linspace(0, 12, n - 6)
+    true[6:, 3] = np.linspace(0, -9, n - 6)
+    logged = true.copy()
+    logged[:, 0] += 3.7
+    frame = pd.DataFrame({"Time": t, "FL": logged[:, 0], "FR": logged[:, 1], "RL": logged[:, 2]})
+    frame["RR len"] = DESIGN_LENGTH - true[:, 3] + 1.2
+    log = tmp_path / "log.csv"
+    frame.to_csv(log, index=False)
+    cmap = write(
+        tmp_path,
+        "map.yaml",
+        PLAIN_MAP.replace(
+            "RR_Damper: {column: RR, unit: mm}", "RR_Damper: {column: RR len, kind: length}"
+        )
+        + "zero: {from: 0.0, to: 0.05}\n",
+    )
+    result = replay_log(
+        model,
+        log,
+        cmap,
+        method="numpy",
+        columns=["stroke_FL_Damper_mm", "stroke_RR_Damper_mm", "camber_FL_deg"],
+    )
+    assert np.allclose(result.table["stroke_FL_Damper_mm"], true[:, 0], atol=1e-12, rtol=0)
+    assert np.allclose(result.table["stroke_RR_Damper_mm"], true[:, 3], atol=1e-12, rtol=0)
+    assert any("zeroed at its mean +3.7000 mm" in note for note in result.notes)
+    pose = model.solve(shocks=list(true[-1]))
+    assert result.table["camber_FL_deg"].iloc[-1] == pytest.approx(
+        pose_metrics(pose)["camber_FL_deg"], abs=1e-9
+    )
+    assert list(result.table.columns) == [
+        "time_s",
+        "status",
+        "stroke_FL_Damper_mm",
+        "stroke_RR_Damper_mm",
+        "camber_FL_deg",
+    ]
+
+
+def test_problems_are_reported_with_time_stamps_and_left_blank(model, tmp_path):
+    n = 40
+    t = np.arange(n) * 0.01
+    strokes = np.tile(np.array([2.0, 2.0, 1.0, 1.0]), (n, 1))
+    strokes[12:15, 0] = [26.0, 31.2, 27.0]  # beyond the damper's travel (max 25 mm)
+    strokes[20, 2] = np.nan  # a gap in RL
+    t[30] = t[29] - 0.005  # time goes back
+    t[35:] += 1.0  # a jump of 1 s (100 median steps)
+    log = plain_log(tmp_path, strokes, t)
+    cmap = write(tmp_path, "map.yaml", PLAIN_MAP)
+    result = replay_log(model, log, cmap, method="numpy", chunk=16)  # ranges across chunks
+    texts = [p.text() for p in result.problems]
+    assert (
+        "t = 0.120..0.140 s: FL_Damper stroke 31.20 mm beyond the damper's travel "
+        "(max 25.00) (3 samples)" in texts
+    )
+    assert "t = 0.200 s: no value in RL_Damper (column 'RL')" in texts
+    assert any(x.startswith("t = 0.285 s: time goes back") for x in texts)
+    assert any(x.startswith("t = 1.350 s: time jumps by 1.01 s, from 0.34 s") for x in texts)
+    table = result.table
+    status = table["status"].tolist()
+    assert status[12:15] == ["out_of_limits"] * 3 and status[20] == "gap" and status[30] == "gap"
+    assert status.count("ok") == n - 5
+    blank = table.drop(columns=["time_s", "status"]).to_numpy()
+    bad_rows = [12, 13, 14, 20, 30]
+    assert np.isnan(blank[bad_rows]).all()
+    assert np.isfinite(blank[[11, 15, 35], :][:, :4]).all()
+    assert result.counts == {
+        "ok": 35,
+        "not_closed": 0,
+        "out_of_limits": 3,
+        "gap": 2,
+        "bad_channel": 0,
+    }
+
+
+def test_unreachable_sample_is_flagged_with_the_solvers_explanation(model, tmp_path):
+    """320 deg of steering wheel is 80 mm of rack: the tie rods cannot follow."""
+    n = 6
+    frame = pd.DataFrame({"Time": np.arange(n) * 0.1, "FL": 0.0, "FR": 0.0, "RL": 0.0, "RR": 0.0})
+    frame["Steer"] = [0.0, 10.0, 320.0, 10.0, 0.0, 0.0]
+    log = tmp_path / "log.csv"
+    frame.to_csv(log, index=False)
+    cmap = write(tmp_path, "map.yaml", PLAIN_MAP + "steering: {column: Steer, unit: deg}\n")
+    result = replay_log(model, log, cmap, method="numpy", columns=["toe_FL_deg"])
+    assert result.table["status"].tolist() == ["ok", "ok", "not_closed", "ok", "ok", "ok"]
+    assert np.isnan(result.table["toe_FL_deg"][2])
+    (problem,) = result.problems
+    assert problem.kind == "not_closed" and problem.start == pytest.approx(0.2)
+    assert problem.text().startswith("t = 0.200 s: not closed: the joints did not close")
+    assert "_TIE_I between" in problem.detail  # the solver's explanation names the open joints
+    assert re.search(r"rack = -?80 mm", problem.detail)  # 320 deg x 0.25 mm/deg
+
+
+def test_bad_and_constant_channels(model, tmp_path):
+    n = 5
+    frame = pd.DataFrame(
+        {"Time": np.arange(n) * 0.1, "FL": np.linspace(0, 4, n), "FR": 3.0, "RL": np.nan, "RR": 0.5}
+    )
+    log = tmp_path / "log.csv"
+    frame.to_csv(log, index=False)
+    result = replay_log(model, log, write(tmp_path, "map.yaml", PLAIN_MAP), method="numpy")
+    assert set(result.table["status"]) == {"bad_channel"}
+    assert [p.text() for p in result.problems if p.kind == "bad_channel"] == [
+        "t = 0.000..0.400 s: RL_Damper (column 'RL') has no numeric value in the whole log: "
+        "nothing is solved (5 samples)"
+    ]
+    assert any("FR_Damper (column 'FR') is constant (3 mm)" in w for w in result.warnings)
+
+
+def test_ride_height_change_in_heave_on_the_ground(model, tmp_path):
+    """Strokes of a heave sweep (tyres held on the ground) replayed without chassis data:
+    the ride-height change at every wheel is the heave itself."""
+    from suspension_sim.sweeps.run import run_sweep
+    from suspension_sim.sweeps.standard import choose_sweep
+
+    spec = choose_sweep(model, WORKBOOK, "heave", start=-10.0, stop=10.0, steps=3).spec
+    sweep = run_sweep(model, spec).table
+    strokes = sweep[[f"stroke_{d}_mm" for d in DAMPERS]].to_numpy()
+    log = plain_log(tmp_path, strokes)
+    result = replay_log(model, log, write(tmp_path, "map.yaml", PLAIN_MAP), method="numpy")
+    heave = sweep["chassis_heave_mm"].to_numpy()
+    assert heave.tolist() == [-10.0, 0.0, 10.0]
+    for name in ("FL", "RR", "front", "rear"):
+        assert np.allclose(result.table[f"ride_height_change_{name}_mm"], heave, atol=1e-7), name
+
+
+def test_csv_and_parquet_outputs_read_back(model, tmp_path):
+    strokes = np.array([[0.0, 0, 0, 0], [5, 5, 3, 3], [np.nan, 1, 1, 1], [-4, 2, 0, 1]])
+    log = plain_log(tmp_path, strokes)
+    cmap = write(tmp_path, "map.yaml", PLAIN_MAP)
+    tables = {}
+    for suffix in ("csv", "parquet"):
+        out = tmp_path / f"results.{suffix}"
+        result = replay_log(model, log, cmap, out=out, method="numpy", chunk=3)
+        back = pd.read_csv(out) if suffix == "csv" else pd.read_parquet(out)
+        pd.testing.assert_frame_equal(back, result.table, check_dtype=False, rtol=0, atol=1e-12)
+        tables[suffix] = back
+        with pytest.raises(InputError, match="exists"):
+            replay_log(model, log, cmap, out=out, method="numpy")
+    assert tables["csv"]["status"].tolist() == ["ok", "ok", "gap", "ok"]
+    with pytest.raises(InputError, match="input of the replay"):
+        replay_log(model, log, cmap, out=log, force=True)
+
+
+def test_parquet_log_and_missing_pyarrow(model, tmp_path, monkeypatch):
+    strokes = np.array([[0.0, 0, 0, 0], [5, 5, 3, 3]])
+    frame = pd.DataFrame(
+        {"Time": [0.0, 0.01], **{k: strokes[:, i] for i, k in enumerate(("FL", "FR", "RL", "RR"))}}
+    )
+    log = tmp_path / "log.parquet"
+    frame.to_parquet(log)
+    cmap = write(tmp_path, "map.yaml", PLAIN_MAP)
+    result = replay_log(model, log, cmap, method="numpy", columns=["wheel_travel_FL_mm"])
+    assert result.table["status"].tolist() == ["ok", "ok"]
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    with pytest.raises(InputError) as err:
+        replay_log(model, log, cmap, method="numpy")
+    assert "pip install suspension-sim[parquet]" in str(err.value)
+
+
+def run_cli(args: list[str], capsys) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize(
+    ("line", "bad", "expected"),
+    [
+        (
+            3,
+            "FL_Dampr: {column: FL, unit: mm}",
+            "'FL_Dampr' is not a damper of this workbook. Did you mean 'FL_Damper'?",
+        ),
+        (
+            4,
+            "FR_Damper: {column: FRx, unit: mm}",
+            "the log has no column 'FRx' (for FR_Damper). Did you mean 'FR'?",
+        ),
+        (5, "RL_Damper: {column: RL, unit: kg}", "RL_Damper: unit 'kg' is not a length unit"),
+    ],
+)
+def test_cli_bad_map_names_the_line(tmp_path, capsys, line, bad, expected):
+    log = plain_log(tmp_path, np.zeros((3, 4)))
+    lines = PLAIN_MAP.splitlines()
+    key = bad.split(":")[0][:2]
+    lines = ["  " + bad if ln.strip().startswith(key) else ln for ln in lines]
+    cmap = write(tmp_path, "map.yaml", "\n".join(lines) + "\n")
+    code, _, err = run_cli(
+        ["replay", WORKBOOK, log, "--map", cmap, "--out", tmp_path / "r.csv"], capsys
+    )
+    assert code == 2
+    assert f"map.yaml:{line}" in err and expected in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "r.csv").exists()
+
+
+def test_cli_writes_results_report_and_charts(tmp_path, capsys):
+    strokes = np.array([[0.0, 0, 0, 0], [3, 3, 2, 2], [30, 3, 2, 2], [4, 4, 2, 2]])
+    log = plain_log(tmp_path, strokes)
+    cmap = write(tmp_path, "map.yaml", PLAIN_MAP)
+    out = tmp_path / "r.parquet"
+    args = ["replay", WORKBOOK, log, "--map", cmap, "--out", out, "--quiet", "--method", "numpy"]
+    charts = ["--plot", tmp_path / "charts", "--plot-columns", "camber_FL_deg,toe_FL_deg"]
+    code, text, err = run_cli([*args, *charts, "--report", tmp_path / "rep.txt"], capsys)
+    assert code == 0, err
+    assert "t = 0.020 s: FL_Damper stroke 30.00 mm beyond the damper's travel (max 25.00)" in text
+    assert pd.read_parquet(out)["status"].tolist() == ["ok", "ok", "out_of_limits", "ok"]
+    assert (tmp_path / "charts" / "columns.png").read_bytes()[:4] == b"\x89PNG"
+    assert "beyond the damper's travel" in (tmp_path / "rep.txt").read_text()
+    code, _, err = run_cli(args, capsys)  # exists: --force needed
+    assert code == 2 and "--force" in err and "Traceback" not in err
+    code, _, err = run_cli([*args, "--force", "--columns", "camber_FL_dg"], capsys)
+    assert code == 2 and "--columns" in err and "Did you mean 'camber_FL_deg'?" in err
+
+
+def test_synthetic_example_reports_its_dropout_and_spike(model, tmp_path):
+    """workbooks/replay_example (made by scripts/make_replay_example.py): a header block
+    and a units row before the samples, a 50 ms RL dropout at 4.00 s, a spike at 7.31 s."""
+    example = ROOT / "workbooks" / "replay_example"
+    result = replay_log(
+        model, example / "log.csv", example / "map.yaml", method="numpy", columns=["toe_FL_deg"]
+    )
+    assert result.samples == 1000
+    texts = [p.text(2) for p in result.problems]
+    assert texts == [
+        "t = 4.00..4.04 s: no value in RL_Damper (column 'Damper Pos RL') (5 samples)",
+        "t = 7.31 s: FL_Damper stroke 34.00 mm beyond the damper's travel (max 25.00)",
+    ]
+    offset = next(n for n in result.notes if n.startswith("FL_Damper"))
+    assert abs(float(offset.split("mean ")[1].split(" mm")[0]) - 3.1) < 0.02  # noise 0.05 mm
+
+
+def test_chart_groups_and_envelope_keep_every_spike():
+    from suspension_sim.replay import charts
+
+    columns = ["time_s", "status", "camber_FL_deg", "camber_chassis_FL_deg", "toe_FL_deg"]
+    columns += ["ride_height_change_FL_mm", "ride_height_change_front_mm"]
+    groups = charts.chart_groups(columns)
+    assert groups["camber"][1] == ["camber_FL_deg"]
+    assert groups["camber_chassis"][1] == ["camber_chassis_FL_deg"]
+    assert groups["ride_height"][1] == ["ride_height_change_front_mm"]
+    n = 3 * charts.MAX_POINTS
+    values = np.sin(np.arange(n) * 1e-3)
+    values[12345] = 7.5  # one sample spike
+    frame = pd.DataFrame({"time_s": np.arange(n) * 1e-3, "camber_FL_deg": values})
+    t, series = charts._series(frame, ["camber_FL_deg"], 5.0)
+    assert len(t) <= 2 * charts.ENVELOPE_BINS
+    assert np.nanmax(series["camber_FL_deg"]) == 7.5
+    assert np.nanmin(series["camber_FL_deg"]) == values.min()
+
+
+def test_example_files_are_what_the_script_writes(tmp_path):
+    import runpy
+
+    script = runpy.run_path(str(ROOT / "scripts" / "make_replay_example.py"))
+    assert script["main"](["--out-dir", str(tmp_path)]) == 0
+    for name in ("log.csv", "map.yaml"):
+        assert (tmp_path / name).read_bytes() == (
+            ROOT / "workbooks" / "replay_example" / name
+        ).read_bytes(), name
