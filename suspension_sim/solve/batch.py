@@ -383,7 +383,7 @@ def solve_batch(
     else:
         with blas_controller().limit(limits=1, user_api="blas"):
             res = engine.solve_numpy(model, U, q0, target)
-    params = res.params.copy()
+    params = res.params  # ours: no copy (an (N, n_params) array can be large)
     converged = res.converged.copy()
     if mob.redundant:  # redundant joints that bind: the least-squares point within tolerance
         converged |= (res.status == engine.STATIONARY) & (res.max_residual_mm <= tol)

@@ -731,7 +731,7 @@ def _run_kernel(
     iters = np.empty(N, dtype=np.int64)
     res = np.empty(N)
     status = np.empty(N, dtype=np.int64)
-    pred = np.empty((N, tab.n_params))
+    pred = np.empty((N if fresh else 1, tab.n_params))  # kept for single solves only
     args = (
         np.ascontiguousarray(U, dtype=float),
         np.ascontiguousarray(q0, dtype=float),
@@ -755,7 +755,8 @@ def _run_kernel(
         entry = disp.overloads[tuple(disp.typeof_pyval(a) for a in args)].entry_point
     else:
         entry(*args)
-    return EngineResult(Q, status, iters, res, time.perf_counter() - t0, pred), entry
+    kept = pred if fresh else None
+    return EngineResult(Q, status, iters, res, time.perf_counter() - t0, kept), entry
 
 
 def solve_compiled(

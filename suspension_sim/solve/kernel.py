@@ -669,7 +669,8 @@ def solve_sequence(
 
     U (N, n_in): input values (strokes, rack) per state; q0 (n_params,): the
     start. Writes Q (N, n_params), iters, res (largest residual, mm) and
-    status (N,) and the first-order prediction of each state Pr (N, n_params);
+    status (N,) and the first-order prediction of each state Pr (N, n_params;
+    or one row, overwritten per state, when the caller does not keep them);
     adds evaluations and Jacobians (each with a factorisation) to stats.
     Blocks are solved independently; the last block (no unknowns) only
     checks the residual rows that no unknown can change. fresh: factorise
@@ -691,6 +692,7 @@ def solve_sequence(
             Eok[b] = False
     c_ptr, c_param = T[7], T[8]
     for s in range(U.shape[0]):
+        ps = s if Pr.shape[0] > 1 else 0  # one row: predictions kept only as scratch
         for attempt in range(2):
             q = q_good.copy()
             for k in range(input_idx.shape[0]):
@@ -699,11 +701,11 @@ def solve_sequence(
             st = OK
             it_max = 0
             worst = 0.0
-            Pr[s, :] = q
+            Pr[ps, :] = q
             for b in range(n_blocks):
                 predict_block(b, q, du, T, S)
                 for k in range(c_ptr[b], c_ptr[b + 1]):
-                    Pr[s, c_param[k]] = q[c_param[k]]
+                    Pr[ps, c_param[k]] = q[c_param[k]]
                 jacs = stats[1]
                 bst, bit, bres = solve_block(b, q, T, W, S, target, max_iter, stats)
                 remember(b, q, T, S, bst == OK and stats[1] == jacs)
@@ -721,8 +723,8 @@ def solve_sequence(
             moved = 0.0
             for k in range(c_ptr[0], c_ptr[n_blocks]):
                 j = c_param[k]
-                dev = max(dev, abs(q[j] - Pr[s, j]))
-                moved = max(moved, abs(Pr[s, j] - q_good[j]))
+                dev = max(dev, abs(q[j] - Pr[ps, j]))
+                moved = max(moved, abs(Pr[ps, j] - q_good[j]))
             if dev <= JUMP_PARAM_RATIO * moved + JUMP_PARAM_FLOOR:
                 break
             if attempt == 1:
