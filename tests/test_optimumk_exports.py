@@ -227,11 +227,21 @@ def test_every_layout_reads_with_no_map(
         assert ("Version", "2.3.0") in export.title
 
 
-def test_title_block_units_apply_to_headers_without_one(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "options",
+    [
+        (["User Options"], ["Length", "m"]),
+        (["User Options", "Length", "meter", "m"], ["", "Angle", "degree", "deg"]),  # one row
+    ],
+    ids=["rows", "one-row"],
+)
+def test_title_block_units_apply_to_headers_without_one(
+    tmp_path: Path, options: tuple[list[str], ...]
+) -> None:
     wb = openpyxl.Workbook()
     ws = wb.active
     assert ws is not None
-    for row in (["Name", "run"], ["Type", "Result"], ["User Options"], ["Length", "m"], []):
+    for row in (["Name", "run"], ["Type", "Result"], *options, []):
         ws.append(row)
     ws.append(
         ["", "Motion [Heave]", "Wheel Center X [Left] [Front]", "Camber Angle [Left] [Front] (deg)"]

@@ -472,3 +472,38 @@ def test_a_rotated_file_needs_its_matrix(
         base = name.removesuffix("_L")
         assert car.point(f"FL_{base}").tolist() == pytest.approx(list(p), abs=1e-9)
     assert run_cli(["check", str(out)], capsys)[0] == 0
+
+
+def test_the_axle_comes_from_the_file_unless_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A lone export is the axle its sheet name or title block says; a notes sheet beside
+    it is ignored; a file that says neither is a clear error asking for --axle."""
+    rows = suspension_rows("rear")  # title block: "Test car - Rear"
+    rear = write_xlsx(tmp_path / "rear.xlsx", {"Sheet1": rows, "Notes": []})
+    out = tmp_path / "car.xlsx"
+    code, _, err = run_cli(["import-optimumk", str(rear), "--out", str(out)], capsys)
+    assert code == 0, err
+    assert [w.name for w in read_car(out).wheels] == ["RL", "RR"]
+
+    rows[0] = [None, "Name:", "Test car"]
+    plain = write_xlsx(tmp_path / "plain.xlsx", {"Sheet1": rows})
+    argv = ["import-optimumk", str(plain), "--out", str(tmp_path / "p.xlsx")]
+    code, _, err = run_cli(argv, capsys)
+    assert code == 2 and "Traceback" not in err
+    assert "front or the rear" in err and "--axle" in err
+    code, _, err = run_cli([*argv, "--axle", "rear"], capsys)
+    assert code == 0, err
+
+
+def test_a_brake_bias_given_as_a_fraction_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    setup = setup_rows()
+    setup[9] = [None, "Brake Bias", 0.65]
+    front = write_xlsx(tmp_path / "front.xlsx", {"Front": suspension_rows("front")})
+    rear = write_xlsx(tmp_path / "rear.xlsx", {"Rear": suspension_rows("rear")})
+    vehicle = write_xlsx(tmp_path / "vehicle.xlsx", {"Setup": setup})
+    argv = ["import-optimumk", str(front), "--rear", str(rear), "--vehicle", str(vehicle)]
+    code, _, err = run_cli([*argv, "--out", str(tmp_path / "car.xlsx")], capsys)
+    assert code == 2 and "Brake Bias 0.65" in err and "65" in err and "C10" in err

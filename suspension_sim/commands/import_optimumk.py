@@ -45,8 +45,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--axle",
         choices=("front", "rear"),
-        default="front",
-        help="which axle a lone suspension export is (default front)",
+        default=None,
+        help="which axle a lone suspension export is (default: what its sheet name or title"
+        " block says)",
     )
     p.add_argument(
         "--axes",

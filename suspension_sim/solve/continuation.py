@@ -160,12 +160,18 @@ def _body_distances(model: KinematicModel, Q: np.ndarray) -> tuple[list[str], np
         ],
         axis=1,
     )
+    names, order, starts = model.derived.get(("continuation", "bodies"), lambda: _bodies(model))
+    return names, np.maximum.reduceat(d[order], starts, axis=0)
+
+
+def _bodies(model: KinematicModel) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Body names, the point copies sorted by body, and where each body's run starts."""
     names = list(dict.fromkeys(model.inst_body))
     index = {b: i for i, b in enumerate(names)}
     rows = np.array([index[b] for b in model.inst_body])
-    out = np.zeros((len(names), 3))
-    np.maximum.at(out, rows, d)
-    return names, out
+    order = np.argsort(rows, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(rows[order]) != 0])
+    return names, order, starts
 
 
 def _positions(model: KinematicModel, Q: np.ndarray) -> np.ndarray:
@@ -273,6 +279,8 @@ class _Segment:
             worst = max(worst, abs(end.rack - start.rack) / max_mm)
         for axis, a, b in zip(CHASSIS_AXES, start.chassis, end.chassis, strict=True):
             if axis in ("roll", "pitch", "yaw"):
+                if a == b:
+                    continue
                 lever = _lever_mm(start, axis)
                 worst = max(worst, abs(b - a) / max_deg, math.radians(abs(b - a)) * lever / max_mm)
             else:
@@ -285,8 +293,13 @@ class _Segment:
 def _lever_mm(pose: Pose, axis: str) -> float:
     """Largest distance of a wheel centre from the chassis axis of `axis` (roll: x,
     pitch: y, yaw: z) through the reference point, mm: how far one radian of
-    chassis rotation moves a wheel."""
-    car = pose.model.car
+    chassis rotation moves a wheel. Computed once per model and axis."""
+    model = pose.model
+    return model.derived.get(("continuation", "lever", axis), lambda: _lever(model, axis))
+
+
+def _lever(model: KinematicModel, axis: str) -> float:
+    car = model.car
     ref_name = car.options.chassis_reference_point
     ref = car.point(ref_name) if ref_name else np.zeros(3)
     k = ("roll", "pitch", "yaw").index(axis)

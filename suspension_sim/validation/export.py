@@ -511,15 +511,20 @@ def _default_units(title: tuple[tuple[str, str], ...]) -> dict[Dimension, str]:
 
     out: dict[Dimension, str] = {}
     for key, value in title:
-        words = key.lower()
-        for dimension, word in (("length", "length"), ("angle", "angle")):
-            if word in words and value:
-                unit = value.split()[0].strip("[]()")
+        # "Length | m" (key, value) or OptimumK's one-row "User Options | Length |
+        # inch | in": the words after the dimension's name, the first known unit wins.
+        words = [w.strip("[]():") for w in f"{key} {value}".split()]
+        lowered = [w.lower() for w in words]
+        for dimension in ("length", "angle"):
+            if dimension not in lowered or dimension in out:
+                continue
+            for unit in words[lowered.index(dimension) + 1 :]:
                 try:
                     unit_factor(unit, dimension)  # type: ignore[arg-type]
                 except KeyError:
                     continue
                 out[dimension] = unit  # type: ignore[index]
+                break
     return out
 
 
@@ -552,7 +557,9 @@ def _lateral_axis(export: Export) -> Export:
     names = ", ".join(sorted({c.quantity.name for c in ys if c.quantity is not None}))
     note = (
         "the export's lateral axis is positive to the right (its left wheels are at "
-        f"negative Y): {names} negated to ours (+Y = left)"
+        f"negative Y): {names} negated to ours (+Y = left). OptimumK's pitch and "
+        "steering signs are defined about that axis too: check that Motion [Pitch] and "
+        "Motion [Steering] drive the car the way the export shows it moving"
     )
     return replace(export, columns=flipped, reading=(*export.reading, note))
 

@@ -238,9 +238,10 @@ DEFAULT_QUANTITIES: tuple[Quantity, ...] = (
         "Motion Ratio",
         "ratio",
         "corner",
-        "motion_ratio",
+        "installation_ratio",
         ("Damper Motion Ratio", "Shock Motion Ratio"),
-        "damper over wheel; map to installation_ratio if your export is wheel over damper",
+        "wheel over damper, as OptimumK quotes its motion ratios; map to motion_ratio if"
+        " your export is damper over wheel",
     ),
     Quantity(
         "Motion Ratio Heave",

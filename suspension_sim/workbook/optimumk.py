@@ -183,6 +183,8 @@ class _Sheet:
     def blocks(self) -> list[_Block]:
         """Blocks in sheet order: a text in column A starts one, it ends where the next starts."""
         starts = [r for r in range(1, len(self.cells) + 1) if self.text(r, 1)]
+        if not starts:  # an empty or notes sheet: no blocks
+            return []
         ends = [*starts[1:], len(self.cells) + 1]
         return [_Block(self, r, e) for r, e in zip(starts, ends, strict=True)]
 
@@ -269,14 +271,15 @@ def read_optimumk(
     *,
     rear: str | Path | None = None,
     vehicle: str | Path | None = None,
-    axle: Axle = "front",
+    axle: Axle | None = None,
     axes: str | None = None,
     reference_distance_mm: float | None = None,
     name: str | None = None,
 ) -> Car:
     """Build a `Car` (mm, model frame) from OptimumK exports.
 
-    source: a suspension export (the `axle` given), or a vehicle export with its
+    source: a suspension export (the `axle` given; None: the axle its sheet name or
+    title block says, "front" when a rear file is given too), or a vehicle export with its
     suspension sheets (names with 'front'/'rear') and its setup sheet. rear: the
     rear suspension export. vehicle: the vehicle setup export (its Reference
     Distance places the rear origin). axes: overrides every file's coordinate
@@ -285,6 +288,8 @@ def read_optimumk(
     the file, sheet and cell for anything that cannot be imported.
     """
     override = _parse_matrix_text(axes, "--axes") if axes is not None else None
+    if axle is None and rear is not None:
+        axle = "front"
     front_sheet, rear_sheet, setup_sheets = _classify(_sheets(Path(source)), axle)
     if rear is not None:
         if rear_sheet is not None:
@@ -385,15 +390,36 @@ def _is_suspension(sheet: _Sheet) -> bool:
     )
 
 
+def _axle_named(sheet: _Sheet) -> Axle:
+    """The axle a lone suspension sheet says it is: its title, else a 'front'/'rear' word
+    in its title block (the Name row). WorkbookError when it says neither or both."""
+    texts = [sheet.title] + [
+        sheet.text(r, c) for r in range(1, min(len(sheet.cells), 12) + 1) for c in (1, 2, 3)
+    ]
+    for text in texts:
+        words = set(re.findall(r"[a-z]+", text.casefold()))
+        found = {"front", "rear"} & words
+        if len(found) == 1:
+            return "front" if "front" in found else "rear"
+    raise WorkbookError(
+        f"cannot tell whether sheet {sheet.title!r} is the front or the rear suspension:"
+        " neither its name nor its title block says",
+        where=f"{sheet.book.file}: {sheet.title}",
+        hint="pass --axle front or --axle rear",
+    )
+
+
 def _classify(
-    sheets: Sequence[_Sheet], axle: Axle
+    sheets: Sequence[_Sheet], axle: Axle | None
 ) -> tuple[_Sheet | None, _Sheet | None, list[_Sheet]]:
     """(front suspension, rear suspension, setup sheets) of a file. A lone suspension
-    sheet is the `axle` given (returned as 'front' for the caller to place)."""
+    sheet is the `axle` given, or the axle its name says (None)."""
     setups = [s for s in sheets if _is_setup(s)]
     susp = [s for s in sheets if _is_suspension(s) and s not in setups]
     if len(susp) <= 1:
         lone = susp[0] if susp else None
+        if lone is not None and axle is None:
+            axle = _axle_named(lone)
         return (lone, None, setups) if axle == "front" else (None, lone, setups)
     front = [s for s in susp if "front" in s.title.casefold()]
     rear = [s for s in susp if "rear" in s.title.casefold()]
@@ -778,6 +804,12 @@ def read_setup(sheet: _Sheet) -> VehicleSetup:
             if v is not None:
                 if not 0 <= v <= 100:
                     fail(cell, f"Brake Bias {v:g} is not a percentage", "enter 0..100")
+                if 0 < v <= 1:
+                    fail(
+                        cell,
+                        f"Brake Bias {v:g} reads as {v:g} % at the front: a fraction?",
+                        f"enter the front share in percent ({v * 100:g} for {v:g})",
+                    )
                 setup.front_brake_share = v / 100.0
     return setup
 
