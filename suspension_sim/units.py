@@ -195,7 +195,7 @@ def parse_axis_map(text: str | Sequence[Sequence[float]]) -> AxisMap:
     """Parse and validate an axis map (see module docstring for the forms).
 
     Also accepts a 3x3 nested sequence of numbers. Raises `UnitError` when
-    the text cannot be read or is not a right-handed signed permutation.
+    the text cannot be read or is not a signed permutation.
     """
     if not isinstance(text, str):
         return validate_axis_map(text)
@@ -230,10 +230,12 @@ def _parse_short(tokens: list[str], raw: str) -> AxisMap:
 
 
 def validate_axis_map(matrix: Sequence[Sequence[float]]) -> AxisMap:
-    """Check a 3x3 matrix is a right-handed signed permutation; return it as ints.
+    """Check a 3x3 matrix is a signed permutation; return it as ints.
 
     Each row and each column must hold exactly one +1 or -1. A determinant of
-    -1 would mirror the car (left and right swapped) and is refused.
+    -1 (a reflection) is accepted: it reads a left-handed workbook frame, such
+    as a CAD or OptimumK frame with the lateral axis positive to the right
+    (`is_reflection`; `check` says so).
     """
     rows = [list(r) for r in matrix]
     if len(rows) != 3 or any(len(r) != 3 for r in rows):
@@ -252,12 +254,12 @@ def validate_axis_map(matrix: Sequence[Sequence[float]]) -> AxisMap:
                 f"axis map {shown} is not a signed permutation: every row and every column"
                 " needs exactly one +1 or -1"
             )
-    if _det(ints) != 1:
-        raise UnitError(
-            f"axis map {shown} mirrors the car (determinant -1): left and right would swap;"
-            " flip the sign of one axis"
-        )
     return ints
+
+
+def is_reflection(m: AxisMap) -> bool:
+    """True when the axis map has determinant -1: the workbook's frame is left-handed."""
+    return _det(m) == -1
 
 
 def _det(m: AxisMap) -> int:

@@ -144,8 +144,6 @@ def test_parse_axis_map_signs_and_matrix_input():
         ("[[0 0 0] [0 1 0] [0 0 1]]", "signed permutation"),
         ("[[2 0 0] [0 1 0] [0 0 1]]", "-1, 0 or 1"),
         ("[[1 0 0] [0 1 0]]", "6 numbers"),
-        ("+X -Y +Z", "mirrors"),
-        ("[[0 1 0] [1 0 0] [0 0 1]]", "mirrors"),
     ],
 )
 def test_bad_axis_maps(text, message):
@@ -191,3 +189,18 @@ def test_from_internal_round_trips_within_an_ulp(unit):
         assert abs(back - mm) <= math.ulp(mm)
         exact += back == mm
     assert exact > 1000  # exact whenever some float converts back exactly
+
+
+@pytest.mark.parametrize(
+    ("text", "reflection"),
+    [("+X -Y +Z", True), ("[[0 1 0] [1 0 0] [0 0 1]]", True), ("+Z +X +Y", False)],
+)
+def test_reflections_are_accepted_and_named(text, reflection):
+    """A left-handed workbook frame (lateral + right, or two axes swapped) reads through
+    a determinant -1 map; `is_reflection` tells it apart from a rotation."""
+    m = units.parse_axis_map(text)
+    assert units.is_reflection(m) is reflection
+    point = units.workbook_to_model((1.0, 2.0, 3.0), "mm", m)
+    want = tuple(sum(m[i][k] * (1.0, 2.0, 3.0)[k] for k in range(3)) for i in range(3))
+    assert point == want
+    assert units.model_to_workbook(point, "mm", m) == (1.0, 2.0, 3.0)

@@ -146,7 +146,12 @@ def describe_options(car: Car) -> list[str]:
     return [
         "Options:",
         f"  units: length {o.length_unit}, angle {o.angle_unit}, force {o.force_unit};"
-        f" axis map {units.format_axis_map(o.axis_map)} (model X, Y, Z in workbook axes)",
+        f" axis map {units.format_axis_map(o.axis_map)} (model X, Y, Z in workbook axes"
+        + (
+            "; a reflection: the workbook's frame is left-handed, e.g. lateral + to the right)"
+            if units.is_reflection(o.axis_map)
+            else ")"
+        ),
         f"  solver tolerance {o.solver_tolerance_mm:g} mm,"
         f" constraint display tolerance {o.constraint_display_tolerance_mm:g} mm",
         f"  chassis reference point: {o.chassis_reference_point or 'origin'}",
