@@ -579,3 +579,87 @@ def test_a_channel_this_car_never_fills_is_listed_not_failed(tmp_path: Path) -> 
     result = validate(axle, read_export(write_xlsx(tmp_path / "a.xlsx", table)))
     assert result.passed and [c.channel for c in result.compared] == ["Camber Angle Front Left"]
     assert result.not_computed[0].startswith("Push/Pull Length [Left] [Front] (mm)")
+
+
+# -- independent references in OptimumK's own layouts -------------------------------------------
+REFERENCES = Path(__file__).resolve().parents[1] / "validation"
+MOTIONS = {
+    "Heave [mm]": "Motion [Heave] (mm)",
+    "Roll [deg]": "Motion [Roll] (deg)",
+    "Pitch [deg]": "Motion [Pitch] (deg)",
+    "Steering Wheel Angle [deg]": "Motion [Steering] (deg)",
+    "Rack Travel [mm]": "Steering Rack Displacement (mm)",
+}
+
+
+def optimumk_header(name: str) -> str:
+    """A reference column (``Camber Angle Front Left [deg]``) under OptimumK v2's name
+    (``Camber Angle [Left] [Front] (deg)``); axle- and side-level names likewise."""
+    import re
+
+    if name in MOTIONS:
+        return MOTIONS[name]
+    m = re.fullmatch(r"(.+) (Front|Rear) (Left|Right) \[(.+)\]", name)
+    if m:
+        return f"{m[1]} [{m[3]}] [{m[2]}] ({m[4]})"
+    m = re.fullmatch(r"(.+) (Front|Rear|Left|Right) \[(.+)\]", name)
+    if m:
+        return f"{m[1]} [{m[2]}] ({m[3]})"
+    raise AssertionError(f"no OptimumK name for {name!r}")
+
+
+def reference_table(case: str) -> dict[str, list[float]]:
+    """The bundled reference of `case` (closed form or SolveSpace, validation/README.md)
+    as {OptimumK v2 header: values}."""
+    import pandas as pd
+
+    frame = pd.read_csv(REFERENCES / case / "export.csv", comment="#").drop(columns="Step")
+    return {optimumk_header(c): frame[c].astype(float).tolist() for c in frame.columns}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_an_independent_reference_validates_in_every_layout(layout: str, tmp_path: Path) -> None:
+    """The closed-form corner (validation/corner_closed_form: not our solver) written in
+    each OptimumK layout validates with no map; 0.1 deg on one channel fails, naming it."""
+    import suspension_sim
+
+    model = suspension_sim.load(REFERENCES / "corner_closed_form" / "corner.xlsx")
+    table = reference_table("corner_closed_form")
+    result = validate(model, read_export(LAYOUTS[layout](tmp_path, table)))
+    assert result.passed, result.summary()
+    n_channels = len([h for h in table if not h.startswith(("Motion [", "Steering Rack"))])
+    assert len(result.compared) >= n_channels  # every reference channel is compared
+    bad = dict(table)
+    key = "Camber Angle [Left] [Front] (deg)"
+    bad[key] = [v + (0.1 if i == 7 else 0.0) for i, v in enumerate(bad[key])]
+    (tmp_path / "bad").mkdir()
+    failed = validate(model, read_export(LAYOUTS[layout](tmp_path / "bad", bad)))
+    assert [c.channel for c in failed.failed_channels] == ["Camber Angle Front Left"]
+    assert failed.failed_channels[0].at_step == 7
+
+
+@pytest.mark.slow
+def test_the_solvespace_reference_of_the_whole_car_validates_in_v2_layout(tmp_path: Path) -> None:
+    """The example car solved by SolveSpace (validation/fsae_car_slvs), OptimumK v2 names,
+    title block and statistic rows, .xlsx: passes with no map."""
+    import suspension_sim
+
+    model = suspension_sim.load(Path(__file__).resolve().parents[1] / "workbooks" / "fsae_car.xlsx")
+    table = reference_table("fsae_car_slvs")
+    # The reference's steering-wheel angle is + = left turn (ISO 8855); OptimumK's is
+    # + = rack toward +Y. On this car a rack moved toward +Y turns the wheels
+    # (+ yaw = left) this way:
+    turned = model.solve(rack=1.0)
+    points = turned.points
+    yaw = 0.0
+    for w in model.car.wheels:
+        before = model.car.point(w.axis_point) - model.car.point(w.centre)
+        after = (points.loc[w.axis_point] - points.loc[w.centre]).to_numpy(float)
+        yaw += float(np.cross(before, after)[2])
+    sign = 1.0 if yaw > 0 else -1.0
+    key = "Motion [Steering] (deg)"
+    table[key] = [sign * v for v in table[key]]
+    result = validate(model, read_export(write_xlsx(tmp_path / "r.xlsx", table)))
+    assert result.passed, result.summary()
+    n_channels = len([h for h in table if not h.startswith("Motion [")])
+    assert len(result.compared) >= n_channels
