@@ -468,3 +468,29 @@ def test_member_chart_draws_the_member_forces() -> None:
     assert [b.get_width() for b in bars] == pytest.approx(list(members["axial_N"]))
     assert [bool(b.get_hatch()) for b in bars] == list(~members["determinate"].to_numpy())
     assert "indeterminate" in fig.axes[0].get_title()
+
+
+def test_chart_never_overwrites_the_workbook(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    from suspension_sim.cli import main
+
+    car = shutil.copy(ROOT / "workbooks" / "fsae_car.xlsx", tmp_path / "car.xlsx")
+    before = Path(car).read_bytes()
+    assert main(["loads", str(car), "--mass", "280", "--chart", str(car)]) == 2
+    err = capsys.readouterr().err
+    assert "--chart" in err and "overwrite the workbook" in err and "Traceback" not in err
+    assert Path(car).read_bytes() == before
+
+
+def test_a_standard_case_that_lifts_a_wheel_is_refused() -> None:
+    """3 g of lateral acceleration with a 280 mm CG on a 1200 mm track lifts the inside
+    wheels (m a h / t = 280 g * 3 * 280 / 1200 > half the static load): refused."""
+    from suspension_sim.errors import InputError
+    from suspension_sim.loads import standard_cases
+
+    with pytest.raises(InputError, match="would lift off the ground"):
+        standard_cases(280, 280, 1530, 1200, lateral_g=3.0)
+    assert len(standard_cases(280, 280, 1530, 1200, lateral_g=1.5)) == 5

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from suspension_sim.commands.solve import add_pose_arguments, parse_shocks
 from suspension_sim.errors import InputError
@@ -63,6 +64,16 @@ def run(args: argparse.Namespace) -> int:
         from suspension_sim.files import check_output
 
         check_output(args.chart, where="--chart")
+        try:
+            same = Path(args.chart).resolve() == Path(args.workbook).resolve()
+        except OSError:
+            same = False
+        if same:
+            raise InputError(
+                "would overwrite the workbook with the chart",
+                where="--chart",
+                hint="give the chart its own .png file name",
+            )
     if args.tolerance is not None and not (args.tolerance > 0):
         raise InputError("must be positive", where="--tolerance")
     model = load(args.workbook)

@@ -109,9 +109,12 @@ def standard_cases(
 
     Quasi-static, rigid car, no aero, simple weight transfer: longitudinal
     m a h / L between the axles, lateral m a h / t within each axle in
-    proportion to its static load; every tyre works at the same friction use
-    (its force is its vertical load times the g level), brake force split by
-    `front_brake_share`, drive force by `rear_drive_share`. The brake and
+    proportion to its vertical load; the lateral force of each tyre is its
+    vertical load times the lateral g (the same friction use everywhere); the
+    longitudinal force is split between the axles by `front_brake_share` or
+    `rear_drive_share` (fixed, so the two axles' friction use differs) and
+    within an axle by vertical load. A case in which a wheel would lift
+    (negative vertical load) is refused (InputError). The brake and
     drive torques are the contact-patch force times the tyre radius. Cases:
     ``braking``, ``acceleration``, ``cornering`` (turning left: the tyres push
     the car toward +Y, load moves to the right wheels), ``combined`` (braking
@@ -204,6 +207,16 @@ def _case(
         wheels[2]: 0.5 * rear - (1 - share_front) * dw_lat,
         wheels[3]: 0.5 * rear + (1 - share_front) * dw_lat,
     }
+    lifted = [w for w, v in fz.items() if v < 0.0]
+    if lifted:
+        raise InputError(
+            f"{', '.join(lifted)} would lift off the ground (vertical load "
+            f"{min(fz.values()):.0f} N) at {ax_g:g} g longitudinal and {ay_g:g} g lateral: "
+            "the simple weight transfer of the standard cases no longer holds",
+            where="lateral_g" if lifted and abs(ay_g) > 0 else "brake_g",
+            hint="lower the g level (or the CG height), or give this case yourself in the"
+            " Load Cases section with the loads the tyres can carry",
+        )
     # Longitudinal force per axle (brake or drive share), split by vertical load.
     total_x = weight * ax_g
     if ax_g < 0:

@@ -520,10 +520,10 @@ def _default_units(title: tuple[tuple[str, str], ...]) -> dict[Dimension, str]:
                 continue
             for unit in words[lowered.index(dimension) + 1 :]:
                 try:
-                    unit_factor(unit, dimension)  # type: ignore[arg-type]
+                    unit_factor(unit, dimension)
                 except KeyError:
                     continue
-                out[dimension] = unit  # type: ignore[index]
+                out[dimension] = unit
                 break
     return out
 
