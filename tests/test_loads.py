@@ -494,3 +494,34 @@ def test_a_standard_case_that_lifts_a_wheel_is_refused() -> None:
     with pytest.raises(InputError, match="would lift off the ground"):
         standard_cases(280, 280, 1530, 1200, lateral_g=3.0)
     assert len(standard_cases(280, 280, 1530, 1200, lateral_g=1.5)) == 5
+
+
+@pytest.mark.parametrize("path", WORKBOOKS, ids=[p.stem for p in WORKBOOKS])
+def test_the_chassis_pickups_balance_force_and_moment(path: Path) -> None:
+    """Statics of the whole suspension: the loads the chassis pickups (and the rack,
+    which slides in the chassis) receive balance the contact-patch loads, in force and
+    in moment about the origin, on a rolled, pitched and yawed car."""
+    from suspension_sim.metrics.core import pose_metrics
+
+    model = suspension_sim.load(path)
+    pose = model.solve(
+        shocks={d: 3.0 for d in model.damper_names}, chassis=(0, 0, 0, 1.5, -1.0, 2.0)
+    )
+    rng = np.random.default_rng(1)
+    loads = {w.name: rng.uniform([-800, -1500, 500], [800, 1500, 3000]) for w in model.car.wheels}
+    case = LoadCase("c", {w: WheelLoad(tuple(f)) for w, f in loads.items()})
+    table = solve_loads(pose, case).table
+    where = {n: pose.points.loc[n].to_numpy(float) for n in pose.points.index}
+    met = pose_metrics(pose, rates=False)
+    cp = {w: np.array([met[f"contact_point_{w}_{a}_mm"] for a in "xyz"]) for w in loads}
+    force = sum(loads.values())
+    moment = sum(np.cross(cp[w], f) for w, f in loads.items())
+    bodies = ["Chassis"] + ([model.car.rack.body] if model.car.rack else [])
+    rows = table[table.body.isin(bodies)]
+    got_moment = np.zeros(3)
+    for name, f in zip(rows.point, rows[["Fx_N", "Fy_N", "Fz_N"]].to_numpy(float), strict=True):
+        if name in where:  # "(rack mounts)" has no one point: the rack's own rows carry it
+            got_moment += np.cross(where[name], f)
+    chassis = table[table.body == "Chassis"][["Fx_N", "Fy_N", "Fz_N"]].to_numpy(float)
+    assert np.abs(chassis.sum(axis=0) - force).max() < 1e-6
+    assert np.abs(got_moment - moment).max() < 1e-9 * np.abs(moment).max()
