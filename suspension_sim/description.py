@@ -130,6 +130,11 @@ class Damper:
     """A damper body: universal joint at `chassis_point`, prismatic stroke.
 
     Lengths in mm; `min_length`/`max_length` bound the eye-to-eye length.
+    Optional linear coil-over spring (docs/loads.md, "Springs"): `spring_rate`
+    in N/mm; its force at a stroke is ``preload + rate * stroke`` (N, +
+    pushes the eyes apart), with `spring_preload` the force at the design
+    length (stroke 0) or, instead, `spring_free_length` the eye-to-eye length
+    (mm) at which the spring force is zero; neither given = preload 0.
     """
 
     body: str
@@ -138,6 +143,9 @@ class Damper:
     min_length: float | None = None
     max_length: float | None = None
     source: Source | None = field(default=None, compare=False, repr=False)
+    spring_rate: float | None = None
+    spring_preload: float | None = None
+    spring_free_length: float | None = None
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@ wheel attitude, sample by sample (docs/replay.md).
 
 Exit 0 = every sample that could be solved closed (blank samples of gaps and
 out-of-limits values are reported, not failures), 3 = some sample did not
-close, 2 = bad input (the message names the map line, the column or option).
+close, or no sample was solved at all (one line says why), 2 = bad input (the
+message names the map line, the column or option).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "says which column is which and in which unit (docs/replay.md). Gaps, bad channels "
         "and values beyond the damper's travel are reported with their time stamps and "
         "left blank; nothing is extrapolated.",
-        epilog="Exit 0 = done, 3 = some sample did not close, 2 = bad input.",
+        epilog="Exit 0 = done, 3 = some sample did not close or none was solved, 2 = bad input.",
     )
     p.add_argument("workbook", help="the car's .xlsx workbook (never written)")
     p.add_argument("log", help="the data-logger export: .csv or .parquet (never written)")
@@ -166,6 +167,9 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"wrote {len(paths)} chart(s) to {args.plot}")
     print(result.summary())
+    if result.counts.get("ok", 0) == 0:
+        print(f"error: {result.nothing_solved()}")
+        return 3
     return 3 if result.counts.get("not_closed", 0) else 0
 
 

@@ -15,7 +15,8 @@ Every channel is ``value = gain * raw + offset`` (gain 1, offset 0 by default),
 in its unit; a channel in volts (V or mV) gives mm (lengths) or deg (angles)
 through gain (per volt) and offset. The file is read node by node
 (`suspension_sim.sweeps.yaml_file`), so every error names the file and line
-(``map.yaml:7``). Names are checked against a car and a log by `ChannelMap.check`.
+(``map.yaml:7``). Names are checked against a car and a log by `ChannelMap.check`,
+and so is a held stroke (``{fixed: STROKE}``) against the damper's travel.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+import numpy as np
 import yaml
 
 from suspension_sim.errors import InputError
@@ -52,6 +54,12 @@ TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "min": 60.0}
 VOLT_UNITS: dict[str, float] = {"v": 1.0, "mv": 1e-3}
 """Volts per one of each accepted voltage unit (gain is per volt)."""
 MAP_HINT = "a map looks like 'time: {column: Time, unit: s}' then 'dampers:' (docs/replay.md)"
+GAIN_HINT = (
+    "a channel's value is gain x raw + offset, both plain numbers, e.g. "
+    "'{column: Damper FR, unit: V, gain: 15.0, offset: -37.5}'"
+)
+FIXED_HINT = "a damper that was not logged is held at a stroke in mm (+ = compression): '{fixed: 0}'"
+ZERO_HINT = "zero: {from: 0.0, to: 2.0} (s of log time, where the car stood still)"
 VERSION = 1
 
 
@@ -90,7 +98,7 @@ class Channel:
 @dataclass(frozen=True)
 class Zero:
     """Static segment [start, stop] (s of log time) where strokes (and the steering,
-    if asked) are set to zero at their mean."""
+    if asked) are set to zero at their median (`signals.Scan.zeroes`)."""
 
     start: float
     stop: float
@@ -110,6 +118,7 @@ class ChannelMap:
     chassis: dict[str, Channel] = field(default_factory=dict)  # heave/roll/pitch -> channel
     zero: Zero | None = None
     damper_where: dict[str, str] = field(default_factory=dict)  # as written -> file:line
+    fixed_where: dict[str, str] = field(default_factory=dict)  # as written -> its value's line
     top_where: str = ""
 
     @property
@@ -123,7 +132,8 @@ class ChannelMap:
     def check(self, model: KinematicModel, columns: Sequence[str]) -> ChannelMap:
         """This map with damper names as the workbook spells them and columns as the
         log spells them; InputError at the map line for an unknown damper or column,
-        a damper left unmapped, or steering on a car without a rack."""
+        a damper left unmapped, a held stroke beyond the damper's travel, or steering
+        on a car without a rack."""
         names = list(model.damper_names)
         dampers: dict[str, Channel] = {}
         fixed: dict[str, float] = {}
@@ -141,6 +151,7 @@ class ChannelMap:
                 dampers[name] = replace(self.dampers[given], name=name)
             else:
                 fixed[name] = self.fixed[given]
+                _check_fixed(model, name, fixed[name], self.fixed_where.get(given, where))
         missing = [n for n in names if n not in dampers and n not in fixed]
         if missing:
             raise InputError(
@@ -161,6 +172,27 @@ class ChannelMap:
             out.steering = _column(self.steering, columns)
         out.chassis = {k: _column(c, columns) for k, c in self.chassis.items()}
         return out
+
+
+def _check_fixed(model: KinematicModel, name: str, stroke: float, where: str) -> None:
+    """Refuse a held stroke (mm) beyond the damper's travel: every sample would be out of
+    limits (the rule that screens samples, `signals.beyond_travel`)."""
+    from suspension_sim.replay.signals import beyond_travel
+    from suspension_sim.solve.inputs import input_limits
+
+    if not beyond_travel(model, name, np.array([stroke]))[0]:
+        return
+    low, high = input_limits(model).get(name, (None, None))
+    span = (
+        f"{'no minimum' if low is None else f'{low:g}'}.."
+        f"{'no maximum' if high is None else f'{high:g}'} mm"
+    )
+    raise InputError(
+        f"{name}: fixed stroke {stroke:g} mm is beyond the damper's travel ({span}, from the "
+        "Damping min/max lengths)",
+        where=where,
+        hint=f"hold it at a stroke within {span} (+ = compression), e.g. '{name}: {{fixed: 0}}'",
+    )
 
 
 def _match(name: str, choices: Sequence[str]) -> str | None:
@@ -249,8 +281,9 @@ def _read(root: Node, file: str) -> ChannelMap:
         if isinstance(vnode.node, yaml.MappingNode) and "fixed" in vnode.mapping(name):
             items = vnode.mapping(name)
             _keys(items, ("fixed",), f"damper {name}")
-            value = items["fixed"][1].number(f"{name}: fixed")
+            value = _number(items["fixed"][1], f"{name}: fixed", FIXED_HINT)
             out.fixed[name] = value
+            out.fixed_where[name] = items["fixed"][1].where
             continue
         out.dampers[name] = _channel(name, knode, vnode, "length", DAMPER_KINDS)
     if "steering" in top:
@@ -277,9 +310,9 @@ def _zero(node: Node) -> Zero:
     _keys(items, ZERO_KEYS, "zero")
     for key in ("from", "to"):
         if key not in items:
-            node.fail(f"zero: no '{key}' (s)", hint="zero: {from: 0.0, to: 2.0}")
-    start = items["from"][1].number("zero: from")
-    stop = items["to"][1].number("zero: to")
+            node.fail(f"zero: no '{key}' (s)", hint=ZERO_HINT)
+    start = _number(items["from"][1], "zero: from", ZERO_HINT)
+    stop = _number(items["to"][1], "zero: to", ZERO_HINT)
     if not stop > start:
         items["to"][1].fail(f"zero: 'to' ({stop:g} s) must be after 'from' ({start:g} s)")
     steering = False
@@ -311,8 +344,10 @@ def _channel(
     column = cnode.text(f"{name}: column").strip()
     if not column:
         cnode.fail(f"{name}: blank column name")
-    gain = items["gain"][1].number(f"{name}: gain") if "gain" in items else 1.0
-    offset = items["offset"][1].number(f"{name}: offset") if "offset" in items else 0.0
+    gain = _number(items["gain"][1], f"{name}: gain", GAIN_HINT) if "gain" in items else 1.0
+    offset = (
+        _number(items["offset"][1], f"{name}: offset", GAIN_HINT) if "offset" in items else 0.0
+    )
     if gain == 0.0:
         items["gain"][1].fail(f"{name}: gain must not be 0")
     kind = items["kind"][1].text(f"{name}: kind").strip() if "kind" in items else ""
@@ -337,8 +372,6 @@ def _channel(
             " per volt)",
             hint=f"{name}: {{column: ..., unit: V, gain: 15.0, offset: -37.5}}",
         )
-    if not (math.isfinite(gain) and math.isfinite(offset)):
-        node.fail(f"{name}: gain and offset must be finite numbers")
     return Channel(
         name=name,
         column=column,
@@ -352,6 +385,20 @@ def _channel(
         where=knode.where,
         column_where=cnode.where,
     )
+
+
+def _number(node: Node, what: str, hint: str) -> float:
+    """A finite number at `node` (InputError at its line with a replay hint otherwise)."""
+    v = node.value()
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        node.fail(f"{what} must be a number, found {v!r}", hint)
+    try:
+        value = float(v)
+    except OverflowError:  # an integer with hundreds of digits
+        value = math.inf
+    if not math.isfinite(value):
+        node.fail(f"{what} must be a finite number, found {node.source_text()}", hint)
+    return value
 
 
 def _is_length(unit: str) -> bool:

@@ -18,7 +18,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,7 +31,7 @@ from suspension_sim.metrics.core import layout
 from suspension_sim.metrics.geometry import wheel_set
 from suspension_sim.names import did_you_mean
 from suspension_sim.replay.channelmap import ChannelMap, load_map
-from suspension_sim.replay.logs import open_log
+from suspension_sim.replay.logs import LogFile, decimal_comma, open_log
 from suspension_sim.replay.signals import (
     NOT_CLOSED,
     OK,
@@ -109,6 +109,20 @@ class ReplayResult:
             f"(solve {self.solve_seconds:.3g} s, {rate:.0f} states/s with the {self.engine} "
             f"engine; metrics {self.metrics_seconds:.3g} s)"
         )
+
+    def nothing_solved(self) -> str:
+        """One line saying why no sample was solved: the statuses and the first problem
+        of the commonest one ("" when some sample was)."""
+        if self.counts.get("ok", 0):
+            return ""
+        parts = [f"{n} {name}" for name, n in self.counts.items() if n]
+        text = f"no sample was solved ({', '.join(parts) or 'no samples'})"
+        if parts:
+            worst = max((n, name) for name, n in self.counts.items() if n)[1]
+            first = next((p for p in self.problems if p.kind == worst), None)
+            if first is not None:
+                text += f"; first: {first.text(self.decimals)}"
+        return text
 
     def report_lines(self, limit: int | None = None) -> list[str]:
         """Notes, warnings and problem ranges as text lines (`limit` problems at most)."""
@@ -278,7 +292,7 @@ def replay_log(
             f"gap factor must be a number above 1, found {gap_factor:g}", where="gap_factor"
         )
     cmap = load_map(map_path)
-    log = open_log(log_path, cmap.time.column)
+    log = open_log(log_path, [ch.column for ch in cmap.channels])
     cmap = cmap.check(model, log.columns)
     chosen = choose_columns(model, cmap, columns)
     out_path = _check_out(model, out, force, (Path(log_path), Path(map_path)))
@@ -286,30 +300,27 @@ def replay_log(
     wanted = [ch.column for ch in cmap.channels]
 
     scan = Scan()
+    notes: list[str] = []
+    dated = False
     for frame in log.chunks(wanted, cmap.time.column, chunk):
+        if log.time_note and not dated:  # known once the first chunk is read
+            cmap, dated = _dated_time(cmap, log.time_note, notes), True
         scan.add(model, cmap, frame, rack_ratio)
     if scan.samples == 0:
-        raise InputError(
-            f"the log has no sample with a numeric time in column {cmap.time.column!r}"
-            + (f" ({log.skipped_rows} rows without one)" if log.skipped_rows else ""),
-            where=cmap.time.column_where or str(log_path),
-            hint="map 'time:' to the column of time stamps (numbers, in s or ms)",
-        )
-    notes: list[str] = []
+        raise _no_time_error(cmap, log, log_path)
     if log.skipped_rows:
         notes.append(
             f"{log.skipped_rows} row(s) after the header have no numeric time (a units row?) "
             "and were skipped"
         )
-    offsets = scan.offsets(cmap)
-    for name, value in offsets.items():
-        what = "rack travel" if name == "steering" else "stroke"
-        assert cmap.zero is not None
-        notes.append(
-            f"{name}: {what} zeroed at its mean {value:+.4f} mm over t = "
-            f"{cmap.zero.start:g}..{cmap.zero.stop:g} s ({scan.zero_count[name]} samples)"
-        )
-    warnings = [
+    warnings: list[str] = []
+    zeroes = scan.zeroes(model, cmap)
+    offsets = {z.name: z.value for z in zeroes}
+    for z in zeroes:
+        notes.append(z.note())
+        if z.warning():
+            warnings.append(z.warning())
+    warnings += [
         f"{ch.describe()} is constant ({value:g} mm) over the whole log: a dead or "
         "unplugged sensor?"
         for ch, value in scan.constant_channels(cmap)
@@ -424,6 +435,34 @@ def replay_log(
         dropped=problems.dropped,
         decimals=decimals,
         columns=header,
+    )
+
+
+def _dated_time(cmap: ChannelMap, note: str, notes: list[str]) -> ChannelMap:
+    """The map with its time channel in s when the log's time column holds dates or
+    durations (read as s by `LogFile.chunks`); the map's time unit is then not used."""
+    notes.append(note)
+    if cmap.time.unit == "s":
+        return cmap
+    notes.append(f"the map's time unit {cmap.time.unit!r} is not used for dates or durations")
+    return replace(cmap, time=replace(cmap.time, unit="s", factor=1.0))
+
+
+def _no_time_error(cmap: ChannelMap, log: LogFile, log_path: str | os.PathLike[str]) -> InputError:
+    """The error for a log without a single numeric time, with the likely cause."""
+    texts = log.skipped_texts
+    seen = f"; it holds {', '.join(repr(t) for t in texts)}" if texts else ""
+    hint = "map 'time:' to the column of time stamps (numbers, in s or ms)"
+    if decimal_comma(texts):
+        hint = (
+            "the numbers are written with a decimal comma ('0,01'): export the log with a "
+            "decimal point, or with ';' between columns so that the comma reads as decimal"
+        )
+    return InputError(
+        f"the log has no sample with a numeric time in column {cmap.time.column!r}"
+        + (f" ({log.skipped_rows} rows without one{seen})" if log.skipped_rows else ""),
+        where=cmap.time.column_where or str(log_path),
+        hint=hint,
     )
 
 

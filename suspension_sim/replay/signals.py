@@ -4,8 +4,10 @@
 rack travel (mm, + = toward +Y) and chassis states (mm, deg) as
 docs/conventions.md defines them. `Scan` is the first pass over a log:
 sample count, each channel's range (all-NaN and constant channels), the
-median time step, and the means in the static segment that zero the
-strokes. `screen` gives every sample of a chunk its status and logs the
+median time step, and the static segment's samples whose median zeroes the
+strokes (`ZeroOffset`: only samples within the damper's travel count, so one
+glitch cannot shift a whole log; a spread over `ZERO_SPREAD_MM` is warned
+of). `screen` gives every sample of a chunk its status and logs the
 problems as time ranges in a `ProblemLog` ("t = 12.340..12.512 s: FL_Damper
 stroke 31.2 mm beyond the damper's travel (max 25.0)"). The damper-limit
 rule is `suspension_sim.solve.batch`'s own (length against the Damping
@@ -43,6 +45,13 @@ MAX_RANGES = 10_000
 """Problem ranges kept (more are counted, not listed)."""
 CHASSIS_INDEX = {"heave": 2, "roll": 3, "pitch": 4}
 """Column of each chassis channel in the solver's (x, y, z, roll, pitch, yaw) state."""
+ZERO_SPREAD_MM = 1.0
+"""A stroke (or rack travel) moving more than this over the static segment is warned of:
+the car was not standing still there, or the channel is noisy."""
+NO_TIME = "time:none"
+"""Problem channel of samples without a time stamp (shown at the time before them)."""
+TIME_BACK = "time:back"
+"""Problem channel of samples whose time goes back or repeats."""
 
 
 @dataclass
@@ -116,8 +125,8 @@ class Scan:
     finite: dict[str, int] = field(default_factory=dict)  # channel name -> numeric samples
     low: dict[str, float] = field(default_factory=dict)
     high: dict[str, float] = field(default_factory=dict)
-    zero_sum: dict[str, float] = field(default_factory=dict)
-    zero_count: dict[str, int] = field(default_factory=dict)
+    zero_values: dict[str, list[np.ndarray]] = field(default_factory=dict)  # static segment
+    zero_times: dict[str, list[np.ndarray]] = field(default_factory=dict)
     steps: list[float] = field(default_factory=list)  # median time step of each chunk
     first_time: float = math.nan
     last_time: float = math.nan
@@ -159,6 +168,7 @@ class Scan:
             if zero is not None
             else np.zeros(n, dtype=bool)
         )
+        zeroed = _zeroed(cmap)
         for name, v in values.items():
             ok = np.isfinite(v)
             self.finite[name] = self.finite.get(name, 0) + int(ok.sum())
@@ -166,32 +176,55 @@ class Scan:
                 self.low[name] = min(self.low.get(name, math.inf), float(v[ok].min()))
                 self.high[name] = max(self.high.get(name, -math.inf), float(v[ok].max()))
             w = window & ok
-            self.zero_sum[name] = self.zero_sum.get(name, 0.0) + float(v[w].sum())
-            self.zero_count[name] = self.zero_count.get(name, 0) + int(w.sum())
+            if name in zeroed and w.any():  # a static segment is short: its samples are kept
+                self.zero_values.setdefault(name, []).append(v[w])
+                self.zero_times.setdefault(name, []).append(t[w])
 
     @property
     def median_step(self) -> float:
         """Median time step of the log (s; NaN with fewer than two times)."""
         return float(np.median(self.steps)) if self.steps else math.nan
 
-    def offsets(self, cmap: ChannelMap) -> dict[str, float]:
-        """Stroke (and, if asked, rack) means in the static segment, by channel name;
-        InputError at the map's zero entry if a channel has no sample there."""
+    def zeroes(self, model: KinematicModel, cmap: ChannelMap) -> list[ZeroOffset]:
+        """The zero of each stroke (and, if asked, of the rack travel): the median of its
+        samples in the static segment that are within the travel (the screening rule,
+        `beyond_travel`), or of all of them when fewer than half are (a pot whose zero
+        is farther off than the travel); InputError at the map's zero entry if a channel
+        has no sample there."""
         zero = cmap.zero
         if zero is None:
-            return {}
-        names = list(cmap.dampers) + (["steering"] if zero.steering and cmap.steering else [])
-        out: dict[str, float] = {}
-        for name in names:
-            count = self.zero_count.get(name, 0)
-            if count == 0:
+            return []
+        out = []
+        for name in _zeroed(cmap):
+            if name not in self.zero_values:
                 raise InputError(
                     f"no sample of {name} in the static segment t = {zero.start:g}..{zero.stop:g}"
                     f" s (the log runs from {self.first_time:g} to {self.last_time:g} s)",
                     where=zero.where,
                     hint="choose from/to (s of log time) where the car stood still",
                 )
-            out[name] = self.zero_sum[name] / count
+            v = np.concatenate(self.zero_values[name])
+            t = np.concatenate(self.zero_times[name])
+            inside = ~beyond_travel(model, name, v)
+            all_used = 2 * int(inside.sum()) < len(v)
+            if not all_used:
+                v, t = v[inside], t[inside]
+            lo, hi = int(np.argmin(v)), int(np.argmax(v))
+            out.append(
+                ZeroOffset(
+                    name=name,
+                    value=float(np.median(v)),
+                    used=len(v),
+                    left_out=0 if all_used else int((~inside).sum()),
+                    low=float(v[lo]),
+                    high=float(v[hi]),
+                    t_low=float(t[lo]),
+                    t_high=float(t[hi]),
+                    start=zero.start,
+                    stop=zero.stop,
+                    all_beyond=all_used,
+                )
+            )
         return out
 
     def bad_channels(self, cmap: ChannelMap) -> list[Channel]:
@@ -209,6 +242,69 @@ class Scan:
         return out
 
 
+def _zeroed(cmap: ChannelMap) -> list[str]:
+    """Channels the static segment zeroes: the damper channels, the steering if asked."""
+    zero = cmap.zero
+    if zero is None:
+        return []
+    return list(cmap.dampers) + (["steering"] if zero.steering and cmap.steering else [])
+
+
+@dataclass(frozen=True)
+class ZeroOffset:
+    """The zero of one channel found in the static segment (mm of stroke or rack)."""
+
+    name: str  # a damper, or "steering"
+    value: float  # the median of the samples used
+    used: int  # samples used
+    left_out: int  # samples beyond the travel, left out
+    low: float  # lowest and highest of the samples used, and their times (s)
+    high: float
+    t_low: float
+    t_high: float
+    start: float  # the static segment (s)
+    stop: float
+    all_beyond: bool = False  # fewer than half were within the travel: all were used
+
+    @property
+    def spread(self) -> float:
+        """Highest - lowest sample used (mm)."""
+        return self.high - self.low
+
+    def _what(self) -> str:
+        return "rack travel" if self.name == "steering" else "stroke"
+
+    def _travel(self) -> str:
+        return "the rack's travel" if self.name == "steering" else "the damper's travel"
+
+    def note(self) -> str:
+        """``FL_Damper: stroke zeroed at its median +3.1000 mm over t = 0..1.5 s (...)``."""
+        text = (
+            f"{self.name}: {self._what()} zeroed at its median {self.value:+.4f} mm over t = "
+            f"{self.start:g}..{self.stop:g} s ({self.used} samples)"
+        )
+        if self.left_out:
+            text += f"; {self.left_out} sample(s) beyond {self._travel()} left out"
+        if self.all_beyond:
+            text += (
+                f"; most samples there are beyond {self._travel()} before zeroing (a pot "
+                "that is not calibrated?), so all were used"
+            )
+        return text
+
+    def warning(self) -> str:
+        """Why the zero is doubtful (a spread over `ZERO_SPREAD_MM`), or ""."""
+        if not self.spread > ZERO_SPREAD_MM:
+            return ""
+        return (
+            f"{self.name}: {self._what()} moves {self.spread:.2f} mm over the static segment "
+            f"t = {self.start:g}..{self.stop:g} s (from {self.low:+.2f} mm at t = "
+            f"{self.t_low:.6g} s to {self.high:+.2f} mm at t = {self.t_high:.6g} s): the car "
+            f"was not standing still there, or the channel is noisy; zeroed at the median "
+            f"{self.value:+.4f} mm"
+        )
+
+
 # -- problem ranges -----------------------------------------------------------------------
 @dataclass
 class Problem:
@@ -223,11 +319,14 @@ class Problem:
     detail: str = ""  # the solver's full explanation (not_closed)
 
     def text(self, decimals: int = 3) -> str:
-        """``t = 12.340..12.512 s: <message>`` (one time for a single sample)."""
+        """``t = 12.340..12.512 s: <message>`` (one time for a single sample; ``after t =``
+        for samples without a time stamp, shown at the last time before them)."""
         if self.start == self.stop:
             when = f"t = {self.start:.{decimals}f} s"
         else:
             when = f"t = {self.start:.{decimals}f}..{self.stop:.{decimals}f} s"
+        if self.channel == NO_TIME:
+            when = "after " + when
         many = f" ({self.count} samples)" if self.count > 1 else ""
         return f"{when}: {self.message}{many}"
 
@@ -369,7 +468,7 @@ class Screen:
         no_time = ~np.isfinite(t)
         if no_time.any():
             status[no_time] = GAP
-            log.add("gap", "time", index[no_time], shown[no_time], "no time stamp")
+            log.add("gap", NO_TIME, index[no_time], shown[no_time], "no time stamp")
         ok_t = np.flatnonzero(~no_time)
         if len(ok_t):
             tv = t[ok_t]
@@ -379,7 +478,7 @@ class Screen:
                 status[ok_t[back]] = GAP
                 log.add(
                     "gap",
-                    "time",
+                    TIME_BACK,
                     index[ok_t[back]],
                     tv[back],
                     "time goes back (or repeats): these samples are left blank",
@@ -441,40 +540,21 @@ class Screen:
         log: ProblemLog,
     ) -> None:
         model = self.model
-        limits = input_limits(model)
         with np.errstate(invalid="ignore"):
             for k, d in enumerate(model.car.dampers):
                 s = inputs.strokes[:, k]
-                length = model.car.damper_design_length(d) - s  # batch._check_limits' rule
-                low, high = limits[d.body]
-                checks = []
-                if d.min_length is not None and high is not None:
-                    checks.append((length < d.min_length - LIMIT_SLACK_MM, s - high, high, "max"))
-                if d.max_length is not None and low is not None:
-                    checks.append((length > d.max_length + LIMIT_SLACK_MM, low - s, low, "min"))
-                checks.append((np.abs(s) > MAX_INPUT, np.abs(s), MAX_INPUT, "at most"))
-                for bad, excess, bound, word in checks:
+                for bad, excess, bound, word in _travel_checks(model, d.body, s):
                     self._mark(
                         log, status, index, shown, bad, f"{d.body}:{word}", s, excess,
                         _stroke_text(d.body, bound, word),
                     )  # fmt: skip
             if self.cmap.steering is not None:
                 r = inputs.rack
-                low, high = limits.get("rack", (None, None))
-                if high is not None:
+                for bad, excess, bound, word in _travel_checks(model, "steering", r):
                     self._mark(
-                        log, status, index, shown, r > high + LIMIT_SLACK_MM, "steering:max", r,
-                        r - high, _rack_text(high, "max"),
+                        log, status, index, shown, bad, f"steering:{word}", r, excess,
+                        _rack_text(bound, "max" if word == "at most" else word),
                     )  # fmt: skip
-                if low is not None:
-                    self._mark(
-                        log, status, index, shown, r < low - LIMIT_SLACK_MM, "steering:min", r,
-                        low - r, _rack_text(low, "min"),
-                    )  # fmt: skip
-                self._mark(
-                    log, status, index, shown, np.abs(r) > MAX_INPUT, "steering:huge", r,
-                    np.abs(r), _rack_text(MAX_INPUT, "max"),
-                )  # fmt: skip
             for axis in self.cmap.chassis:
                 v = inputs.chassis[:, CHASSIS_INDEX[axis]]
                 bound = MAX_CHASSIS_MM if axis == "heave" else MAX_CHASSIS_TILT_DEG
@@ -548,6 +628,45 @@ class Screen:
             "not_closed", "reach", index[beyond], shown[beyond], f"not solved: {first}",
             details=details,
         )  # fmt: skip
+
+
+def _travel_checks(
+    model: KinematicModel, name: str, values: np.ndarray
+) -> list[tuple[np.ndarray, np.ndarray, float, str]]:
+    """The screening rule of a damper's strokes or (name "steering") of rack travels
+    (mm): [(beyond, excess, bound, "max" / "min" / "at most")]. Dampers follow
+    `suspension_sim.solve.batch`'s own rule (length against the Damping min/max lengths
+    with `LIMIT_SLACK_MM`), so no batch is ever refused."""
+    limits = input_limits(model)
+    v = np.asarray(values, dtype=float)
+    checks = []
+    with np.errstate(invalid="ignore"):
+        if name == "steering":
+            low, high = limits.get("rack", (None, None))
+            if high is not None:
+                checks.append((v > high + LIMIT_SLACK_MM, v - high, high, "max"))
+            if low is not None:
+                checks.append((v < low - LIMIT_SLACK_MM, low - v, low, "min"))
+        else:
+            d = model.car.damper(name)
+            assert d is not None
+            length = model.car.damper_design_length(d) - v  # batch._check_limits' rule
+            low, high = limits[d.body]
+            if d.min_length is not None and high is not None:
+                checks.append((length < d.min_length - LIMIT_SLACK_MM, v - high, high, "max"))
+            if d.max_length is not None and low is not None:
+                checks.append((length > d.max_length + LIMIT_SLACK_MM, low - v, low, "min"))
+        checks.append((np.abs(v) > MAX_INPUT, np.abs(v), MAX_INPUT, "at most"))
+    return checks
+
+
+def beyond_travel(model: KinematicModel, name: str, values: np.ndarray) -> np.ndarray:
+    """True where a stroke of damper `name` (mm; "steering": a rack travel) is beyond its
+    travel by the rule that screens samples (out_of_limits)."""
+    out = np.zeros(np.shape(values), dtype=bool)
+    for bad, *_ in _travel_checks(model, name, values):
+        out |= bad
+    return out
 
 
 def _channel(cmap: ChannelMap, name: str) -> Channel:

@@ -151,15 +151,9 @@ def predicted_params(prev: Pose, state: State) -> np.ndarray:
 def _body_distances(model: KinematicModel, Q: np.ndarray) -> tuple[list[str], np.ndarray]:
     """Per body, the largest distance between its points in the three parameter
     columns of Q: (bodies, 3) of [|P1 - P0|, |P2 - P0|, |P2 - P1|] (chassis frame, mm)."""
-    P = _positions(model, Q)
-    d = np.stack(
-        [
-            np.linalg.norm(P[:, :, 1] - P[:, :, 0], axis=1),
-            np.linalg.norm(P[:, :, 2] - P[:, :, 0], axis=1),
-            np.linalg.norm(P[:, :, 2] - P[:, :, 1], axis=1),
-        ],
-        axis=1,
-    )
+    P = _positions(model, Q)  # (3, n_inst, 3)
+    diff = P[[1, 2, 2]] - P[[0, 0, 1]]
+    d = np.sqrt(np.einsum("kic,kic->ik", diff, diff))  # (n_inst, 3)
     names, order, starts = model.derived.get(("continuation", "bodies"), lambda: _bodies(model))
     return names, np.maximum.reduceat(d[order], starts, axis=0)
 
@@ -175,13 +169,13 @@ def _bodies(model: KinematicModel) -> tuple[list[str], np.ndarray, np.ndarray]:
 
 
 def _positions(model: KinematicModel, Q: np.ndarray) -> np.ndarray:
-    """Chassis-frame point copies (n_inst, 3, S) for parameter columns Q (compiled
+    """Chassis-frame point copies (S, n_inst, 3) for parameter columns Q (compiled
     kernel once loaded; the numpy model otherwise)."""
     from suspension_sim.solve import engine
 
     if engine.kernel_compiled():
-        return np.moveaxis(engine.chassis_points_compiled(model, Q.T), 0, 2)
-    return model.instance_positions(Q, derivatives=False)[0]
+        return engine.chassis_points_compiled(model, Q.T)
+    return np.moveaxis(model.instance_positions(Q, derivatives=False)[0], 2, 0)
 
 
 def check_branch(prev: Pose, new: Pose, state: State) -> BranchJump | None:

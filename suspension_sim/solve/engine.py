@@ -621,16 +621,16 @@ def chassis_points_compiled(model: KinematicModel, params: np.ndarray) -> np.nda
     k = kernel_module()
     assert k is not None
     tab = kernel_tables(model)
-    W, _ = _work(tab)
-    out = np.empty((len(params), tab.n_inst, 3))
-    k.chassis_points(
-        np.ascontiguousarray(params, dtype=float),
-        tab.arrays,
-        W,
-        np.arange(tab.n_parts, dtype=np.int64),
-        np.arange(tab.n_inst, dtype=np.int64),
-        out,
+    W, parts, insts = model.derived.get(
+        "engine_points_work",
+        lambda: (
+            _work(tab)[0],
+            np.arange(tab.n_parts, dtype=np.int64),
+            np.arange(tab.n_inst, dtype=np.int64),
+        ),
     )
+    out = np.empty((len(params), tab.n_inst, 3))
+    k.chassis_points(np.ascontiguousarray(params, dtype=float), tab.arrays, W, parts, insts, out)
     return out
 
 

@@ -448,8 +448,11 @@ def damper_limit_notes(pose: Pose) -> list[str]:
     """
     out = []
     car = pose.model.car
+    design = pose.model.derived.get(
+        "damper_design_lengths", lambda: {d.body: car.damper_design_length(d) for d in car.dampers}
+    )
     for d in car.dampers:
-        length = car.damper_design_length(d) - pose.shocks[d.body]
+        length = design[d.body] - pose.shocks[d.body]
         if d.min_length is not None and length < d.min_length - LIMIT_NOTE_MM:
             out.append(f"{d.body} {length:.1f} mm < min {d.min_length:g} mm")
         if d.max_length is not None and length > d.max_length + LIMIT_NOTE_MM:

@@ -618,12 +618,81 @@ class _CarReader:
                     f"damper {body.name!r}: min length is greater than max length",
                     "swap them, or check the units",
                 )
-            damper = Damper(body.name, cp, mp, lo, hi, source=cell.source)
+            rate, preload, free = self.read_spring(rec, body.name, cell)
+            damper = Damper(
+                body.name,
+                cp,
+                mp,
+                lo,
+                hi,
+                source=cell.source,
+                spring_rate=rate,
+                spring_preload=preload,
+                spring_free_length=free,
+            )
             self.warn_damper_length(damper, cell)
+            self.warn_loose_spring(damper, cell)
             dampers.append(damper)
         return tuple(dampers)
 
+    def read_spring(
+        self, rec: dict[str, Cell | None], damper: str, cell: Cell
+    ) -> tuple[float | None, float | None, float | None]:
+        """The optional spring of a Damping row: rate (N/mm), preload (N), free length
+        (mm), converted from the workbook's force and length units."""
+        force_unit, length_unit = self.options.force_unit, self.options.length_unit
+        to_n = units.force_factor(force_unit)
+        rate_cell, preload_cell, free_cell = (
+            rec["Spring rate"],
+            rec["Spring preload"],
+            rec["Spring free length"],
+        )
+        what = f"spring rate of damper {damper!r}"
+        rate = number(rate_cell, what, unit=f"{force_unit}/{length_unit}")
+        positive(rate_cell, rate, what)
+        what = f"spring preload of damper {damper!r}"
+        preload = number(preload_cell, what, unit=force_unit)
+        if preload is not None and preload < 0:
+            assert preload_cell is not None
+            fail(
+                preload_cell,
+                f"{what} must be 0 or more, found {preload:g}",
+                "the preload is the spring force at the design length (a coil spring pushes)",
+            )
+        free = self.length(free_cell, f"spring free length of damper {damper!r}")
+        positive(free_cell, free, f"spring free length of damper {damper!r}")
+        if rate is None:
+            given = preload_cell if preload is not None else free_cell if free is not None else None
+            if given is not None:
+                fail(
+                    given,
+                    f"damper {damper!r}: a spring preload or free length needs a spring rate",
+                    "fill in Spring rate, or clear the cell",
+                )
+            return None, None, None
+        if preload is not None and free is not None:
+            assert free_cell is not None
+            fail(
+                free_cell,
+                f"damper {damper!r}: give the spring preload or the free length, not both",
+                "clear one of the two cells (the other follows from the rate)",
+            )
+        rate_n_mm = units.to_internal(rate, to_n) / self.factor
+        return rate_n_mm, None if preload is None else units.to_internal(preload, to_n), free
+
     # -- warnings ---------------------------------------------------------------------------
+    def warn_loose_spring(self, damper: Damper, cell: Cell) -> None:
+        """Warn when a spring's free length is shorter than the design length (no force)."""
+        if damper.spring_free_length is None:
+            return
+        length = damper_length(self.xyz[damper.chassis_point], self.xyz[damper.moving_point])
+        if damper.spring_free_length < length - LIMIT_SLACK_MM:
+            self.warnings.append(
+                f"{cell.where}: the spring of damper {damper.body!r} is {length:.3f} mm long at"
+                f" the design condition, longer than its free length"
+                f" {damper.spring_free_length:.3f} mm: it pulls (a linear spring is assumed)"
+            )
+
     def warn_damper_length(self, damper: Damper, cell: Cell) -> None:
         """Warn when the design length (as `Car.damper_design_length`) is outside
         [min, max] by more than `LIMIT_SLACK_MM`."""

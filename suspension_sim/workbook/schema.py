@@ -81,6 +81,9 @@ SECTION_COLUMNS: dict[str, tuple[Column, ...]] = {
         Column("Moving point"),
         Column("Min length", optional=True),
         Column("Max length", optional=True),
+        Column("Spring rate", optional=True),
+        Column("Spring preload", optional=True),
+        Column("Spring free length", optional=True),
     ),
 }
 """Header of each fixed-column section, in order (Components is free-width)."""

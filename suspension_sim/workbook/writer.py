@@ -101,7 +101,7 @@ def section_rows(car: Car) -> dict[str, list[Row]]:
         HARD_POINTS: [_header(HARD_POINTS), *_point_rows(car)],
         WHEELS: [_header(WHEELS), *_wheel_rows(car)],
         STEERING: [_header(STEERING), *_rack_rows(car)],
-        DAMPING: [_header(DAMPING), *_damper_rows(car)],
+        DAMPING: _damping_rows(car),
     }
 
 
@@ -190,7 +190,20 @@ def _rack_rows(car: Car) -> list[Row]:
     return [[rack.body, *rack.end_points, ratio, *travel]]
 
 
+def _damping_rows(car: Car) -> list[Row]:
+    """Damping header and rows; the spring columns only when some damper has a spring."""
+    springs = any(d.spring_rate is not None for d in car.dampers)
+    width = len(SECTION_COLUMNS[DAMPING]) if springs else 5
+    return [_header(DAMPING)[:width], *(row[:width] for row in _damper_rows(car))]
+
+
 def _damper_rows(car: Car) -> list[Row]:
+    to_unit = units.force_factor(car.options.force_unit)
+    length = units.length_factor(car.options.length_unit)
+
+    def force(n: float | None) -> float | None:
+        return None if n is None else units.from_internal(n, to_unit)
+
     return [
         [
             d.body,
@@ -198,6 +211,9 @@ def _damper_rows(car: Car) -> list[Row]:
             d.moving_point,
             _length(car, d.min_length),
             _length(car, d.max_length),
+            None if d.spring_rate is None else units.from_internal(d.spring_rate * length, to_unit),
+            force(d.spring_preload),
+            _length(car, d.spring_free_length),
         ]
         for d in car.dampers
     ]
