@@ -310,7 +310,9 @@ def ride_height(
             guess[0],
         )
         guess[0] = pose
-        case = LoadCase("static", {w: WheelLoad((0.0, 0.0, float(W[i]))) for i, w in enumerate(wheels)})
+        case = LoadCase(
+            "static", {w: WheelLoad((0.0, 0.0, float(W[i]))) for i, w in enumerate(wheels)}
+        )
         f = statics([pose], [case]).input_force[0, :n_d, 0]
         spring = P0 + k * s
         cp = _contact_world(model, pose)

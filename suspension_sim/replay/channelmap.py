@@ -58,7 +58,7 @@ GAIN_HINT = (
     "a channel's value is gain x raw + offset, both plain numbers, e.g. "
     "'{column: Damper FR, unit: V, gain: 15.0, offset: -37.5}'"
 )
-FIXED_HINT = "a damper that was not logged is held at a stroke in mm (+ = compression): '{fixed: 0}'"
+FIXED_HINT = "a damper that was not logged is held at a stroke (mm, + = compression): '{fixed: 0}'"
 ZERO_HINT = "zero: {from: 0.0, to: 2.0} (s of log time, where the car stood still)"
 VERSION = 1
 
@@ -345,9 +345,7 @@ def _channel(
     if not column:
         cnode.fail(f"{name}: blank column name")
     gain = _number(items["gain"][1], f"{name}: gain", GAIN_HINT) if "gain" in items else 1.0
-    offset = (
-        _number(items["offset"][1], f"{name}: offset", GAIN_HINT) if "offset" in items else 0.0
-    )
+    offset = _number(items["offset"][1], f"{name}: offset", GAIN_HINT) if "offset" in items else 0.0
     if gain == 0.0:
         items["gain"][1].fail(f"{name}: gain must not be 0")
     kind = items["kind"][1].text(f"{name}: kind").strip() if "kind" in items else ""

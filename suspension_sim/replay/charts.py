@@ -3,10 +3,12 @@
 One figure per quantity (camber, camber to the chassis, toe, wheel travel,
 ride-height change, roll-centre height, motion ratio), a panel per wheel or
 axle, time on x. A blank sample (any status but ok) breaks the line, and so
-does a time jump: nothing is drawn across a gap. A long log is drawn as its
-envelope: the minimum and maximum of each of `ENVELOPE_BINS` time bins, read
-chunk by chunk from the written table, so a spike is never hidden and memory
-stays bounded. Style and labels: `suspension_sim.outputs.plots`.
+does a time jump (a step over `gap_factor` median steps, or time going back):
+nothing is drawn across a gap. A long log is drawn as its envelope: the
+minimum and maximum of each of `ENVELOPE_BINS` bins per chunk, read chunk by
+chunk from the written table, so a spike is never hidden and memory stays
+bounded; a bin never spans a time jump, and the envelope breaks there too.
+Style and labels: `suspension_sim.outputs.plots`.
 """
 
 from __future__ import annotations
@@ -166,7 +168,7 @@ def _series(
     for frame in _frames(source, columns):
         n += len(frame)
         if envelope is None and n > MAX_POINTS:
-            envelope = _Envelope(columns)
+            envelope = _Envelope(columns, gap_factor)
             for k in range(len(raw_t)):
                 envelope.add(raw_t[k], {c: raw[c][k] for c in columns})
             raw_t, raw = [], {c: [] for c in columns}
@@ -197,7 +199,7 @@ def _break_jumps(
     if not len(good):
         return t, series
     limit = gap_factor * float(np.median(good))
-    cut = np.flatnonzero(~(dt <= limit)) + 1  # also NaN and backward steps
+    cut = np.flatnonzero(~((dt >= 0) & (dt <= limit))) + 1  # also NaN and backward steps
     if not len(cut):
         return t, series
     t_out = np.insert(t, cut, np.nan)
@@ -205,29 +207,48 @@ def _break_jumps(
 
 
 class _Envelope:
-    """Min and max per time bin, accumulated chunk by chunk (bins grow as time does)."""
+    """Min and max per bin, accumulated chunk by chunk; a bin never spans a time jump (a
+    step over `gap_factor` x the median step, or time going back) and a NaN point sits
+    between the bins on either side of one, as `_break_jumps` does for a short log."""
 
-    def __init__(self, columns: list[str]):
+    def __init__(self, columns: list[str], gap_factor: float):
         self.columns = columns
+        self.gap_factor = gap_factor
         self.t: list[np.ndarray] = []
         self.v: dict[str, list[np.ndarray]] = {c: [] for c in columns}
+        self.steps: list[float] = []  # median time step of each chunk (s)
+        self.last = math.nan  # the last time of the chunk before
 
     def add(self, t: np.ndarray, values: dict[str, np.ndarray]) -> None:
-        # Chunks are reduced to at most ENVELOPE_BINS min/max pairs each as they come.
+        # Chunks are reduced to at most ENVELOPE_BINS min/max pairs each (plus one bin
+        # edge per time jump) as they come.
         ok = np.isfinite(t)
         t = t[ok]
         if not len(t):
             return
+        dt = np.diff(np.concatenate([[self.last], t]))  # dt[i]: the step into sample i
+        good = dt[np.isfinite(dt) & (dt > 0)]
+        if len(good):
+            self.steps.append(float(np.median(good)))
+        limit = self.gap_factor * float(np.median(self.steps)) if self.steps else math.inf
+        self.last = float(t[-1])
+        jumps = np.flatnonzero(np.isfinite(dt) & ((dt > limit) | (dt < 0)))
         edges = np.linspace(0, len(t), min(ENVELOPE_BINS, len(t)) + 1).astype(int)
-        starts = edges[:-1]
-        self.t.append(np.repeat(t[starts], 2))
+        starts = np.unique(np.concatenate([edges[:-1], jumps]))
+        broken = np.isin(starts, jumps)  # a NaN point before these bins
+        keep = np.ones((len(starts), 3), dtype=bool)
+        keep[:, 0] = broken
+        slots = np.empty((len(starts), 3))
+        slots[:, 0] = np.nan
+        slots[:, 1] = slots[:, 2] = t[starts]
+        self.t.append(slots[keep])
         for c in self.columns:
             v = values[c][ok]
-            lo = np.fmin.reduceat(v, starts)
-            hi = np.fmax.reduceat(v, starts)
-            pair = np.empty(2 * len(starts))
-            pair[0::2], pair[1::2] = lo, hi
-            self.v[c].append(pair)
+            slots = np.empty((len(starts), 3))
+            slots[:, 0] = np.nan
+            slots[:, 1] = np.fmin.reduceat(v, starts)
+            slots[:, 2] = np.fmax.reduceat(v, starts)
+            self.v[c].append(slots[keep])
 
     def result(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         t = np.concatenate(self.t) if self.t else np.zeros(0)

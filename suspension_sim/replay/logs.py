@@ -93,7 +93,8 @@ class LogFile:
                 if len(self.skipped_texts) < SHOWN_TEXTS:
                     texts = raw[time_column].iloc[:skipped].dropna().astype(str).str.strip()
                     texts = texts[texts != ""]
-                    self.skipped_texts += texts.iloc[: SHOWN_TEXTS - len(self.skipped_texts)].tolist()
+                    more = SHOWN_TEXTS - len(self.skipped_texts)
+                    self.skipped_texts += texts.iloc[:more].tolist()
                 if not len(ok):
                     continue
                 frame = frame.iloc[skipped:]
@@ -133,7 +134,6 @@ class LogFile:
                 where=str(self.path),
                 hint="export the log as plain CSV (one header row, one row per sample)",
             ) from None
-
 
     def _seconds(self, values: pd.Series) -> np.ndarray:
         """The time column as float64: numbers as they are; dates (datetime64) as s from
@@ -187,9 +187,7 @@ def _pyarrow_parquet(path: Path) -> Any:
     return pq
 
 
-def open_log(
-    path: str | os.PathLike[str], columns: str | Sequence[str] | None = None
-) -> LogFile:
+def open_log(path: str | os.PathLike[str], columns: str | Sequence[str] | None = None) -> LogFile:
     """The layout of the log at `path` (InputError naming it if it cannot be read).
 
     columns: the column names the caller will read (the time column first); a CSV's
@@ -279,7 +277,7 @@ def _header(lines: Sequence[str], wanted: Sequence[str]) -> tuple[int, str]:
 
 
 def _decimal(lines: Sequence[str], delimiter: str) -> str:
-    """"," when the data lines write more numbers with a decimal comma ("1,25") than
+    """ "," when the data lines write more numbers with a decimal comma ("1,25") than
     with a decimal point, "." otherwise."""
     comma = point = 0
     for line in lines:

@@ -621,16 +621,24 @@ def chassis_points_compiled(model: KinematicModel, params: np.ndarray) -> np.nda
     k = kernel_module()
     assert k is not None
     tab = kernel_tables(model)
-    W, parts, insts = model.derived.get(
+    W, parts, insts, lock = model.derived.get(
         "engine_points_work",
         lambda: (
             _work(tab)[0],
             np.arange(tab.n_parts, dtype=np.int64),
             np.arange(tab.n_inst, dtype=np.int64),
+            threading.Lock(),
         ),
     )
     out = np.empty((len(params), tab.n_inst, 3))
-    k.chassis_points(np.ascontiguousarray(params, dtype=float), tab.arrays, W, parts, insts, out)
+    Q = np.ascontiguousarray(params, dtype=float)
+    if lock.acquire(blocking=False):  # the kept work arrays, one thread at a time
+        try:
+            k.chassis_points(Q, tab.arrays, W, parts, insts, out)
+        finally:
+            lock.release()
+    else:
+        k.chassis_points(Q, tab.arrays, _work(tab)[0], parts, insts, out)
     return out
 
 
