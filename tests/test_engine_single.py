@@ -168,3 +168,33 @@ def test_a_second_process_loads_the_kernel_from_the_disk_cache(tmp_path: Path) -
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert third.stdout.split() == ["False", "0"] and "writable by other users" in third.stderr
+
+
+@pytest.mark.parametrize("path", WORKBOOKS, ids=lambda p: p.stem)
+def test_target_solves_by_the_engine_equal_trf(path: Path) -> None:
+    """Targets (tyres on the ground while the chassis heaves, rolls and pitches; a wheel
+    travel): the compiled engine's Newton on the targeted inputs gives trf's pose to
+    1e-9 mm, and meets every target."""
+    from suspension_sim.solve.targets import wheel_travel
+    from suspension_sim.sweeps.motions import ground_targets
+
+    model = suspension_sim.load(path)
+    engine.compile_kernel()
+    redundant = bool(design_mobility(model).redundant)
+    ground = ground_targets(model)
+    wheel = model.car.wheels[0]
+    damper = model.damper_names[0]
+    cases = [
+        {"chassis": (0, 0, -8.0, 0.0, 0.0, 0), "targets": ground},
+        {"chassis": (0, 0, 5.0, 1.2, -0.6, 0), "targets": ground},
+        {"targets": {damper: wheel_travel(wheel.name, 12.0)}},
+    ]
+    previous = model.solve()
+    for case in cases:
+        fast = model.solve(**case, guess=previous)
+        slow = model.solve(**case, guess=previous, method="trf")
+        assert fast.converged and slow.converged
+        assert fast.info.method == ("trf" if redundant else "engine")
+        assert _same(fast, slow) < 1e-9
+        assert fast.shocks == pytest.approx(slow.shocks, abs=1e-9)
+        previous = fast

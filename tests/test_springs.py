@@ -63,15 +63,10 @@ def test_old_workbook_has_no_springs(make_workbook):
     assert (d.spring_rate, d.spring_preload, d.spring_free_length) == (None, None, None)
 
 
-def test_spring_columns_in_lbf_and_inches(make_workbook, point_rows):
+def test_spring_columns_in_lbf_and_inches(make_workbook, point_rows, small_points):
     edits = dict(SPRING_COLS)
     edits.update({"Index!F4": "in", "Index!F6": "lbf", "Geometry!F20": 200, "Geometry!G20": 50})
-    for name, row in point_rows.items():  # keep the geometry: mm -> in
-        for col in "CDE":
-            edits[f"Hard Points!{col}{row}"] = None
-    from tests.conftest import SMALL_POINTS
-
-    for name, (x, y, z) in SMALL_POINTS.items():
+    for name, (x, y, z) in small_points.items():  # the same geometry in inches
         r = point_rows[name]
         edits.update({f"Hard Points!C{r}": x / 25.4, f"Hard Points!D{r}": y / 25.4})
         edits[f"Hard Points!E{r}"] = z / 25.4
@@ -83,6 +78,9 @@ def test_spring_columns_in_lbf_and_inches(make_workbook, point_rows):
     assert d.spring_rate == pytest.approx(200 * lbf / 25.4, rel=1e-12)  # lbf/in -> N/mm
     assert d.spring_preload == pytest.approx(50 * lbf, rel=1e-12)
     assert d.spring_free_length is None
+    again = read_car(write_car(car, make_workbook(edits).with_name("again.xlsx")))
+    assert again.dampers[0].spring_rate == pytest.approx(d.spring_rate, rel=1e-14)
+    assert again.dampers[0].spring_preload == pytest.approx(d.spring_preload, rel=1e-14)
 
 
 def test_free_length_gives_the_preload(make_workbook, small_points):
@@ -208,9 +206,12 @@ def _check_balance(model: KinematicModel, rh, springs) -> None:
     """Virtual work at the solution: W_i dz_cp = F_d ds_d, ds/dz_cp from solved poses
     holding the contact point at z +- h (chassis held); spring forces from the rates."""
     pose, h = rh.pose, 0.02
+    names = [w.name for w in model.car.wheels]
+    heights = _contact_heights(model, pose)  # 0 unless the car warps
     for wheel, damper in wheel_dampers(model).items():
         s = []
-        for z in (-h, h):
+        z0 = heights[names.index(wheel)]
+        for z in (z0 - h, z0 + h):
             p = solve(
                 model,
                 pose.shocks,
@@ -256,6 +257,46 @@ def test_ride_height_from_mass_and_cg(model):
     _check_balance(model, rh, springs)
 
 
+def test_cross_weight_warps_but_balances_every_spring(model):
+    """Diagonal corner weights on equal springs cannot all touch flat ground: the
+    springs still balance their corners exactly and the misfit is the warp."""
+    weights = {"FL": 760.0, "FR": 640.0, "RL": 640.0, "RR": 760.0}
+    springs = {d: Spring(30.0, 400.0) for d in model.damper_names}
+    rh = ride_height(model, weights, springs=springs)
+    heights = _contact_heights(model, rh.pose)
+    assert rh.warp_mm == pytest.approx(np.abs(heights).max(), abs=1e-9)
+    assert rh.warp_mm > 0.5
+    # the diagonal that carries more sits above the ground plane, the other below
+    # (wheels in the order FL, FR, RL, RR); least squares with heave free: sum ~ 0
+    sign = np.sign(heights)
+    assert sign[0] == sign[3] == -sign[1] == -sign[2]
+    assert abs(heights.sum()) < 1e-3 * rh.warp_mm
+    _check_balance(model, rh, springs)
+
+
+def test_off_centre_cg_is_in_moment_balance(model):
+    springs = {d: Spring(28.0 + 4 * i, 250.0) for i, d in enumerate(model.damper_names)}
+    cg = np.array([-600.0, 40.0, 300.0])
+    rh = ride_height(model, mass_kg=250.0, cg_mm=tuple(cg), springs=springs)
+    T = rh.pose.chassis_transform
+    cg_w = T[:3, :3] @ cg + T[:3, 3]
+    pts = rh.pose.copies
+    W = np.array([rh.corner_weights[w.name] for w in model.car.wheels])
+    cp = np.array(
+        [pts.loc[(w.centre, w.body)].to_numpy(dtype=float) for w in model.car.wheels]
+    )  # the contact patches are below the centres to within the camber offset
+    heights = _contact_heights(model, rh.pose)
+    assert np.abs(heights).max() < 1e-6
+    assert W.sum() == pytest.approx(250.0 * G, rel=1e-9)
+    assert rh.roll_deg < 0  # CG left of centre: the left side sinks (+ roll lifts it)
+    assert W[0] > W[1] and W[2] > W[3]  # left wheels carry more
+    # moments of the loads about the CG (contact x, y from the wheel centres: camber
+    # moves the patch a few mm sideways at most, so 1 % of the total moment)
+    arm = W @ (cp[:, :2] - cg_w[:2])
+    assert np.abs(arm).max() < 1e-2 * W.sum() * 1e3
+    _check_balance(model, rh, springs)
+
+
 def test_stiff_springs_hand_check(model):
     """Springs so stiff the motion ratio does not change: s = (W / MR_cp - P) / k."""
     k = 1e6
@@ -279,6 +320,8 @@ def test_bad_inputs(model):
     springs = {d: Spring(30.0) for d in model.damper_names}
     with pytest.raises(InputError, match="every wheel"):
         ride_height(model, {"FL": 700.0}, springs=springs)
+    with pytest.raises(InputError, match="0 N or more"):
+        ride_height(model, {"FL": 700.0, "FR": -1.0, "RL": 700.0, "RR": 700.0}, springs=springs)
     with pytest.raises(InputError, match="mass"):
         ride_height(model, springs=springs)
     with pytest.raises(InputError, match="not dampers"):

@@ -36,6 +36,7 @@ Units: mm, N, N/mm; angles in deg in the results.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -272,8 +273,15 @@ def ride_height(
     dampers = list(model.damper_names)
     n_w, n_d = len(wheels), len(dampers)
     by_mass = corner_weights is None
+    weight_n = 0.0  # m g (N), when by mass
     if by_mass:
-        if mass_kg is None or cg_mm is None or not mass_kg > 0:
+        if (
+            mass_kg is None
+            or cg_mm is None
+            or not (math.isfinite(mass_kg) and mass_kg > 0)
+            or len(cg_mm) != 3
+            or not all(math.isfinite(float(c)) for c in cg_mm)
+        ):
             raise InputError(
                 "give the corner weights, or a positive mass with the CG position",
                 where="ride height",
@@ -281,7 +289,8 @@ def ride_height(
             )
         if n_w < 3:
             raise InputError("a ride height from the CG needs three wheels or more")
-        W0 = np.full(n_w, mass_kg * G / n_w)
+        weight_n = float(mass_kg) * G
+        W0 = np.full(n_w, weight_n / n_w)
     else:
         assert corner_weights is not None
         unknown = sorted(set(corner_weights) - set(wheels))
@@ -292,8 +301,12 @@ def ride_height(
                 where="ride height",
             )
         W0 = np.array([float(corner_weights[w]) for w in wheels])
-        if not np.all(np.isfinite(W0)):
-            raise InputError("corner weights must be finite numbers (N)", where="ride height")
+        if not (np.all(np.isfinite(W0)) and np.all(W0 >= 0)):
+            raise InputError(
+                f"corner weights must be finite numbers of 0 N or more, got {W0.tolist()}",
+                where="ride height",
+                hint="the vertical load of the ground on each tyre, in N (+ = up)",
+            )
     k = np.array([sp[d].rate for d in dampers])
     P0 = np.array([sp[d].preload for d in dampers])
     guess: list[Pose | None] = [None]
@@ -326,7 +339,7 @@ def ride_height(
                 scale
                 * np.array(
                     [
-                        W.sum() - mass_kg * G,  # type: ignore[operator]
+                        W.sum() - weight_n,
                         W @ (cp[:, 0] - cg[0]),
                         W @ (cp[:, 1] - cg[1]),
                     ]
@@ -348,6 +361,8 @@ def ride_height(
     for it in range(1, max_iterations + 1):
         if J is None:
             J = _fd_jacobian(evaluate, x, r)
+        # Chord Gauss-Newton: the problem is nearly linear, so one Jacobian serves
+        # several steps; it is rebuilt when the steps stop shrinking fast.
         step, *_ = np.linalg.lstsq(weight[:, None] * J, -weight * r, rcond=None)
         x = x + step
         r, pose, spring, W = evaluate(x)
@@ -355,10 +370,9 @@ def ride_height(
         size = float(np.abs(step).max())
         if force_err <= tolerance_n * max(1.0, float(np.abs(spring).max())) and size < 1e-9:
             return _result(pose, dampers, wheels, spring, W, r[n_d : n_d + n_w], it)
-        norm = float(np.linalg.norm(weight * r))
-        if norm > 0.5 * prev:
-            J = None  # the chord Jacobian is stale: rebuild it
-        prev = norm
+        if size > 0.25 * prev:
+            J = None
+        prev = size
     raise SolveError(
         f"static ride height did not converge in {max_iterations} iterations "
         f"(spring force error {float(np.abs(r[:n_d] * k).max()):.3g} N)",

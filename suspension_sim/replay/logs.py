@@ -60,6 +60,7 @@ class LogFile:
     delimiter: str = ","
     encoding: str = "utf-8"
     decimal: str = "."  # CSV: the decimal mark ("," for "1,25")
+    lineterminator: str | None = None  # CSV: "\r" for old Mac line ends, else pandas' own
     skipped_rows: int = 0  # rows dropped before the first numeric time (units rows)
     skipped_texts: list[str] = field(default_factory=list)  # their time cells (a few)
     time_note: str = ""  # how a time column of dates or durations was read, if it was
@@ -123,6 +124,7 @@ class LogFile:
                 chunksize=size,
                 encoding=self.encoding,
                 decimal=self.decimal,
+                lineterminator=self.lineterminator,
                 low_memory=False,
                 skip_blank_lines=True,
             )
@@ -253,7 +255,10 @@ def _open_csv(path: Path, wanted: Sequence[str]) -> LogFile:
     columns = [c for c in _cells(lines[header], delimiter)]
     data = lines[header + 1 : header + 1 + DECIMAL_SEARCH_LINES]
     decimal = _decimal(data, delimiter)
-    return LogFile(path, "csv", columns, header, delimiter, encoding, decimal)
+    cr_only = "\r" in text and "\n" not in text  # pandas counts lines otherwise then
+    return LogFile(
+        path, "csv", columns, header, delimiter, encoding, decimal, "\r" if cr_only else None
+    )
 
 
 def _header(lines: Sequence[str], wanted: Sequence[str]) -> tuple[int, str]:

@@ -2,7 +2,7 @@
 
 `replay_log(model, log, map)` reads the map and the log's layout, makes one
 pass over the log to screen it (`signals.Scan`: channel ranges, the static
-segment's means, the median time step), then a second pass that converts,
+segment's samples, the median time step), then a second pass that converts,
 screens and solves `chunk` samples at a time (`solve_batch`, warm-started from
 the previous chunk's last closed pose) and writes the table as it goes
 (`writers.TableWriter`), so memory stays bounded for logs of millions of
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -457,6 +458,11 @@ def _no_time_error(cmap: ChannelMap, log: LogFile, log_path: str | os.PathLike[s
         hint = (
             "the numbers are written with a decimal comma ('0,01'): export the log with a "
             "decimal point, or with ';' between columns so that the comma reads as decimal"
+        )
+    elif any(re.search(r"\d:\d\d", t) for t in texts):
+        hint = (
+            "the time column holds clock times or dates as text: export the time in s, or "
+            "save the log as Parquet with a timestamp column (read as s from its first stamp)"
         )
     return InputError(
         f"the log has no sample with a numeric time in column {cmap.time.column!r}"

@@ -192,7 +192,6 @@ def check_branch(prev: Pose, new: Pose, state: State) -> BranchJump | None:
     if (
         info.prediction is not None
         and info.predicted_from is not None
-        and not state.targets
         and np.array_equal(info.predicted_from, prev.params)
     ):  # the engine predicted this step from prev already (first order, for free)
         pred = info.prediction
@@ -224,14 +223,20 @@ def compare_poses(direct: Pose, continued: Pose, start: Pose) -> BranchJump | No
 # -- moving --------------------------------------------------------------------------------
 def measure_target(pose: Pose, target: Target) -> float:
     """The current value of a target's quantity at a pose (mm)."""
+    return measure_targets(pose, {"_": target})["_"]
+
+
+def measure_targets(pose: Pose, targets: dict[str, Target]) -> dict[str, float]:
+    """The current value of each target's quantity at a pose (mm), in one pass."""
+    if not targets:
+        return {}
     model = pose.model
-    P, dP = model.instance_positions(pose.params[:, None], derivatives=True)
-    assert dP is not None
-    ct = CompiledTargets(
-        model, {"_": replace(target, value=0.0)}, chassis_transform(model, pose.chassis)
-    )
-    r, _ = ct.evaluate(P[:, :, 0], dP[:, :, :, 0], np.zeros(0, dtype=int))
-    return float(r[0])
+    P = _positions(model, pose.params[:, None])[0]
+    zeroed = {k: replace(t, value=0.0) for k, t in targets.items()}
+    ct = CompiledTargets(model, zeroed, chassis_transform(model, pose.chassis))
+    slopes = np.zeros((P.shape[0], max(model.kmax, 1), 3))  # no unknowns: not used
+    r, _ = ct.evaluate(P, slopes, np.zeros(0, dtype=int))
+    return dict(zip(targets, (float(v) for v in r), strict=True))
 
 
 @dataclass(frozen=True)
@@ -330,7 +335,7 @@ def move(
     """
     if not (max_step_mm > 0 and max_step_deg > 0):
         raise InputError("increments must be positive", where="continuation")
-    target_start = {k: measure_target(start, tg) for k, tg in state.targets.items()}
+    target_start = measure_targets(start, dict(state.targets))
     seg = _Segment(start, state, target_start)
     n = seg.increments(max_step_mm, max_step_deg)
     walker = _Walker(seg, check, tolerance, notes, max(0, int(halvings)))

@@ -280,6 +280,107 @@ def solve_by_engine(
     return q, info
 
 
+OUTER_ITERATIONS = 12
+"""Newton steps on the targeted inputs before a target solve goes to trf + LM."""
+
+
+def solve_targets_by_engine(
+    model: KinematicModel,
+    q_guess: np.ndarray,
+    q0: np.ndarray,
+    locked: np.ndarray,
+    targets: CompiledTargets,
+    tolerance: float,
+) -> tuple[np.ndarray, SolveInfo] | None:
+    """Close a pose whose targets replace some inputs, with the compiled block engine;
+    None (the caller runs trf + LM) when the kernel is not loaded or anything fails.
+
+    Newton on the targeted inputs u_F alone: each step closes the joints for the
+    current inputs with the engine (every block independent), evaluates the
+    targets g and, by the implicit function theorem, their total derivative
+    dg/du_F = g_q dq/du_F + g_u (the tangents from each block's Jacobian at the
+    closed state), and solves the small square system for the step. The first
+    step from the guess is the first-order prediction that continuation's branch
+    screen compares with. Units: mm, rad.
+    """
+    from suspension_sim.solve import engine
+
+    if not engine.kernel_compiled():
+        return None
+    t0 = time.perf_counter()
+    k = engine.kernel_module()
+    assert k is not None
+    pl = engine.plan(model)
+    inputs = pl.inputs
+    freed = np.flatnonzero(~np.isin(inputs, locked))
+    if len(freed) != len(targets.targets) or not len(pl.unknowns):
+        return None
+    if not np.all(np.isfinite(q_guess)):
+        return None
+    sess = engine.session(model)
+    tab = sess.tables
+    insts = np.unique(np.concatenate([targets.i, targets.j])).astype(np.int64)
+    parts = np.unique(model.inst_part[insts]).astype(np.int64)
+    P = np.zeros((tab.n_inst, 3))
+    dP = np.zeros((tab.n_inst, tab.k_max, 3))
+    P_some = np.zeros((len(insts), 3))
+    dP_some = np.zeros((len(insts), tab.k_max, 3))
+    tangents = np.zeros((model.n_params, len(freed)))
+    everything = np.arange(model.n_params)
+    target = min(tolerance, INNER_TARGET_MM)
+    u = q0[inputs].copy()
+    u[freed] = q_guess[inputs[freed]]  # the targeted inputs start where the guess has them
+    start = q_guess
+    prediction = None
+    its = 0
+    for it in range(OUTER_ITERATIONS):
+        res = engine.solve_compiled(model, u[None, :], start, target, fresh=it == 0)
+        if res.status[0] != engine.OK:
+            return None
+        q = res.params[0]
+        its += int(res.iterations[0]) + 1
+        k.points_and_slopes(q, tab.arrays, sess.W, parts, insts, P_some, dP_some)
+        P[insts], dP[insts] = P_some, dP_some
+        r, Jt = targets.evaluate(P, dP, everything)
+        err = float(np.max(np.abs(r), initial=0.0))
+        if err <= target:
+            break
+        if not np.isfinite(err) or not k.block_tangents(
+            q, freed.astype(np.int64), tab.arrays, sess.W, sess.S, tangents
+        ):
+            return None
+        tangents[inputs[freed], np.arange(len(freed))] = 1.0
+        G = Jt @ tangents
+        try:
+            du = np.linalg.solve(G, -r)
+        except np.linalg.LinAlgError:
+            return None
+        if not np.all(np.isfinite(du)):
+            return None
+        if it == 0:
+            prediction = q + tangents @ du
+        u[freed] += du
+        start = q
+    else:
+        return None
+    info = SolveInfo(
+        converged=True,
+        method="engine",
+        iterations=its,
+        nfev=its + 1,
+        njev=its,
+        max_residual_mm=max(float(res.max_residual_mm[0]), err),
+        tolerance_mm=tolerance,
+        seconds=time.perf_counter() - t0,
+        ratio=float("nan"),
+        ratio_flag=False,
+        ratio_of=functools.partial(pose_singular_ratio, model, q.copy()),
+        prediction=prediction if prediction is not None else q.copy(),
+        predicted_from=q_guess,
+    )
+    return q, info
+
+
 def solve(
     model: KinematicModel,
     shocks: Sequence[float] | Mapping[str, float] | None = None,
@@ -350,8 +451,11 @@ def solve(
 
         compiled = CompiledTargets(model, targets, chassis_transform(model, ch))
     found = None
-    if method == "auto" and not targets and not mob.redundant:
-        found = solve_by_engine(model, q_guess, q0[model.input_params()], tol)
+    if method == "auto" and not mob.redundant:
+        if compiled is None:
+            found = solve_by_engine(model, q_guess, q0[model.input_params()], tol)
+        else:
+            found = solve_targets_by_engine(model, q_guess, q0, locked, compiled, tol)
     q, info = found if found is not None else solve_params(model, q0, locked, tol, compiled)
     if targets:
         for name, value in zip(

@@ -576,6 +576,7 @@ class _CarReader:
         dampers: list[Damper] = []
         seen: dict[str, Cell] = {}
         chassis = self.bodies[CHASSIS]
+        self.check_spring_header(table)
         for rec in records(table, SECTION_COLUMNS[DAMPING]):
             cell = rec["Damper body"]
             assert cell is not None
@@ -634,6 +635,24 @@ class _CarReader:
             self.warn_loose_spring(damper, cell)
             dampers.append(damper)
         return tuple(dampers)
+
+    @staticmethod
+    def check_spring_header(table: Table) -> None:
+        """A column right of Max length that is not a spring column is an unexpected
+        column (as before the spring columns existed), not a misspelt spring header."""
+        columns = SECTION_COLUMNS[DAMPING]
+        first = next(i for i, c in enumerate(columns) if c.name == "Spring rate")
+        if len(table.header) <= first:
+            return
+        cell = table.header[first]
+        if cell.blank or any(matches(cell, c) for c in columns[first:]):
+            return
+        names = " | ".join(c.name for c in columns)
+        fail(
+            cell,
+            f"{table.label}: unexpected column {cell.text!r}",
+            f"the first row of the range must be the header: {names} (the last five optional)",
+        )
 
     def read_spring(
         self, rec: dict[str, Cell | None], damper: str, cell: Cell
