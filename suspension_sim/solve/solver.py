@@ -326,7 +326,6 @@ def solve_targets_by_engine(
     P_some = np.zeros((len(insts), 3))
     dP_some = np.zeros((len(insts), tab.k_max, 3))
     tangents = np.zeros((model.n_params, len(freed)))
-    everything = np.arange(model.n_params)
     target = min(tolerance, INNER_TARGET_MM)
     u = q0[inputs].copy()
     u[freed] = q_guess[inputs[freed]]  # the targeted inputs start where the guess has them
@@ -341,7 +340,7 @@ def solve_targets_by_engine(
         its += int(res.iterations[0]) + 1
         k.points_and_slopes(q, tab.arrays, sess.W, parts, insts, P_some, dP_some)
         P[insts], dP[insts] = P_some, dP_some
-        r, Jt = targets.evaluate(P, dP, everything)
+        r = targets.values_and_gradients(P)[0]
         err = float(np.max(np.abs(r), initial=0.0))
         if err <= target:
             break
@@ -350,7 +349,7 @@ def solve_targets_by_engine(
         ):
             return None
         tangents[inputs[freed], np.arange(len(freed))] = 1.0
-        G = Jt @ tangents
+        r, G = targets.total_derivative(P, dP, tangents)
         try:
             du = np.linalg.solve(G, -r)
         except np.linalg.LinAlgError:

@@ -127,7 +127,37 @@ class CompiledTargets:
 
         P: (n_inst, 3) chassis-frame positions, dP: (n_inst, kmax, 3) derivatives.
         """
+        r, gi, gj = self.values_and_gradients(P)
         m = self.model
+        col_of = np.full(m.n_params, -1, dtype=int)
+        col_of[unknowns] = np.arange(len(unknowns))
+        J = np.zeros((len(r), len(unknowns)))
+        rows = np.arange(len(r))
+        for inst, grad in ((self.i, gi), (self.j, gj)):
+            slots = m.inst_slots[inst]  # (n, kmax) parameter per slot
+            cols = np.where(slots >= 0, col_of[np.maximum(slots, 0)], -1)
+            vals = np.einsum("nk,nsk->ns", grad, dP[inst])
+            ok = cols >= 0
+            np.add.at(J, (np.broadcast_to(rows[:, None], cols.shape)[ok], cols[ok]), vals[ok])
+        return r, J
+
+    def total_derivative(
+        self, P: np.ndarray, dP: np.ndarray, tangents: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Residuals (n,) and their derivatives (n, n_inputs) along parameter tangents
+        (n_params, n_inputs): ``dr/du = sum over the copies' slots of grad . dP * dq/du``,
+        without assembling the Jacobian (the engine's Newton on targeted inputs)."""
+        r, gi, gj = self.values_and_gradients(P)
+        padded = np.vstack([tangents, np.zeros((1, tangents.shape[1]))])  # slot -1 -> 0
+        G = np.zeros((len(r), tangents.shape[1]))
+        for inst, grad in ((self.i, gi), (self.j, gj)):
+            vals = np.einsum("nk,nsk->ns", grad, dP[inst])  # (n, kmax)
+            G += np.einsum("ns,nsf->nf", vals, padded[self.model.inst_slots[inst]])
+        return r, G
+
+    def values_and_gradients(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Residuals (n,) and their gradients with respect to the two point copies of
+        each target (n, 3) each, chassis frame (mm/mm)."""
         Pi, Pj = P[self.i], P[self.j]
         gi = self.g.copy()
         gj = np.zeros_like(gi)
@@ -145,15 +175,4 @@ class CompiledTargets:
             ga = (self.radius[c] * sz / root)[:, None] * (dsz @ self.R)
             gj[c] = ga
             gi[c] = self.R[2] - ga
-        r = f - self.value
-        col_of = np.full(m.n_params, -1, dtype=int)
-        col_of[unknowns] = np.arange(len(unknowns))
-        J = np.zeros((len(r), len(unknowns)))
-        rows = np.arange(len(r))
-        for inst, grad in ((self.i, gi), (self.j, gj)):
-            slots = m.inst_slots[inst]  # (n, kmax) parameter per slot
-            cols = np.where(slots >= 0, col_of[np.maximum(slots, 0)], -1)
-            vals = np.einsum("nk,nsk->ns", grad, dP[inst])
-            ok = cols >= 0
-            np.add.at(J, (np.broadcast_to(rows[:, None], cols.shape)[ok], cols[ok]), vals[ok])
-        return r, J
+        return f - self.value, gi, gj
