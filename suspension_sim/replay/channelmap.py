@@ -176,8 +176,8 @@ class ChannelMap:
 
 def _check_fixed(model: KinematicModel, name: str, stroke: float, where: str) -> None:
     """Refuse a held stroke (mm) beyond the damper's travel: every sample would be out of
-    limits (the rule that screens samples, `signals.beyond_travel`)."""
-    from suspension_sim.replay.signals import beyond_travel
+    limits (the rule that screens samples, `replay.travel.beyond_travel`)."""
+    from suspension_sim.replay.travel import beyond_travel
     from suspension_sim.solve.inputs import input_limits
 
     if not beyond_travel(model, name, np.array([stroke]))[0]:

@@ -24,14 +24,14 @@ import numpy as np
 import pandas as pd
 
 from suspension_sim.errors import InputError, SolveError
-from suspension_sim.solve.inputs import input_limits, limit_text
+from suspension_sim.replay.travel import beyond_travel, travel_checks
+from suspension_sim.solve.inputs import limit_text
 from suspension_sim.solve.reach import check_reach, link_bounds
 from suspension_sim.solve.steering import rack_per_wheel_degree
 from suspension_sim.tolerances import (
     LIMIT_SLACK_MM,
     MAX_CHASSIS_MM,
     MAX_CHASSIS_TILT_DEG,
-    MAX_INPUT,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -543,14 +543,14 @@ class Screen:
         with np.errstate(invalid="ignore"):
             for k, d in enumerate(model.car.dampers):
                 s = inputs.strokes[:, k]
-                for bad, excess, bound, word in _travel_checks(model, d.body, s):
+                for bad, excess, bound, word in travel_checks(model, d.body, s):
                     self._mark(
                         log, status, index, shown, bad, f"{d.body}:{word}", s, excess,
                         _stroke_text(d.body, bound, word),
                     )  # fmt: skip
             if self.cmap.steering is not None:
                 r = inputs.rack
-                for bad, excess, bound, word in _travel_checks(model, "steering", r):
+                for bad, excess, bound, word in travel_checks(model, "steering", r):
                     self._mark(
                         log, status, index, shown, bad, f"steering:{word}", r, excess,
                         _rack_text(bound, "max" if word == "at most" else word),
@@ -628,45 +628,6 @@ class Screen:
             "not_closed", "reach", index[beyond], shown[beyond], f"not solved: {first}",
             details=details,
         )  # fmt: skip
-
-
-def _travel_checks(
-    model: KinematicModel, name: str, values: np.ndarray
-) -> list[tuple[np.ndarray, np.ndarray, float, str]]:
-    """The screening rule of a damper's strokes or (name "steering") of rack travels
-    (mm): [(beyond, excess, bound, "max" / "min" / "at most")]. Dampers follow
-    `suspension_sim.solve.batch`'s own rule (length against the Damping min/max lengths
-    with `LIMIT_SLACK_MM`), so no batch is ever refused."""
-    limits = input_limits(model)
-    v = np.asarray(values, dtype=float)
-    checks = []
-    with np.errstate(invalid="ignore"):
-        if name == "steering":
-            low, high = limits.get("rack", (None, None))
-            if high is not None:
-                checks.append((v > high + LIMIT_SLACK_MM, v - high, high, "max"))
-            if low is not None:
-                checks.append((v < low - LIMIT_SLACK_MM, low - v, low, "min"))
-        else:
-            d = model.car.damper(name)
-            assert d is not None
-            length = model.car.damper_design_length(d) - v  # batch._check_limits' rule
-            low, high = limits[d.body]
-            if d.min_length is not None and high is not None:
-                checks.append((length < d.min_length - LIMIT_SLACK_MM, v - high, high, "max"))
-            if d.max_length is not None and low is not None:
-                checks.append((length > d.max_length + LIMIT_SLACK_MM, low - v, low, "min"))
-        checks.append((np.abs(v) > MAX_INPUT, np.abs(v), MAX_INPUT, "at most"))
-    return checks
-
-
-def beyond_travel(model: KinematicModel, name: str, values: np.ndarray) -> np.ndarray:
-    """True where a stroke of damper `name` (mm; "steering": a rack travel) is beyond its
-    travel by the rule that screens samples (out_of_limits)."""
-    out = np.zeros(np.shape(values), dtype=bool)
-    for bad, *_ in _travel_checks(model, name, values):
-        out |= bad
-    return out
 
 
 def _channel(cmap: ChannelMap, name: str) -> Channel:

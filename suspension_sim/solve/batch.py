@@ -42,6 +42,9 @@ if TYPE_CHECKING:  # pragma: no cover
 COMPILE_PAYS_STATES = 10_000
 """With method="auto", batches at least this long compile the kernel (a few seconds once
 per process); shorter ones use the numpy path unless the kernel is compiled already."""
+LOAD_PAYS_STATES = 200
+"""With method="auto", batches at least this long load the kernel when a previous
+process left it on disk (well under a second)."""
 POINTS_CHUNK = 4096
 """States per chunk when the world-frame points are computed (bounds memory)."""
 
@@ -440,7 +443,9 @@ def _choose(method: Method, n: int) -> str:
         return "numpy"
     if method == "compiled":
         return "compiled"
-    return "compiled" if engine.kernel_compiled() or n >= COMPILE_PAYS_STATES else "numpy"
+    if engine.kernel_compiled() or n >= COMPILE_PAYS_STATES:
+        return "compiled"
+    return "compiled" if n >= LOAD_PAYS_STATES and engine.kernel_on_disk() else "numpy"
 
 
 def _continue(

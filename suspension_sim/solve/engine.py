@@ -33,6 +33,7 @@ import threading
 import time
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -648,6 +649,36 @@ def session(model: KinematicModel) -> KernelSession:
 
 
 _READY = False
+
+
+def kernel_on_disk() -> bool:
+    """True when a previous process left the compiled kernel in this user's private
+    code folder and it looks current (newer than the kernel's source), so loading it
+    takes well under a second instead of a compile. Never imports numba."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from suspension_sim.cache import cache_dir
+
+    try:
+        folder = cache_dir()
+        if folder is None:
+            return False
+        source = Path(__file__).with_name("kernel.py").stat().st_mtime
+        index = list((folder / f"numba-{version('numba')}").rglob("*solve_sequence*.nbi"))
+        return any(p.stat().st_mtime >= source for p in index)
+    except (OSError, PackageNotFoundError):
+        return False
+
+
+def load_kernel_if_cached() -> bool:
+    """Load the compiled kernel when it is cheap (`kernel_on_disk`); True when it is
+    ready in this process afterwards."""
+    if kernel_compiled():
+        return True
+    if compiled_available() and kernel_on_disk():
+        compile_kernel()
+        return True
+    return False
 
 
 def kernel_compiled() -> bool:

@@ -333,6 +333,10 @@ class SweepResult:
         return "\n".join(lines)
 
 
+KERNEL_PAYS_STEPS = 20
+"""A sweep of at least this many steps loads the compiled kernel when it is on disk."""
+
+
 def run_sweep(
     model: KinematicModel,
     spec: SweepSpec,
@@ -359,6 +363,10 @@ def run_sweep(
     memory that does not grow by a pose per step.
     """
     motion = spec.build(model)
+    if len(motion) >= KERNEL_PAYS_STEPS:
+        from suspension_sim.solve import engine
+
+        engine.load_kernel_if_cached()  # well under a second when a process compiled it
     design = solve(model)
     pose = design
     rows = None
