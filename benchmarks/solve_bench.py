@@ -113,8 +113,13 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as cache:
         cold_build, cached_build, first_pose = build_times(workbook, cache)
+        before = os.environ.get("SUSPENSION_SIM_CACHE_DIR")
         os.environ["SUSPENSION_SIM_CACHE_DIR"] = cache
         model = suspension_sim.load(workbook)
+        if before is None:  # the user's own cache again (the compiled kernel lives there)
+            del os.environ["SUSPENSION_SIM_CACHE_DIR"]
+        else:
+            os.environ["SUSPENSION_SIM_CACHE_DIR"] = before
     n_d = len(model.damper_names)
     print(
         f"workbook: {workbook.name} ({len(model.car.bodies)} bodies, {model.n_params} parameters)"
