@@ -70,9 +70,12 @@ def njit(func: Any) -> Any:
         config.CACHE_DIR = previous
 
 
-CHORD_REFRESH = 3e-2
+CHORD_REFRESH = 1.5e-2
 """A chord step that shrank the residual by less than this factor marks the stored
-factorisation as old: it is renewed at the state's solution for the next state."""
+inverse as old: it is renewed at the state's solution for the next state. Tuned on a
+500 Hz log of the example car (benchmarks/batch_bench.py): lower renews too often
+(each renewal costs a Jacobian and an inversion, ~7 chord steps), higher lets the
+chord steps contract slowly."""
 SECANT_SIMILAR = 0.5
 """The secant correction is used when this step's input-induced residual differs from
 the last one's by at most this fraction of it."""
