@@ -340,7 +340,7 @@ def solve_targets_by_engine(
         its += int(res.iterations[0]) + 1
         k.points_and_slopes(q, tab.arrays, sess.W, parts, insts, P_some, dP_some)
         P[insts], dP[insts] = P_some, dP_some
-        r = targets.values_and_gradients(P)[0]
+        r, gi, gj = targets.values_and_gradients(P)
         err = float(np.max(np.abs(r), initial=0.0))
         if err <= target:
             break
@@ -349,7 +349,7 @@ def solve_targets_by_engine(
         ):
             return None
         tangents[inputs[freed], np.arange(len(freed))] = 1.0
-        r, G = targets.total_derivative(P, dP, tangents)
+        G = targets.total_derivative(gi, gj, dP, tangents)
         try:
             du = np.linalg.solve(G, -r)
         except np.linalg.LinAlgError:

@@ -142,18 +142,18 @@ class CompiledTargets:
         return r, J
 
     def total_derivative(
-        self, P: np.ndarray, dP: np.ndarray, tangents: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Residuals (n,) and their derivatives (n, n_inputs) along parameter tangents
-        (n_params, n_inputs): ``dr/du = sum over the copies' slots of grad . dP * dq/du``,
-        without assembling the Jacobian (the engine's Newton on targeted inputs)."""
-        r, gi, gj = self.values_and_gradients(P)
+        self, gi: np.ndarray, gj: np.ndarray, dP: np.ndarray, tangents: np.ndarray
+    ) -> np.ndarray:
+        """Derivatives (n, n_inputs) of the residuals along parameter tangents (n_params,
+        n_inputs), from the gradients of `values_and_gradients`: ``dr/du = sum over the
+        copies' slots of grad . dP * dq/du``, without assembling the Jacobian (the
+        engine's Newton on targeted inputs)."""
         padded = np.vstack([tangents, np.zeros((1, tangents.shape[1]))])  # slot -1 -> 0
-        G = np.zeros((len(r), tangents.shape[1]))
+        G = np.zeros((len(gi), tangents.shape[1]))
         for inst, grad in ((self.i, gi), (self.j, gj)):
             vals = np.einsum("nk,nsk->ns", grad, dP[inst])  # (n, kmax)
             G += np.einsum("ns,nsf->nf", vals, padded[self.model.inst_slots[inst]])
-        return r, G
+        return G
 
     def values_and_gradients(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Residuals (n,) and their gradients with respect to the two point copies of
