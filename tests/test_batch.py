@@ -235,3 +235,33 @@ def test_bad_inputs_name_the_parameter_and_state(car: Model) -> None:
     shocks[3, 0] = np.nan
     with pytest.raises(InputError, match="state 3"):
         car.solve_batch(shocks)
+
+
+def test_absurd_states_are_refused_with_the_single_solve_rule(car: Model) -> None:
+    """A chassis state no car can take, or a rack travel past the rack's declared limit,
+    is refused for the whole batch with the message a single solve gives, naming the
+    first such state."""
+    import dataclasses
+
+    from suspension_sim.errors import InputError
+
+    n = len(car.damper_names)
+    chassis = np.zeros((5, 6))
+    chassis[3, 3] = 120.0  # 120 deg of roll
+    with pytest.raises(InputError) as caught:
+        car.solve_batch(shocks=np.zeros((5, n)), chassis=chassis, method="numpy")
+    assert caught.value.where == "chassis (roll)"
+    assert caught.value.message.startswith("state 3 (1 state(s) in all): chassis roll 120 deg")
+    with pytest.raises(InputError) as single:
+        car.solve(chassis=tuple(chassis[3]))
+    assert single.value.message in caught.value.message
+
+    assert car.car.rack is not None
+    limited = Model(
+        dataclasses.replace(car.car, rack=dataclasses.replace(car.car.rack, max_travel=20.0))
+    )
+    rack = np.array([0.0, 10.0, 25.0, 30.0])
+    with pytest.raises(InputError) as caught:
+        limited.solve_batch(shocks=np.zeros((4, n)), rack=rack, method="numpy")
+    assert caught.value.where == "rack"
+    assert caught.value.message.startswith("state 2 (2 state(s) in all): rack travel 25")

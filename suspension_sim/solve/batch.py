@@ -29,10 +29,22 @@ from suspension_sim.errors import InputError, ModelError
 from suspension_sim.names import did_you_mean
 from suspension_sim.solve import engine
 from suspension_sim.solve.diagnostics import design_mobility, pose_singular_ratio
-from suspension_sim.solve.inputs import CHASSIS_AXES, check_damper_limits
+from suspension_sim.solve.inputs import (
+    CHASSIS_AXES,
+    check_chassis,
+    check_damper_limits,
+    check_input_limits,
+    input_limits,
+)
 from suspension_sim.solve.pose import Pose, SolveInfo
 from suspension_sim.solve.problem import blas_controller
-from suspension_sim.tolerances import INNER_TARGET_MM, LIMIT_SLACK_MM
+from suspension_sim.tolerances import (
+    INNER_TARGET_MM,
+    LIMIT_SLACK_MM,
+    MAX_CHASSIS_MM,
+    MAX_CHASSIS_TILT_DEG,
+    MAX_CHASSIS_YAW_DEG,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -299,6 +311,45 @@ def _chassis(value: Any, n: int) -> np.ndarray:
     return _finite(a, "chassis")
 
 
+def _check_chassis_states(chassis: np.ndarray) -> None:
+    """Refuse the batch if a state's chassis makes no physical sense, with the single
+    solve's own rule and message (`solve.inputs.check_chassis`), naming the state."""
+    limits = np.array([MAX_CHASSIS_MM] * 3 + [MAX_CHASSIS_TILT_DEG] * 2 + [MAX_CHASSIS_YAW_DEG])
+    bad = np.flatnonzero((np.abs(chassis) > limits).any(axis=1))
+    if not len(bad):
+        return
+    try:
+        check_chassis(chassis[bad[0]].tolist())
+    except InputError as exc:
+        raise InputError(
+            f"state {bad[0]} ({len(bad)} state(s) in all): {exc.message}",
+            where=exc.where,
+            hint=exc.hint,
+        ) from None
+
+
+def _check_rack(model: KinematicModel, rack: np.ndarray) -> None:
+    """Refuse the batch if a state's rack travel is past the rack's declared limits (as a
+    single solve does, `solve.inputs.check_input_limits`), naming the state."""
+    low, high = input_limits(model).get("rack", (None, None))
+    bad = np.zeros(len(rack), dtype=bool)
+    if high is not None:
+        bad |= rack > high + LIMIT_SLACK_MM
+    if low is not None:
+        bad |= rack < low - LIMIT_SLACK_MM
+    if not np.any(bad):
+        return
+    first = int(np.flatnonzero(bad)[0])
+    try:
+        check_input_limits(model, {}, float(rack[first]))
+    except InputError as exc:
+        raise InputError(
+            f"state {first} ({int(bad.sum())} state(s) in all): {exc.message}",
+            where=exc.where,
+            hint=exc.hint,
+        ) from None
+
+
 def _check_limits(model: KinematicModel, strokes: np.ndarray) -> None:
     """Refuse the batch if a state asks a damper outside its lengths (as `solve` does)."""
     bad = np.zeros(len(strokes), dtype=bool)
@@ -371,7 +422,9 @@ def solve_batch(
             hint="leave the rack at 0 or add a Steering section",
         )
     ch = _chassis(chassis, n)
+    _check_chassis_states(ch)
     _check_limits(model, strokes)
+    _check_rack(model, rack_mm)
     tol = float(tolerance if tolerance is not None else model.car.options.solver_tolerance_mm)
     target = min(tol, INNER_TARGET_MM)
     q0 = _start(model, guess)
