@@ -343,50 +343,55 @@ def store_qr(b, S, m, n):
 
 @njit
 def invert(Jt, n, M, B):
-    """B <- J^-1 for a square J given as Jt = J^T (n x n), by Gauss-Jordan with partial
-    pivoting (M: scratch). Returns min |pivot| / max column norm (0 when singular)."""
+    """B <- J^-1 for a square J given as Jt = J^T (n x n): Gauss-Jordan in place with
+    partial pivoting (n^3 flops; the row swaps are undone as column swaps at the end).
+    M is unused scratch, kept for the signature. Returns min |pivot| / max column norm
+    (0 when singular)."""
     big = 0.0
     for k in range(n):
         s = 0.0
         for i in range(n):
             s += Jt[k, i] * Jt[k, i]
-            M[i, k] = Jt[k, i]
-            B[i, k] = 1.0 if i == k else 0.0
+            B[i, k] = Jt[k, i]
         big = max(big, np.sqrt(s))
+    piv = np.empty(n, dtype=np.int64)
     small = np.inf
     for c in range(n):
-        piv_row = c
-        best = abs(M[c, c])
+        p = c
+        best = abs(B[c, c])
         for i in range(c + 1, n):
-            if abs(M[i, c]) > best:
-                best = abs(M[i, c])
-                piv_row = i
+            if abs(B[i, c]) > best:
+                best = abs(B[i, c])
+                p = i
         if best == 0.0 or not np.isfinite(best):
             return 0.0
-        if piv_row != c:
+        piv[c] = p
+        if p != c:
             for k in range(n):
-                t = M[c, k]
-                M[c, k] = M[piv_row, k]
-                M[piv_row, k] = t
                 t = B[c, k]
-                B[c, k] = B[piv_row, k]
-                B[piv_row, k] = t
+                B[c, k] = B[p, k]
+                B[p, k] = t
         small = min(small, best)
-        inv = 1.0 / M[c, c]
-        for k in range(c, n):
-            M[c, k] *= inv
+        inv = 1.0 / B[c, c]
+        B[c, c] = 1.0
         for k in range(n):
             B[c, k] *= inv
         for i in range(n):
             if i == c:
                 continue
-            f = M[i, c]
+            f = B[i, c]
             if f == 0.0:
                 continue
-            for k in range(c, n):
-                M[i, k] -= f * M[c, k]
+            B[i, c] = 0.0
             for k in range(n):
                 B[i, k] -= f * B[c, k]
+    for c in range(n - 1, -1, -1):
+        p = piv[c]
+        if p != c:
+            for i in range(n):
+                t = B[i, c]
+                B[i, c] = B[i, p]
+                B[i, p] = t
     if big == 0.0:
         return 0.0
     return small / big
