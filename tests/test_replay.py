@@ -525,7 +525,7 @@ def test_cli_exits_3_when_no_sample_is_solved(tmp_path, capsys):
     args = ["replay", WORKBOOK, log, "--map", cmap, "--quiet", "--method", "numpy"]
     code, text, err = run_cli([*args, "--out", tmp_path / "r.csv"], capsys)
     assert code == 3, err
-    (line,) = [x for x in text.splitlines() if x.startswith("error: ")]
+    (line,) = [x for x in err.splitlines() if x.startswith("error: ")]
     assert line.startswith("error: no sample was solved (3 out_of_limits); first: t = 0.000..")
     assert "FL_Damper stroke 32.00 mm beyond the damper's travel" in line
     strokes[1, 0] = 3.0  # one sample solved: the others are the log's, exit 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from suspension_sim.commands.solve import add_pose_arguments, parse_shocks
@@ -119,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"{model.car.name}: {pose.info.summary()}")
     if not pose.converged:
-        print(f"error: {pose.failure}")
-        print("no loads: the pose did not close")
+        print(f"error: {pose.failure}", file=sys.stderr)
+        print("no loads: the pose did not close", file=sys.stderr)
         return 3
     result = solve_loads(pose, cases)
     if result.determinate:

@@ -10,6 +10,7 @@ message names the map line, the column or option).
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -168,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {len(paths)} chart(s) to {args.plot}")
     print(result.summary())
     if result.counts.get("ok", 0) == 0:
-        print(f"error: {result.nothing_solved()}")
+        print(f"error: {result.nothing_solved()}", file=sys.stderr)
         return 3
     return 3 if result.counts.get("not_closed", 0) else 0
 
