@@ -198,3 +198,51 @@ def test_target_solves_by_the_engine_equal_trf(path: Path) -> None:
         assert _same(fast, slow) < 1e-9
         assert fast.shocks == pytest.approx(slow.shocks, abs=1e-9)
         previous = fast
+
+
+@pytest.mark.parametrize("path", WORKBOOKS, ids=lambda p: p.stem)
+def test_compiled_tangents_equal_the_numpy_reference(path: Path) -> None:
+    """Points, PoE slopes and input tangents dq/du from the kernel equal the model's
+    numpy evaluation and the batched least squares of `metrics.batch` to 1e-9."""
+    from suspension_sim.metrics.batch import input_tangents
+
+    model = suspension_sim.load(path)
+    engine.compile_kernel()
+    batch = model.solve_batch(
+        **{k: v for k, v in _batch(model, _states(model, 5, seed=7)).items()}, method="numpy"
+    )
+    Q = batch.params.T
+    P, dP, T = engine.tangents_compiled(model, Q)
+    _r, data, P0, dP0 = model.evaluate_state(Q, engine.plan(model).layout)
+    T0 = input_tangents(model, data)
+    assert np.abs(P - P0).max() < 1e-9
+    slots = model.inst_slots[:, :, None, None] >= 0  # unused slots carry no derivative
+    assert np.abs(np.where(slots, dP - dP0[:, : dP.shape[1]], 0.0)).max() < 1e-9
+    assert np.abs(T - T0).max() < 1e-9
+
+
+def test_batch_metrics_with_the_kernel_equal_pose_metrics() -> None:
+    from suspension_sim.metrics import pose_metrics
+    from suspension_sim.metrics.batch import batch_metrics
+
+    model = suspension_sim.load(ROOT / "workbooks" / "fsae_car.xlsx")
+    engine.compile_kernel()
+    batch = model.solve_batch(**_batch(model, _states(model, 4, seed=11)), method="numpy")
+    table = batch_metrics(batch, rates=True)
+    for i in range(len(batch)):
+        want = pose_metrics(batch.pose(i), rates=True)
+        got = table.iloc[i]
+        for key, value in want.items():
+            if np.isnan(value):
+                assert np.isnan(got[key]), key
+            else:  # far instant centres: rounding grows with the distance squared
+                assert got[key] == pytest.approx(value, rel=1e-9, abs=1e-9 + 1e-13 * value**2)
+
+
+def _batch(model: suspension_sim.Model, states: list[dict]) -> dict[str, np.ndarray]:
+    from suspension_sim.solve.batch import batch_inputs
+
+    out = batch_inputs(states)
+    if model.topology.rack_param is None:
+        out.pop("rack")
+    return out

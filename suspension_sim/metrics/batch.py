@@ -335,10 +335,19 @@ def _states(
 ) -> dict[Slot, np.ndarray]:
     """Every batched column of the (converged) states `rows`: {slot: (S,)}."""
     Q = result.params[rows].T
-    if tangents:
+    T = None
+    if tangents and engine.kernel_compiled():  # compiled: points, slopes, tangents at once
+        P, dP, T = engine.tangents_compiled(model, Q)
+        P = P.transpose(2, 0, 1)
+        singular = np.flatnonzero(np.isnan(T).any(axis=(1, 2)))
+        if len(singular):  # a singular block: least squares, as the numpy path does
+            _r, data, _P, _dP = model.evaluate_state(Q[:, singular], engine.plan(model).layout)
+            T[singular] = input_tangents(model, data)
+    elif tangents:
         pl = engine.plan(model)
         _r, data, P, dP = model.evaluate_state(Q, pl.layout)
         P = P.transpose(2, 0, 1)
+        T = input_tangents(model, data)
     else:
         P = copy_positions(model, st, Q)
     R, t = chassis_transforms(model, result.chassis[rows])
@@ -347,8 +356,7 @@ def _states(
     steer = tw = W = None
     centres = bool(ids & CENTRE_IDS)
     if tangents:
-        assert dP is not None
-        T = input_tangents(model, data)
+        assert dP is not None and T is not None
         W = wheel_tangents(model, st, T, dP)
         if steer_axis or centres:
             twist_cols = np.concatenate([T[:, :, -1:], W], axis=2) if steer_axis else W

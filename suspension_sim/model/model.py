@@ -329,7 +329,11 @@ def _conjugate(F: np.ndarray, T: np.ndarray, Finv: np.ndarray, homogeneous: bool
 
     h = 1 for a transform, 0 for a derivative of one.
     """
-    FT = np.einsum("nij,njkb->nikb", F[:, :3, :3], T)  # rotate rows
+    n, _, _, B = T.shape
+    # rotate rows: (n, 3, 3) @ (n, 3, 4B); then each row (.., 4) times Finv: matmul, not
+    # einsum (the same products, several times faster on these small stacks)
+    FT = np.matmul(F[:, :3, :3], T.reshape(n, 3, 4 * B)).reshape(n, 3, 4, B)
     if homogeneous:
         FT[:, :, 3] += F[:, :3, 3, None]
-    return np.einsum("nikb,nkl->nilb", FT, Finv[:, :, :])[:, :, :4]
+    out = np.matmul(FT.transpose(0, 1, 3, 2), Finv[:, None, :, :])  # (n, 3, B, 4)
+    return out.transpose(0, 1, 3, 2)

@@ -643,6 +643,39 @@ def chassis_points_compiled(model: KinematicModel, params: np.ndarray) -> np.nda
     return out
 
 
+def tangents_compiled(
+    model: KinematicModel, Q: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Point copies P (n_inst, 3, S), their PoE derivatives dP (n_inst, K, 3, S) and the
+    input tangents dq/du (S, n_params, n_inputs) at closed states Q (n_params, S), by the
+    compiled kernel: the layouts of `KinematicModel.instance_positions` and of
+    `metrics.batch.input_tangents` (the numpy reference). NaN tangents for a state with
+    a singular block."""
+    k = kernel_module()
+    assert k is not None
+    tab = kernel_tables(model)
+    W, S = _work(tab)
+    N = Q.shape[1]
+    n_in = len(tab.inputs)
+    P = np.empty((N, tab.n_inst, 3))
+    dP = np.empty((N, tab.n_inst, tab.k_max, 3))
+    T = np.zeros((N, tab.n_params, n_in))
+    k.batch_tangents(
+        np.ascontiguousarray(Q.T, dtype=float),
+        np.arange(n_in, dtype=np.int64),
+        tab.arrays,
+        W,
+        S,
+        np.arange(tab.n_parts, dtype=np.int64),
+        np.arange(tab.n_inst, dtype=np.int64),
+        P,
+        dP,
+        T,
+    )
+    T[:, tab.inputs, np.arange(n_in)] = 1.0
+    return P.transpose(1, 2, 0), dP.transpose(1, 2, 3, 0), T
+
+
 def session(model: KinematicModel) -> KernelSession:
     """The model's kernel session (one per model; compile the kernel first)."""
     return model.derived.get("engine_kernel_session", lambda: KernelSession(model))
@@ -707,6 +740,18 @@ def compile_kernel() -> float:
     _run_kernel(np.zeros((1, 1)), np.zeros(1), tab, W, S, np.zeros(2, np.int64), 1e-10, 1)
     one = np.zeros(1, dtype=np.int64)
     k.chassis_points(np.zeros((1, 1)), tab.arrays, W, one, one, np.zeros((1, 1, 3)))
+    k.batch_tangents(
+        np.zeros((1, 1)),
+        one,
+        tab.arrays,
+        W,
+        S,
+        one,
+        one,
+        np.zeros((1, 1, 3)),
+        np.zeros((1, 1, 1, 3)),
+        np.zeros((1, 1, 1)),
+    )
     return time.perf_counter() - t0
 
 

@@ -829,3 +829,25 @@ def points_and_slopes(q, T, W, parts, insts, P_out, dP_out):
             P_out[a, r] = P[n, r]
             for j in range(dP.shape[1]):
                 dP_out[a, j, r] = dP[n, j, r]
+
+
+@njit
+def batch_tangents(Q, cols, T, W, S, parts, insts, P_out, dP_out, T_out):
+    """For states Q (N, n_params): point copies P_out (N, n_inst, 3), their PoE
+    derivatives dP_out (N, n_inst, K, 3; unused slots 0) and the unknowns' dq/du for the
+    input columns `cols`, T_out (N, n_params, len(cols)) (`block_tangents`; NaN for a
+    state with a singular block)."""
+    p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
+    A, tw_w, tw_o, P, dP = W
+    for s in range(Q.shape[0]):
+        q = Q[s]
+        eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o)
+        eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, True)
+        for n in range(P.shape[0]):
+            nj = p_nj[i_part[n]]
+            for r in range(3):
+                P_out[s, n, r] = P[n, r]
+                for j in range(dP.shape[1]):
+                    dP_out[s, n, j, r] = dP[n, j, r] if j < nj else 0.0
+        if not block_tangents(q, cols, T, W, S, T_out[s]):
+            T_out[s, :, :] = np.nan
