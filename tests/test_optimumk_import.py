@@ -364,7 +364,9 @@ def test_unsupported_element_is_an_error_naming_its_cell(
     assert "cannot be imported" in err and not out.exists()
 
 
-def test_anti_roll_bar_is_a_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_anti_roll_bar_is_an_error_or_left_out_on_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     ubar = [
         [],
         ["U-Bar", "Point Name", "Left", None, None, None, "Right"],
@@ -376,6 +378,11 @@ def test_anti_roll_bar_is_a_warning(tmp_path: Path, capsys: pytest.CaptureFixtur
     front = write_xlsx(tmp_path / "front.xlsx", {"Front": suspension_rows("front", extra=ubar)})
     out = tmp_path / "car.xlsx"
     code, _, err = run_cli(["import-optimumk", str(front), "--out", str(out)], capsys)
+    assert code == 2 and "Traceback" not in err and not out.exists()
+    assert "front.xlsx: Front!A" in err and "'U-Bar' cannot be imported yet" in err
+    assert "--skip-anti-roll-bars" in err  # the hint, in the option's spelling
+    argv = ["import-optimumk", str(front), "--skip-anti-roll-bars", "--out", str(out)]
+    code, _, err = run_cli(argv, capsys)
     assert code == 0
     assert "warning:" in err and "'U-Bar' not imported" in err and "UBAR_AttPnt_L" in err
     assert run_cli(["check", str(out)], capsys)[0] == 0

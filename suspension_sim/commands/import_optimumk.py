@@ -55,6 +55,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="the files' axes, overriding their coordinate system: model X (forward), Y (left),"
         " Z (up) as signed file axes, e.g. '+X -Y +Z' for lateral + to the right",
     )
+    p.add_argument(
+        "--skip-anti-roll-bars",
+        action="store_true",
+        help="import a car whose files hold a U-bar or T-bar without the bar (our model has no"
+        " anti-roll bar body yet; a warning names what was left out)",
+    )
     p.add_argument("--name", help="the car's name (default: the vehicle's or suspension's)")
     p.add_argument("--out", required=True, metavar="CAR.xlsx", help="the workbook to write")
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
@@ -92,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
         axes=args.axes,
         reference_distance_mm=args.reference_distance,
         name=args.name,
+        skip_anti_roll_bars=args.skip_anti_roll_bars,
     )
     notes = [
         f"Imported from OptimumK: {', '.join(Path(p).name for p in inputs)} by"

@@ -123,7 +123,8 @@ KNOWN_BLOCKS: dict[str, str] = {
 are not geometry). A vehicle setup sheet holds a ``Setup`` block (`read_setup`)."""
 
 ANTI_ROLL_BAR_BLOCKS = ("ubar", "tbar", "antirollbar", "swaybar")
-"""Blocks of anti-roll bars (key prefixes): not imported, with a warning (no body kind yet)."""
+"""Blocks of anti-roll bars (key prefixes): an error naming the cell (no body kind yet), or,
+with skip_anti_roll_bars, left out with a warning."""
 
 MEMBERS: dict[str, str] = {
     "upper": "UpperAArm",
@@ -275,6 +276,7 @@ def read_optimumk(
     axes: str | None = None,
     reference_distance_mm: float | None = None,
     name: str | None = None,
+    skip_anti_roll_bars: bool = False,
 ) -> Car:
     """Build a `Car` (mm, model frame) from OptimumK exports.
 
@@ -284,7 +286,9 @@ def read_optimumk(
     rear suspension export. vehicle: the vehicle setup export (its Reference
     Distance places the rear origin). axes: overrides every file's coordinate
     system, ``model = M @ file`` in the short form (``"+X -Y +Z"``, reflections
-    allowed). reference_distance_mm overrides the setup's. WorkbookError naming
+    allowed). reference_distance_mm overrides the setup's. skip_anti_roll_bars: import
+    a car whose files hold a U-bar or T-bar without it (a warning names it; otherwise
+    it is an error, as any element we cannot import). WorkbookError naming
     the file, sheet and cell for anything that cannot be imported.
     """
     override = _parse_matrix_text(axes, "--axes") if axes is not None else None
@@ -327,9 +331,9 @@ def read_optimumk(
         setup_sheets = found + setup_sheets
     exports: dict[Axle, AxleExport] = {}
     if front_sheet is not None:
-        exports["front"] = read_axle(front_sheet)
+        exports["front"] = read_axle(front_sheet, skip_anti_roll_bars)
     if rear_sheet is not None:
-        exports["rear"] = read_axle(rear_sheet)
+        exports["rear"] = read_axle(rear_sheet, skip_anti_roll_bars)
     if not exports:
         raise WorkbookError(
             "no suspension found: no sheet has a 'Double A-Arm' block in column A",
@@ -435,7 +439,7 @@ def _classify(
 
 
 # -- one suspension sheet ------------------------------------------------------------------------
-def read_axle(sheet: _Sheet) -> AxleExport:
+def read_axle(sheet: _Sheet, skip_anti_roll_bars: bool = False) -> AxleExport:
     """Read one suspension sheet (file units and axes; see the module docstring)."""
     name = ""
     for r in range(1, len(sheet.cells) + 1):
@@ -450,6 +454,14 @@ def read_axle(sheet: _Sheet) -> AxleExport:
         canonical = KNOWN_BLOCKS.get(key)
         if canonical is None and key.startswith(ANTI_ROLL_BAR_BLOCKS):
             names = [sheet.text(r, 2) for r in block.rows() if _is_point_row(sheet, r, block)]
+            if not skip_anti_roll_bars:
+                fail(
+                    block.title_cell,
+                    f"the anti-roll bar {block.title!r} cannot be imported yet: our model has"
+                    " no anti-roll bar body",
+                    "import the car without it with skip_anti_roll_bars=True (the bar adds no"
+                    " kinematic constraint, so the kinematics are unchanged)",
+                )
             export.warnings.append(
                 f"{block.title_cell.where}: anti-roll bar block {block.title!r} not imported"
                 f" (points {', '.join(names) or 'none'}): our model has no anti-roll bar body"
