@@ -47,6 +47,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", default=None, help="write the load table to .csv, .xlsx or .parquet")
     p.add_argument("--chart", default=None, metavar="PNG", help="bar chart of member forces")
+    p.add_argument(
+        "--view",
+        default=None,
+        metavar="PNG",
+        help="3-D image of the pose with every member coloured by its axial force "
+        "(+ tension / - compression) and the contact-patch loads as arrows, for the first "
+        "--case (off-screen; docs/loads.md)",
+    )
     p.add_argument("--force", action="store_true", help="replace an existing .xlsx output")
     p.add_argument("--tolerance", type=float, default=None, help="solver tolerance (mm)")
     p.set_defaults(run=run)
@@ -75,8 +83,14 @@ def run(args: argparse.Namespace) -> int:
                 where="--chart",
                 hint="give the chart its own .png file name",
             )
+    if args.view:
+        _check_image(args.view, args.workbook)
     if args.tolerance is not None and not (args.tolerance > 0):
         raise InputError("must be positive", where="--tolerance")
+    if args.view:
+        from suspension_sim.viz.probe import ensure_rendering
+
+        ensure_rendering()  # fail fast without GL (exit 4), before the load and solve
     model = load(args.workbook)
     cases = load_cases_sheet(args.workbook, model.car)
     if args.mass is not None:
@@ -149,7 +163,39 @@ def run(args: argparse.Namespace) -> int:
 
         fig = member_force_figure(result, result.cases[0])
         print(f"wrote {save_figure(fig, args.chart, option='--chart')} ({result.cases[0]})")
+    if args.view:
+        from suspension_sim.viz.loads_view import render_member_forces
+
+        out = render_member_forces(result, result.cases[0], args.view, pose, where="--view")
+        print(f"wrote {out} ({result.cases[0]})")
+        if len(result.cases) > 1:
+            print(f"note: --view draws one case, the first ({result.cases[0]}); pick with --case")
     return 0
+
+
+def _check_image(path: str, workbook: str) -> None:
+    """Refuse a --view file that cannot be an image or would replace the workbook."""
+    from suspension_sim.files import check_output
+    from suspension_sim.viz.render import IMAGE_SUFFIXES
+
+    target = Path(path)
+    if target.suffix.lower() not in IMAGE_SUFFIXES:
+        raise InputError(
+            f"cannot write an image as {target.suffix or 'a file without extension'!r}",
+            where="--view",
+            hint="name the image .png (or .jpg, .bmp, .tif)",
+        )
+    check_output(target, where="--view")
+    try:
+        same = target.resolve() == Path(workbook).resolve()
+    except OSError:
+        same = False
+    if same:
+        raise InputError(
+            "would overwrite the workbook with the image",
+            where="--view",
+            hint="give the image its own .png file name",
+        )
 
 
 def summary_lines(result: object) -> list[str]:
