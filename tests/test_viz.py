@@ -33,17 +33,6 @@ BROKEN_STROKE = 49.0
 
 # -- fixtures ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def rendering() -> None:
-    """Skip the render tests (not the whole run) where this machine cannot render."""
-    try:
-        viz_probe.ensure_rendering()
-    except RenderingUnavailableError as exc:
-        if os.environ.get("CI"):  # CI must render: .ci/run installs Mesa's EGL
-            raise
-        pytest.skip(f"no off-screen rendering on this machine: {exc.render()}")
-
-
-@pytest.fixture(scope="module")
 def model() -> Model:
     return Model(four_corner_car())
 
