@@ -33,7 +33,7 @@ import yaml
 
 from suspension_sim.errors import InputError
 from suspension_sim.names import did_you_mean, loose_key
-from suspension_sim.sweeps.yaml_file import Node, SweepLoader
+from suspension_sim.sweeps.yaml_file import Node, SweepLoader, yaml_root
 from suspension_sim.textfiles import read_text
 from suspension_sim.units import find_unit
 
@@ -237,18 +237,7 @@ def load_map(path: str | os.PathLike[str]) -> ChannelMap:
     file = str(p)
     loader = SweepLoader(read_text(p, "map file"))
     try:
-        try:
-            root = loader.get_single_node()
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            where = f"{file}:{mark.line + 1}" if mark else file
-            raise InputError(
-                f"not valid YAML: {exc.problem or exc.context}",
-                where=where,
-                hint="check the indentation and the ':' after each key (docs/replay.md)",
-            ) from None
-        except yaml.YAMLError as exc:
-            raise InputError(f"not valid YAML: {exc}", where=file) from None
+        root = yaml_root(loader, file, "docs/replay.md")
         if root is None:
             raise InputError("the map file is empty", where=file, hint=MAP_HINT)
         return _read(Node(root, file, loader), file)

@@ -22,28 +22,19 @@ def travel_checks(
     model: KinematicModel, name: str, values: np.ndarray
 ) -> list[tuple[np.ndarray, np.ndarray, float, str]]:
     """The screening rule of a damper's strokes or (name "steering") of rack travels
-    (mm): [(beyond, excess, bound, "max" / "min" / "at most")]. Dampers follow
-    `suspension_sim.solve.batch`'s own rule (length against the Damping min/max lengths
-    with `LIMIT_SLACK_MM`), so no batch is ever refused."""
+    (mm): [(beyond, excess, bound, "max" / "min" / "at most")], the batch's own rule,
+    so no batch is ever refused."""
     limits = input_limits(model)
     v = np.asarray(values, dtype=float)
     checks = []
     with np.errstate(invalid="ignore"):
-        if name == "steering":
-            low, high = limits.get("rack", (None, None))
-            if high is not None:
-                checks.append((v > high + LIMIT_SLACK_MM, v - high, high, "max"))
-            if low is not None:
-                checks.append((v < low - LIMIT_SLACK_MM, low - v, low, "min"))
-        else:
-            d = model.car.damper(name)
-            assert d is not None
-            length = model.car.damper_design_length(d) - v  # batch._check_limits' rule
-            low, high = limits[d.body]
-            if d.min_length is not None and high is not None:
-                checks.append((length < d.min_length - LIMIT_SLACK_MM, v - high, high, "max"))
-            if d.max_length is not None and low is not None:
-                checks.append((length > d.max_length + LIMIT_SLACK_MM, low - v, low, "min"))
+        # Strokes and rack travel against `input_limits`, exactly as the batch checks them
+        # (`solve.batch._check_input_states`), so a screened sample is never refused there.
+        low, high = limits.get("rack" if name == "steering" else name, (None, None))
+        if high is not None:
+            checks.append((v > high + LIMIT_SLACK_MM, v - high, high, "max"))
+        if low is not None:
+            checks.append((v < low - LIMIT_SLACK_MM, low - v, low, "min"))
         checks.append((np.abs(v) > MAX_INPUT, np.abs(v), MAX_INPUT, "at most"))
     return checks
 

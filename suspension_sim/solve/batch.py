@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
@@ -32,7 +32,6 @@ from suspension_sim.solve.diagnostics import design_mobility, pose_singular_rati
 from suspension_sim.solve.inputs import (
     CHASSIS_AXES,
     check_chassis,
-    check_damper_limits,
     check_input_limits,
     input_limits,
 )
@@ -311,66 +310,49 @@ def _chassis(value: Any, n: int) -> np.ndarray:
     return _finite(a, "chassis")
 
 
+def _refuse_first(bad: np.ndarray, check: Callable[[int], object]) -> None:
+    """Refuse the whole batch when `bad` (N,) flags a state: `check(i)` raises the single
+    solve's own error for the first such state, given here with its index and the count."""
+    idx = np.flatnonzero(bad)
+    if not len(idx):
+        return
+    try:
+        check(int(idx[0]))
+    except InputError as exc:
+        raise InputError(
+            f"state {idx[0]} ({len(idx)} state(s) in all): {exc.message}",
+            where=exc.where,
+            hint=exc.hint,
+        ) from None
+
+
 def _check_chassis_states(chassis: np.ndarray) -> None:
-    """Refuse the batch if a state's chassis makes no physical sense, with the single
-    solve's own rule and message (`solve.inputs.check_chassis`), naming the state."""
+    """Refuse a chassis state that makes no physical sense (`solve.inputs.check_chassis`)."""
     limits = np.array([MAX_CHASSIS_MM] * 3 + [MAX_CHASSIS_TILT_DEG] * 2 + [MAX_CHASSIS_YAW_DEG])
-    bad = np.flatnonzero((np.abs(chassis) > limits).any(axis=1))
-    if not len(bad):
-        return
-    try:
-        check_chassis(chassis[bad[0]].tolist())
-    except InputError as exc:
-        raise InputError(
-            f"state {bad[0]} ({len(bad)} state(s) in all): {exc.message}",
-            where=exc.where,
-            hint=exc.hint,
-        ) from None
+    bad = (np.abs(chassis) > limits).any(axis=1)
+    _refuse_first(bad, lambda i: check_chassis(chassis[i].tolist()))
 
 
-def _check_rack(model: KinematicModel, rack: np.ndarray) -> None:
-    """Refuse the batch if a state's rack travel is past the rack's declared limits (as a
-    single solve does, `solve.inputs.check_input_limits`), naming the state."""
-    low, high = input_limits(model).get("rack", (None, None))
-    bad = np.zeros(len(rack), dtype=bool)
-    if high is not None:
-        bad |= rack > high + LIMIT_SLACK_MM
-    if low is not None:
-        bad |= rack < low - LIMIT_SLACK_MM
-    if not np.any(bad):
-        return
-    first = int(np.flatnonzero(bad)[0])
-    try:
-        check_input_limits(model, {}, float(rack[first]))
-    except InputError as exc:
-        raise InputError(
-            f"state {first} ({int(bad.sum())} state(s) in all): {exc.message}",
-            where=exc.where,
-            hint=exc.hint,
-        ) from None
-
-
-def _check_limits(model: KinematicModel, strokes: np.ndarray) -> None:
-    """Refuse the batch if a state asks a damper outside its lengths (as `solve` does)."""
+def _check_input_states(model: KinematicModel, strokes: np.ndarray, rack: np.ndarray) -> None:
+    """Refuse a stroke or rack travel past its declared limit by more than the slack, with
+    the single solve's rule and message (`solve.inputs.input_limits`,
+    `check_input_limits`)."""
+    limits = input_limits(model)
+    names = model.damper_names
+    columns = [(strokes[:, k], name) for k, name in enumerate(names)] + [(rack, "rack")]
     bad = np.zeros(len(strokes), dtype=bool)
-    for k, d in enumerate(model.car.dampers):
-        length = model.car.damper_design_length(d) - strokes[:, k]
-        if d.min_length is not None:
-            bad |= length < d.min_length - LIMIT_SLACK_MM
-        if d.max_length is not None:
-            bad |= length > d.max_length + LIMIT_SLACK_MM
-    if not np.any(bad):
-        return
-    first = int(np.flatnonzero(bad)[0])
-    values = dict(zip(model.damper_names, strokes[first].tolist(), strict=True))
-    try:
-        check_damper_limits(model, values)
-    except InputError as exc:
-        raise InputError(
-            f"state {first} ({int(bad.sum())} state(s) in all): {exc.message}",
-            where=exc.where,
-            hint=exc.hint,
-        ) from None
+    for values, name in columns:
+        low, high = limits.get(name, (None, None))
+        if high is not None:
+            bad |= values > high + LIMIT_SLACK_MM
+        if low is not None:
+            bad |= values < low - LIMIT_SLACK_MM
+    _refuse_first(
+        bad,
+        lambda i: check_input_limits(
+            model, dict(zip(names, strokes[i].tolist(), strict=True)), float(rack[i])
+        ),
+    )
 
 
 def _start(model: KinematicModel, guess: Pose | np.ndarray | None) -> np.ndarray:
@@ -423,8 +405,7 @@ def solve_batch(
         )
     ch = _chassis(chassis, n)
     _check_chassis_states(ch)
-    _check_limits(model, strokes)
-    _check_rack(model, rack_mm)
+    _check_input_states(model, strokes, rack_mm)
     tol = float(tolerance if tolerance is not None else model.car.options.solver_tolerance_mm)
     target = min(tol, INNER_TARGET_MM)
     q0 = _start(model, guess)

@@ -128,26 +128,32 @@ class Node:
         return [Node(n, self.file, self.loader).number(f"{what} entry") for n in self.node.value]
 
 
+def yaml_root(loader: SweepLoader, file: str, docs: str) -> yaml.Node | None:
+    """The root node of a YAML document (None when empty); text that is not YAML is an
+    InputError at file:line, with a hint pointing at `docs`."""
+    try:
+        return loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        if exc.context_mark and "simple key" in (exc.context or ""):
+            mark = exc.context_mark  # a key without ':' -- its own line, not the next
+        where = f"{file}:{mark.line + 1}" if mark else file
+        raise InputError(
+            f"not valid YAML: {exc.problem or exc.context}",
+            where=where,
+            hint=f"check the indentation and the ':' after each key ({docs})",
+        ) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"not valid YAML: {exc}", where=file) from None
+
+
 def load_yaml(path: Path) -> dict[str, SweepSpec]:
     """Sweep definitions by name from a YAML sweep file (InputError at file:line)."""
     file = str(path)
     text = read_text(path, "sweep file")
     loader = SweepLoader(text)
     try:
-        try:
-            root = loader.get_single_node()
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            if exc.context_mark and "simple key" in (exc.context or ""):
-                mark = exc.context_mark  # a key without ':' -- its own line, not the next
-            where = f"{file}:{mark.line + 1}" if mark else file
-            raise InputError(
-                f"not valid YAML: {exc.problem or exc.context}",
-                where=where,
-                hint="check the indentation and the ':' after each key (docs/sweeps.md)",
-            ) from None
-        except yaml.YAMLError as exc:
-            raise InputError(f"not valid YAML: {exc}", where=file) from None
+        root = yaml_root(loader, file, "docs/sweeps.md")
         if root is None:
             raise InputError("the sweep file is empty", where=file, hint=YAML_HINT)
         top = Node(root, file, loader).mapping("the sweep file")
