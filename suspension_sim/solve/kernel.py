@@ -771,11 +771,11 @@ def chassis_points(Q, T, W, parts, insts, out):
 @njit
 def block_tangents(q, cols, T, W, S, out):
     """dq/du of every unknown for the input columns `cols` at the closed state q:
-    out (n_params, len(cols)) gets -J^-1 Jin[:, cols] per block (J^-1 by Gauss-Jordan,
-    or R^-1 Q^T for a tall block). Returns False if a block is singular there."""
+    out (n_params, len(cols)) gets -B Jin[:, cols] per block, with each block's inverse
+    B renewed at q (`refactor`: J^-1, or R^-1 Q^T for a tall block; it then serves the
+    next prediction too). Returns False if a block is singular there."""
     c_ptr, c_param, r_ptr = T[7], T[8], T[9]
-    F, tau, B = S[0], S[1], S[19]
-    Jt, Jin, y, p = S[6], S[7], S[8], S[9]
+    B, Jin = S[19], S[7]
     n_blocks = c_ptr.shape[0] - 1
     out[:, :] = 0.0
     for b in range(n_blocks):
@@ -783,25 +783,8 @@ def block_tangents(q, cols, T, W, S, out):
         n = c_ptr[b + 1] - c_ptr[b]
         if n == 0:
             continue
-        eval_block(b, q, T, W, S[5], Jt, Jin, True)
-        if m == n:
-            if not invert(Jt, n, F[b], B[b]) > SINGULAR_PIVOT_RATIO:
-                return False
-        else:
-            for k in range(n):
-                for i in range(m):
-                    F[b, k, i] = Jt[k, i]
-            if not qr_factor(F[b], m, n, tau[b]) > SINGULAR_PIVOT_RATIO:
-                return False
-            for i in range(m):
-                for k in range(m):
-                    y[k] = 0.0
-                y[i] = 1.0
-                apply_qt(F[b], tau[b], m, n, y)
-                solve_r(F[b], n, y, p)
-                for k in range(n):
-                    B[b, k, i] = p[k]
-        S[3][b] = True  # B now holds the inverse at q: usable for the next prediction
+        if not refactor(b, q, T, W, S, m, n):
+            return False
         for j in range(cols.shape[0]):
             c = cols[j]
             for k in range(n):
@@ -809,9 +792,6 @@ def block_tangents(q, cols, T, W, S, out):
                 for i in range(m):
                     v -= B[b, k, i] * Jin[i, c]
                 out[c_param[c_ptr[b] + k], j] = v
-        for i in range(m):
-            for k in range(S[2].shape[2]):
-                S[2][b, i, k] = Jin[i, k]
     return True
 
 
