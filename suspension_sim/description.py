@@ -149,6 +149,57 @@ class Damper:
 
 
 @dataclass(frozen=True)
+class ThirdSpring:
+    """A third (heave) spring: a spring between two points on any two bodies.
+
+    Not a body and not an input: its length follows the pose (it adds no
+    constraint), and its force acts along the line between its end points,
+    ``force = preload + rate * compression`` (N, + pushes the ends apart), with
+    compression = design length - length (mm). Read from a Damping row whose
+    Type is ``third`` (docs/workbook.md); `end_points` are that row's Chassis
+    point and Moving point columns. `spring_free_length` (mm) may replace the
+    preload as for a damper's spring. Lengths in mm, rate in N/mm, force in N.
+    """
+
+    name: str
+    end_points: tuple[str, str]
+    min_length: float | None = None
+    max_length: float | None = None
+    source: Source | None = field(default=None, compare=False, repr=False)
+    spring_rate: float | None = None
+    spring_preload: float | None = None
+    spring_free_length: float | None = None
+
+
+ANTI_ROLL_BAR_KINDS: tuple[str, ...] = ("U-bar", "T-bar")
+"""Anti-roll bar kinds (docs/model.md, "Anti-roll bars")."""
+
+
+@dataclass(frozen=True)
+class AntiRollBar:
+    """An anti-roll bar: a torsional rate between two arms on one chassis axis.
+
+    ``U-bar``: `arms` = two bodies, each a revolute joint on the chassis about
+    the bar axis (`axis_points`, two chassis points); the twist is arm 1's
+    rotation minus arm 2's about the axis from axis_points[0] to axis_points[1],
+    0 at design. ``T-bar``: `arms` = one lever body on a universal joint at the
+    chassis point axis_points[0]: it turns freely about the pivot axis
+    axis_points[0] -> axis_points[1] (heave and pitch) and twists the bar about
+    the shaft axis axis_points[0] -> `shaft_point` (a point of the lever); the
+    twist is that second rotation, 0 at design. `rate` in N mm/rad (torque per
+    twist); the torque is ``rate * twist`` with no preload.
+    """
+
+    name: str
+    kind: str
+    arms: tuple[str, ...]
+    axis_points: tuple[str, str]
+    rate: float
+    shaft_point: str | None = None
+    source: Source | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
 class Car:
     """A whole validated car description (see module docstring for units)."""
 
@@ -159,6 +210,8 @@ class Car:
     wheels: tuple[Wheel, ...] = ()
     rack: Rack | None = None
     dampers: tuple[Damper, ...] = ()
+    third_springs: tuple[ThirdSpring, ...] = ()
+    anti_roll_bars: tuple[AntiRollBar, ...] = ()
     warnings: tuple[str, ...] = field(default=(), compare=False)
     source_path: str | None = field(default=None, compare=False)
 
