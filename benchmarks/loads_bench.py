@@ -1,17 +1,21 @@
 """Load-table speed against solve speed (printed, never asserted):
 `python benchmarks/loads_bench.py [WORKBOOK] [--steps 100] [--compiled]`.
 
-A sweep of N steps (heave with the strokes ramped 0..20 mm and a roll ramp
-0..2 deg) on the example car:
+A sweep of N steps (the strokes ramped 0..20 mm with a roll ramp 0..2 deg) on
+the example car. Every timing is the median of several runs:
 
-* the time to solve the sweep: one `model.solve` per step warm-started from the
-  previous step (what `sweep` does), and `solve_batch(method="numpy")`; with
-  --compiled also the numba kernel (compiles once, ~15 s, not counted);
-* the time to compute the load tables of every step for the five standard
-  cases at once (`sweep_loads`), and for one case;
-* one pose's loads (`solve_loads`), median of 20.
+* solving it: one `model.solve` per step warm-started from the previous step,
+  and `solve_batch(method="numpy")`. With --compiled the numba solve kernel is
+  loaded (compiled once, ~20 s, not counted) and the same `model.solve` loop is
+  timed again (it then uses the kernel), with `solve_batch(method="compiled")`
+  and `run_sweep` of the standard heave motion (N steps, what `sweep` runs);
+* the load tables of every step for the five standard cases at once
+  (`sweep_loads`), and for one case, with the block solves on numpy and, with
+  --compiled, on the compiled block kernel (`suspension_sim.loads.blocks`);
+* one pose's loads (`solve_loads`);
+* the ratio loads / solve against each solve timing (the issue asks for < 1).
 
-The issue asks for loads faster than solving. Run it on a quiet machine.
+Run it on a quiet machine.
 """
 
 from __future__ import annotations
@@ -20,14 +24,19 @@ import argparse
 import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from suspension_sim.solve.pose import Pose
+
 ROOT = Path(__file__).resolve().parents[1]
-REPEAT = 5
-"""Repeats of each batch timing (the median is printed: a shared machine is noisy)."""
+REPEAT = 7
+"""Repeats of each timing (the median is printed: a shared machine is noisy)."""
 DEFAULT = ROOT / "workbooks" / "fsae_car.xlsx"
 
 
@@ -35,7 +44,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("workbook", nargs="?", default=str(DEFAULT))
     parser.add_argument("--steps", type=int, default=100)
-    parser.add_argument("--compiled", action="store_true", help="also time the numba kernel")
+    parser.add_argument("--compiled", action="store_true", help="also time the numba kernels")
     args = parser.parse_args()
 
     import suspension_sim
@@ -49,67 +58,101 @@ def main() -> None:
     chassis[:, 3] = np.linspace(0.0, 2.0, n)
     cases = car_cases(model, 280.0)
     print(f"workbook: {Path(args.workbook).name}, {model.n_params} parameters, {n} steps")
-    print(f"machine: {os.cpu_count()} cores; {len(cases)} load cases")
+    print(f"machine: {os.cpu_count()} cores; {len(cases)} load cases; medians of {REPEAT}")
 
+    def solve_loop() -> list[Pose]:
+        poses = []
+        guess = None
+        for i in range(n):
+            pose = model.solve(shocks=list(strokes[i]), chassis=tuple(chassis[i]), guess=guess)
+            poses.append(pose)
+            guess = pose
+        return poses
+
+    solves: dict[str, tuple[float, float]] = {}
     model.solve()  # warm caches
-    t = time.perf_counter()
-    poses = []
-    guess = None
-    for i in range(n):
-        pose = model.solve(shocks=list(strokes[i]), chassis=tuple(chassis[i]), guess=guess)
-        poses.append(pose)
-        guess = pose
-    t_loop = time.perf_counter() - t
-    print(f"solve, one model.solve per step (warm):   {t_loop * 1e3:9.1f} ms")
-
+    solves["model.solve per step (numpy engine)"] = _median(solve_loop, REPEAT)
+    poses = solve_loop()
     model.solve_batch(shocks=strokes[:5], chassis=chassis[:5], method="numpy")
-    t_batch = _median(
+    solves["solve_batch(method='numpy')"] = _median(
         lambda: model.solve_batch(shocks=strokes, chassis=chassis, method="numpy"), REPEAT
     )
     batch = model.solve_batch(shocks=strokes, chassis=chassis, method="numpy")
-    print(f"solve, solve_batch(method='numpy'):       {t_batch * 1e3:9.1f} ms (median of {REPEAT})")
-    if args.compiled:
-        from suspension_sim.solve import engine
-
-        engine.compile_kernel()
-        model.solve_batch(shocks=strokes[:5], chassis=chassis[:5], method="compiled")
-        t = time.perf_counter()
-        model.solve_batch(shocks=strokes, chassis=chassis, method="compiled")
-        print(
-            f"solve, solve_batch(method='compiled'):    {(time.perf_counter() - t) * 1e3:9.1f} ms"
-        )
     assert bool(batch.converged.all())
+    if args.compiled:
+        from suspension_sim.loads import blocks
+        from suspension_sim.solve import engine
+        from suspension_sim.sweeps.run import run_sweep
+        from suspension_sim.sweeps.standard import choose_sweep
 
-    sweep_loads(poses[:2], cases)  # warm the per-model layout
-    t_all = _median(lambda: sweep_loads(poses, cases), REPEAT)
+        took = engine.compile_kernel()
+        took_blocks = blocks.compile_blocks()
+        print(f"compile (or load from disk): solve kernel {took:.1f} s, blocks {took_blocks:.1f} s")
+        model.solve()
+        solves["model.solve per step (kernel loaded)"] = _median(solve_loop, REPEAT)
+        model.solve_batch(shocks=strokes[:5], chassis=chassis[:5], method="compiled")
+        solves["solve_batch(method='compiled')"] = _median(
+            lambda: model.solve_batch(shocks=strokes, chassis=chassis, method="compiled"), REPEAT
+        )
+        spec = choose_sweep(model, args.workbook, "heave", steps=n).spec
+        run_sweep(model, spec)
+        solves[f"run_sweep heave, {n} steps (kernel loaded)"] = _median(
+            lambda: run_sweep(model, spec), REPEAT
+        )
+    for name, (t, fast) in solves.items():
+        print(f"solve, {name:<42s} {t * 1e3:9.1f} ms (fastest {fast * 1e3:.1f})")
+
+    loads: dict[str, tuple[float, float]] = {}
+    methods = ["numpy", "compiled"] if args.compiled else ["numpy"]
+    for method in methods:
+        with _blocks_method(method):
+            sweep_loads(poses[:2], cases)  # warm the per-model layout
+            loads[f"sweep_loads, {len(cases)} cases, blocks {method}"] = _median(
+                lambda: sweep_loads(poses, cases), REPEAT
+            )
+            loads[f"sweep_loads, 1 case, blocks {method}"] = _median(
+                lambda: sweep_loads(poses, cases[:1]), REPEAT
+            )
+            loads[f"solve_loads, one pose, blocks {method}"] = _median(
+                lambda: solve_loads(poses[0], cases), 4 * REPEAT
+            )
     rows = len(sweep_loads(poses, cases).table)
-    print(
-        f"loads, sweep_loads, {len(cases)} cases:             {t_all * 1e3:9.1f} ms "
-        f"({rows} table rows; median of {REPEAT})"
-    )
-    t_one = _median(lambda: sweep_loads(poses, cases[:1]), REPEAT)
-    print(f"loads, sweep_loads, 1 case:               {t_one * 1e3:9.1f} ms")
-    times = []
-    for _ in range(20):
-        t = time.perf_counter()
-        solve_loads(poses[0], cases)
-        times.append(time.perf_counter() - t)
-    one = statistics.median(times) * 1e3
-    print(f"loads, one pose ({len(cases)} cases), median:     {one:9.1f} ms")
-    print(
-        f"ratio loads / solve: {t_all / t_loop:.2f} of the per-step solves, "
-        f"{t_all / t_batch:.2f} of solve_batch (numpy)"
-    )
+    print(f"({rows} table rows for {len(cases)} cases)")
+    for name, (t, fast) in loads.items():
+        print(f"loads, {name:<42s} {t * 1e3:9.1f} ms (fastest {fast * 1e3:.1f})")
+
+    print("ratio loads / solve, medians (fastest): < 1 = the load tables cost less than solving")
+    width = max(len(k) for k in solves)
+    for lname, (lt, lf) in loads.items():
+        if "one pose" in lname:
+            continue
+        print(f"  {lname}")
+        for sname, (st, sf) in solves.items():
+            print(f"    / {sname:<{width}s} {lt / st:6.2f} ({lf / sf:.2f})")
 
 
-def _median(run: Callable[[], object], repeat: int) -> float:
-    """Median wall time of `run` over `repeat` calls (s)."""
+@contextmanager
+def _blocks_method(method: str) -> Iterator[None]:
+    """Make `block_lstsq`'s method="auto" pick `method` for the duration."""
+    from suspension_sim.loads import blocks
+
+    saved = blocks.use_compiled
+    blocks.use_compiled = lambda poses=0: method == "compiled"
+    try:
+        yield
+    finally:
+        blocks.use_compiled = saved
+
+
+def _median(run: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Median and fastest wall time of `run` over `repeat` calls (s); on a shared
+    machine the fastest is the steadier figure."""
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
         run()
         times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    return statistics.median(times), min(times)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ COMMANDS: tuple[str, ...] = (
     "replay",
     "import-optimumk",
     "loads",
+    "springs",
 )
 
 

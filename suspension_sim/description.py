@@ -199,6 +199,93 @@ class AntiRollBar:
     source: Source | None = field(default=None, compare=False, repr=False)
 
 
+_Vec = Sequence[float] | np.ndarray
+
+BAR_AXIS_MM = 0.01
+"""A U-bar arm's chassis points may lie this far (mm) from the bar axis line: the arm
+turns about the line through its own two chassis points, which then leans from the bar
+axis by at most this over their spacing (twist error of that order, negligible)."""
+TBAR_SQUARE_DEG = 0.1
+"""A T-bar's shaft axis must be perpendicular to its pivot axis within this (deg); the
+model then makes it exactly perpendicular (docs/model.md, "Anti-roll bars")."""
+
+
+def line_offset(p: _Vec, a: _Vec, b: _Vec) -> float:
+    """Distance (mm) of point p from the line through a and b (all mm)."""
+    a_ = np.asarray(a, dtype=float)
+    d = np.asarray(b, dtype=float) - a_
+    d = d / np.linalg.norm(d)
+    r = np.asarray(p, dtype=float) - a_
+    return float(np.linalg.norm(r - (r @ d) * d))
+
+
+def u_bar_arm_fault(
+    arm: Body,
+    chassis: Body,
+    xyz: Mapping[str, _Vec],
+    axis_points: tuple[str, str],
+) -> str | None:
+    """Why a U-bar arm is not a revolute body on the bar axis, or None when it is.
+
+    The arm must share two or more points with the Chassis, all within `BAR_AXIS_MM`
+    of the line axis_points[0] -> axis_points[1] (so the model classifies it as a
+    revolute joint about that line), and have a point off that line (else it is fixed).
+    Coordinates in mm; the text names the points and directions.
+    """
+    a, b = (np.asarray(xyz[p], dtype=float) for p in axis_points)
+    axis = (b - a) / np.linalg.norm(b - a)
+    shared = [p for p in arm.points if p in chassis.points]
+    if len(shared) < 2:
+        found = f"only {shared[0]}" if shared else "none of its points"
+        return (
+            f"arm {arm.name!r} shares {found} with the Chassis, so it does not turn about"
+            f" the bar axis {axis_points[0]} -> {axis_points[1]}: a U-bar arm is a revolute"
+            " body with two chassis points on the bar axis"
+        )
+    off = [p for p in shared if line_offset(xyz[p], a, b) > BAR_AXIS_MM]
+    if off:
+        p0, p1 = shared[0], shared[1]
+        d = np.asarray(xyz[p1], dtype=float) - np.asarray(xyz[p0], dtype=float)
+        n = float(np.linalg.norm(d))
+        turns = (
+            f"turns about {_direction(d / n)} ({p0} -> {p1})"
+            if n > 0
+            else f"has its chassis points {p0} and {p1} at one place"
+        )
+        worst = max(line_offset(xyz[p], a, b) for p in off)
+        return (
+            f"arm {arm.name!r} {turns}, not about the bar axis {axis_points[0]} ->"
+            f" {axis_points[1]} ({_direction(axis)}): {', '.join(off)} lie up to"
+            f" {worst:.3g} mm off it"
+        )
+    if all(line_offset(xyz[p], a, b) <= BAR_AXIS_MM for p in arm.points):
+        return f"arm {arm.name!r} has every point on the bar axis, so nothing turns it"
+    return None
+
+
+def t_bar_axes(
+    pivot: _Vec, axis_point: _Vec, shaft_point: _Vec
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Unit pivot axis, unit shaft axis (made perpendicular to the pivot axis) and the
+    angle (deg) by which the given shaft direction missed perpendicular. mm in."""
+    p = np.asarray(pivot, dtype=float)
+    u = np.asarray(axis_point, dtype=float) - p
+    u = u / np.linalg.norm(u)
+    s = np.asarray(shaft_point, dtype=float) - p
+    s = s / np.linalg.norm(s)
+    miss = float(np.degrees(np.arcsin(np.clip(abs(float(s @ u)), 0.0, 1.0))))
+    w = s - (s @ u) * u
+    return u, w / np.linalg.norm(w), miss
+
+
+def _direction(v: np.ndarray) -> str:
+    """A unit direction for messages: 'X', '-Y' when along an axis, else (x, y, z)."""
+    for i, name in enumerate("XYZ"):
+        if abs(abs(v[i]) - 1.0) < 1e-9:
+            return ("" if v[i] > 0 else "-") + name
+    return f"({v[0]:.3f}, {v[1]:.3f}, {v[2]:.3f})"
+
+
 @dataclass(frozen=True)
 class Car:
     """A whole validated car description (see module docstring for units)."""

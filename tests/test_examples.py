@@ -26,6 +26,7 @@ Y_UP = ((0, 0, 1), (1, 0, 0), (0, 1, 0))
 
 REDUNDANT: dict[str, int] = {
     "fsae_car": 0,
+    "fsae_car_arb": 0,
     "template": 0,
     "five_link_rear": 0,
     "macpherson_front": 1,  # two knuckle points on the strut axis
@@ -82,19 +83,21 @@ def mobility_count(car: Car) -> tuple[int, int, int]:
     """(unknowns with inputs locked, equations, inputs) by the modelling rules.
 
     Unknowns: revolute 1, universal 2, spherical 3, damper 2 (stroke locked),
-    two-point link between moving bodies 5, free body 6, rack 0, fixed 0.
+    two-point link between moving bodies 5, free body 6, rack 0, fixed 0, T-bar
+    lever 2 (a universal joint at its pivot, whatever its number of points).
     Equations: 3 per extra body on a point, counting only bodies other than
     the chassis (joints to the chassis are built into the body's parameters).
     """
     chassis = set(car.body(CHASSIS).points)
     dampers = {d.body for d in car.dampers}
     rack = car.rack.body if car.rack else None
+    levers = {bar.arms[0] for bar in car.anti_roll_bars if bar.kind == "T-bar"}
     unknowns = 0
     for body in car.bodies:
         on_chassis = len(chassis & set(body.points))
         if body.name in (CHASSIS, rack):
             continue
-        if body.name in dampers:
+        if body.name in dampers or body.name in levers:
             unknowns += 2
         elif on_chassis >= 3:
             unknowns += 0

@@ -17,7 +17,14 @@ import suspension_sim
 from suspension_sim.solve.pose import Pose
 
 WORKBOOKS = Path(__file__).resolve().parents[1] / "workbooks"
-EXAMPLES = ["fsae_car", "template", "five_link_rear", "macpherson_front", "solid_axle_rear"]
+EXAMPLES = [
+    "fsae_car",
+    "fsae_car_arb",
+    "template",
+    "five_link_rear",
+    "macpherson_front",
+    "solid_axle_rear",
+]
 
 
 def assert_rigid_and_damped(pose: Pose) -> None:
@@ -64,7 +71,7 @@ def _travel(model: suspension_sim.model.model.Model, fraction: float) -> list[fl
 
 
 @pytest.mark.parametrize(
-    "name", ["five_link_rear", "macpherson_front", "solid_axle_rear", "fsae_car"]
+    "name", ["five_link_rear", "macpherson_front", "solid_axle_rear", "fsae_car", "fsae_car_arb"]
 )
 def test_example_solves_across_its_travel(name: str) -> None:
     model = suspension_sim.load(WORKBOOKS / f"{name}.xlsx")

@@ -187,10 +187,22 @@ def _material_velocity(
 ) -> np.ndarray:
     """d(point fixed on `body`)/d stroke of `damper` (or d/d rack for "rack"), central
     differences of solved poses."""
+    return _input_rates(model, pose, body, point, damper)[0]
+
+
+def _input_rates(
+    model: Model, pose: object, body: str, point: np.ndarray, damper: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """As `_material_velocity`, and the rates of the force elements' deflections: third
+    springs' compression from the solved points (chassis at 0 here), bars' twist by the
+    model's `bar_twist` (central differences of solved poses)."""
+    from suspension_sim.model.topology import bar_twist
+
     h = 0.01
     T0 = pose.body_frames[body]  # type: ignore[attr-defined]
     local = np.linalg.solve(T0, np.append(point, 1.0))
-    out = []
+    out, defl = [], []
+    car = model.car
     for sign in (1.0, -1.0):
         shocks = dict(pose.shocks)  # type: ignore[attr-defined]
         rack = pose.rack  # type: ignore[attr-defined]
@@ -200,7 +212,17 @@ def _material_velocity(
             shocks[damper] += sign * h
         p = model.solve(shocks=shocks, rack=rack, guess=pose, tolerance=1e-10)  # type: ignore[arg-type]
         out.append((p.body_frames[body] @ local)[:3])
-    return (out[0] - out[1]) / (2 * h)
+        e = [
+            -float(
+                np.linalg.norm(
+                    np.subtract(*(p.points.loc[n].to_numpy(float) for n in ts.end_points))
+                )
+            )
+            for ts in car.third_springs
+        ]
+        e += [float(bar_twist(model, bar, p.params)) for bar in car.anti_roll_bars]
+        defl.append(np.array(e))
+    return (out[0] - out[1]) / (2 * h), (defl[0] - defl[1]) / (2 * h)
 
 
 @pytest.mark.parametrize("path", WORKBOOKS, ids=[p.stem for p in WORKBOOKS])
@@ -215,13 +237,18 @@ def test_virtual_work_matches_damper_force(path: Path) -> None:
     result = solve_loads(pose, case)
     metrics = pose_metrics(pose, rates=False)
     inputs = list(model.damper_names) + (["rack"] if model.car.rack else [])
+    # force elements (third springs N, bars N mm) do work on their deflection too
+    el = result.elements
+    F_e = np.where(el["unit"] == "mm", el["force_N"], el["torque_Nm"] * 1000.0).astype(float)
     for name in inputs:
         work = 0.0
         for w in model.car.wheels:
             cp = np.array([metrics[f"contact_point_{w.name}_{a}_mm"] for a in "xyz"])
-            work += loads[w.name] @ _material_velocity(model, pose, w.body, cp, name)
-        # a damper's force does the loads' work; the steering holds the rack against it
-        expected = -work if name == "rack" else work
+            v, de = _input_rates(model, pose, w.body, cp, name)
+            work += loads[w.name] @ v
+        # damper force + element power = the loads' work; the steering holds the rack
+        power = float(F_e @ de) if len(F_e) else 0.0
+        expected = -(work - power) if name == "rack" else work - power
         assert _input(result, name) == pytest.approx(expected, rel=1e-6, abs=1e-6)
 
 
@@ -504,13 +531,14 @@ def test_the_chassis_pickups_balance_force_and_moment(path: Path) -> None:
     from suspension_sim.metrics.core import pose_metrics
 
     model = suspension_sim.load(path)
-    pose = model.solve(
-        shocks={d: 3.0 for d in model.damper_names}, chassis=(0, 0, 0, 1.5, -1.0, 2.0)
-    )
+    # uneven strokes: a car's anti-roll bars twist too
+    shocks = {d: 3.0 + 0.5 * i for i, d in enumerate(model.damper_names)}
+    pose = model.solve(shocks=shocks, chassis=(0, 0, 0, 1.5, -1.0, 2.0))
     rng = np.random.default_rng(1)
     loads = {w.name: rng.uniform([-800, -1500, 500], [800, 1500, 3000]) for w in model.car.wheels}
     case = LoadCase("c", {w: WheelLoad(tuple(f)) for w, f in loads.items()})
-    table = solve_loads(pose, case).table
+    result = solve_loads(pose, case)
+    table = result.table
     where = {n: pose.points.loc[n].to_numpy(float) for n in pose.points.index}
     met = pose_metrics(pose, rates=False)
     cp = {w: np.array([met[f"contact_point_{w}_{a}_mm"] for a in "xyz"]) for w in loads}
@@ -522,6 +550,9 @@ def test_the_chassis_pickups_balance_force_and_moment(path: Path) -> None:
     for name, f in zip(rows.point, rows[["Fx_N", "Fy_N", "Fz_N"]].to_numpy(float), strict=True):
         if name in where:  # "(rack mounts)" has no one point: the rack's own rows carry it
             got_moment += np.cross(where[name], f)
+    # a T-bar puts a moment (no force) on the chassis through its pivot and shaft
+    bars = result.elements[["Mx_Nm", "My_Nm", "Mz_Nm"]].to_numpy(float)
+    got_moment += 1000.0 * np.nan_to_num(bars).sum(axis=0)
     chassis = table[table.body == "Chassis"][["Fx_N", "Fy_N", "Fz_N"]].to_numpy(float)
     assert np.abs(chassis.sum(axis=0) - force).max() < 1e-6
     assert np.abs(got_moment - moment).max() < 1e-9 * np.abs(moment).max()

@@ -10,7 +10,10 @@ rack) that cannot move, or a body that no input moves.
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Mapping
+
+import numpy as np
 
 from suspension_sim import units
 from suspension_sim.description import Car
@@ -130,6 +133,8 @@ def describe_car(car: Car, *, body_notes: Mapping[str, str] | None = None) -> li
         *describe_points(car),
         *describe_joints(car),
         *describe_dampers(car),
+        *describe_third_springs(car),
+        *describe_bars(car),
         *describe_wheels(car),
         *describe_rack(car),
         *describe_warnings(car),
@@ -195,7 +200,57 @@ def describe_dampers(car: Car) -> list[str]:
         lines.append(
             f"  {d.body}: chassis point {d.chassis_point}, moving point {d.moving_point},"
             f" design length {length:.3f} mm, min {_mm(d.min_length)}, max {_mm(d.max_length)}"
+            + (
+                ""
+                if d.spring_rate is None
+                else f", {_spring(d.spring_rate, d.spring_preload, d.spring_free_length)}"
+            )
         )
+    return lines
+
+
+def _spring(rate: float | None, preload: float | None, free: float | None) -> str:
+    if rate is None:
+        return "no spring"
+    text = f"spring {rate:g} N/mm"
+    if free is not None:
+        return text + f", free length {free:g} mm"
+    return text + f", preload {preload or 0.0:g} N"
+
+
+def describe_third_springs(car: Car) -> list[str]:
+    """Third (heave) springs: ends, design length and rate (nothing when there are none)."""
+    if not car.third_springs:
+        return []
+    lines = [f"Third springs ({len(car.third_springs)}; not bodies: springs between two points):"]
+    for t in car.third_springs:
+        a, b = t.end_points
+        length = float(np.linalg.norm(car.point(b) - car.point(a)))
+        lines.append(
+            f"  {t.name}: {a} ({', '.join(car.bodies_of_point(a))}) -> {b}"
+            f" ({', '.join(car.bodies_of_point(b))}), design length {length:.3f} mm,"
+            f" min {_mm(t.min_length)}, max {_mm(t.max_length)},"
+            f" {_spring(t.spring_rate, t.spring_preload, t.spring_free_length)}"
+        )
+    return lines
+
+
+def describe_bars(car: Car) -> list[str]:
+    """Anti-roll bars: kind, arms, axis and torsional rate (N m/deg); nothing without."""
+    if not car.anti_roll_bars:
+        return []
+    lines = [f"Anti-roll bars ({len(car.anti_roll_bars)}):"]
+    for bar in car.anti_roll_bars:
+        rate = bar.rate / 1000.0 * math.pi / 180.0  # N mm/rad -> N m/deg
+        a, b = bar.axis_points
+        if bar.kind == "T-bar":
+            what = (
+                f"lever {bar.arms[0]}, pivot {a}, pivot axis {a} -> {b},"
+                f" shaft (torsion) axis {a} -> {bar.shaft_point}"
+            )
+        else:
+            what = f"arms {bar.arms[0]} and {bar.arms[1]}, bar axis {a} -> {b}"
+        lines.append(f"  {bar.name}: {bar.kind}, {what}, rate {rate:.4g} N m/deg")
     return lines
 
 

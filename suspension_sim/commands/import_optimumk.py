@@ -58,8 +58,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--skip-anti-roll-bars",
         action="store_true",
-        help="import a car whose files hold a U-bar or T-bar without the bar (our model has no"
-        " anti-roll bar body yet; a warning names what was left out)",
+        help="import a car whose files hold a U-bar or T-bar without the bar (the importer does"
+        " not read bar blocks yet; a warning names what was left out: add the bar in the"
+        " workbook's Anti-roll Bars section)",
     )
     p.add_argument("--name", help="the car's name (default: the vehicle's or suspension's)")
     p.add_argument("--out", required=True, metavar="CAR.xlsx", help="the workbook to write")

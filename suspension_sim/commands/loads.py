@@ -212,6 +212,10 @@ def summary_lines(result: object) -> list[str]:
         lines.append(f"case {case}:")
         lines.append(f"  inputs [N] (damper + = compression): {', '.join(parts) or '(none)'}")
         lines.append(f"  jacking [N] (+ = lifts the chassis): {', '.join(axles) or '(none)'}")
+        elements = getattr(r, "elements", None)
+        if elements is not None and len(elements):
+            rows = elements[elements["case"] == case]
+            lines.append(f"  springs and bars: {', '.join(_element(e) for e in rows.itertuples())}")
         if len(members):
             top = members.loc[members["axial_N"].abs().idxmax()]
             note = "" if top["determinate"] else f" [{top['basis']}]"
@@ -220,6 +224,14 @@ def summary_lines(result: object) -> list[str]:
                 f"(+ = tension){note}"
             )
     return lines
+
+
+def _element(row: object) -> str:
+    """One third spring (compression mm, force N) or bar (twist deg, torque N m)."""
+    e = row  # a row of LoadResult.elements
+    if e.kind == "third spring":  # type: ignore[attr-defined]
+        return f"{e.element} {e.deflection:+.2f} mm {_n(e.force_N)} N"  # type: ignore[attr-defined]
+    return f"{e.element} twist {e.deflection:+.3f} deg {e.torque_Nm:+.1f} N m"  # type: ignore[attr-defined]
 
 
 def _n(value: float) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -17,6 +18,7 @@ import pandas as pd
 from suspension_sim.description import CHASSIS, wheel_layout
 from suspension_sim.errors import InputError
 from suspension_sim.loads.cases import LoadCase
+from suspension_sim.loads.elements import T_BAR, THIRD
 from suspension_sim.loads.statics import (
     APPLIED,
     AXIAL_SPLIT,
@@ -26,6 +28,7 @@ from suspension_sim.loads.statics import (
     MIN_NORM,
     Statics,
     load_layout,
+    occurrence_layers,
     scatter_add,
     statics,
 )
@@ -49,6 +52,19 @@ FORCE_COLUMNS: tuple[str, ...] = (
     "determinate",
 )
 """Columns of `LoadResult.table` (a sweep adds ``step`` first)."""
+ELEMENT_COLUMNS: tuple[str, ...] = (
+    "case",
+    "element",
+    "kind",
+    "deflection",
+    "unit",
+    "force_N",
+    "torque_Nm",
+    "Mx_Nm",
+    "My_Nm",
+    "Mz_Nm",
+)
+"""Columns of `LoadResult.elements` (a sweep adds ``step`` first)."""
 RACK_MOUNTS = "(rack mounts)"
 """Point name of the rack assembly's total force on the chassis."""
 
@@ -61,8 +77,15 @@ class LoadResult:
     Fz, magnitude F), the chassis rows holding the resultant at each pickup;
     ``member`` and ``axial_N`` (+ = tension) for two-force members and wishbone
     legs; ``basis`` says how the value was found and ``determinate`` whether
-    statics fixes it. inputs: damper forces (+ = compression) and the rack
-    force. jacking: per wheel and axle (+ = lifts the chassis).
+    statics fixes it. A third spring adds a row at each end (member = its name,
+    ``axial_N`` + = tension, so its force with the sign turned): the body it acts
+    on there, a ``Chassis`` row when that end is on the chassis. inputs: damper
+    forces (+ = compression) and the rack force. jacking: per wheel and axle (+ =
+    lifts the chassis). elements: per case (and step) and force element (third
+    springs, anti-roll bars): ``deflection`` (compression mm, + = shorter; twist
+    deg), ``force_N`` (third spring, + pushes its ends apart) or ``torque_Nm`` (bar,
+    = rate x twist) and, for a T-bar, its moment on the chassis (``Mx_Nm``,
+    ``My_Nm``, ``Mz_Nm``, world); empty when the car has none.
     determinate: False when the mechanism has redundant joints (the minimum-norm
     forces are shown, labelled); message says which.
     """
@@ -74,6 +97,7 @@ class LoadResult:
     determinate: bool
     message: str
     raw: Statics = field(repr=False)
+    elements: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=ELEMENT_COLUMNS))
 
     def members(self) -> pd.DataFrame:
         """One row per member (two-force link, damper, wishbone leg) and case: axial force."""
@@ -146,10 +170,11 @@ def _result(poses: list[Pose], cases: list[LoadCase], sweep: np.ndarray | None) 
     force = np.zeros((B, n_inst, 3, C))
     scatter_add(force, model.pair_b, st.pair_force)
     scatter_add(force, model.pair_a, -st.pair_force)
-    rank = np.vectorize(BASIS_ORDER.index, otypes=[int])(st.pair_basis)  # (B, n_pairs)
+    rank = _basis_codes(st.pair_basis)  # (B, n_pairs)
     worst = np.zeros((B, n_inst), dtype=int)
-    for side in (model.pair_a, model.pair_b):
-        np.maximum.at(worst.T, np.asarray(side), rank.T)
+    for side in (model.pair_a, model.pair_b):  # np.maximum.at, one fancy op per layer
+        for pos, idx in occurrence_layers(np.asarray(side), n_inst):
+            worst[:, idx] = np.maximum(worst[:, idx], rank[:, pos])
     joined = np.zeros(n_inst, dtype=bool)
     joined[model.pair_a] = joined[model.pair_b] = True
     copies = np.flatnonzero(joined)
@@ -175,7 +200,7 @@ def _result(poses: list[Pose], cases: list[LoadCase], sweep: np.ndarray | None) 
             member[where[int(i)]] = f"{lay.bodies[b]} leg {model.inst_point[i]}"
             axial[:, where[int(i)]] = st.arm_axial[:, k, leg]
 
-    F = np.einsum("bij,bnjc->bnic", R, force[:, copies])  # world frame (B, n, 3, C)
+    F = np.matmul(R[:, None], force[:, copies])  # world frame (B, n, 3, C)
     parts_F = [F]
     parts_axial = [axial]
     parts_basis = [worst[:, copies]]
@@ -193,9 +218,21 @@ def _result(poses: list[Pose], cases: list[LoadCase], sweep: np.ndarray | None) 
         bodies.append(CHASSIS)
         points.append(RACK_MOUNTS)
         members.append("")
+    el = st.elements
+    if el is not None and el.n_springs:
+        assert st.element_end_force is not None and st.element_force is not None
+        ends = el.ends.reshape(-1)
+        f_end = st.element_end_force.reshape(B, -1, 3)  # (B, 2 n_s, 3) chassis frame
+        parts_F.append(np.repeat(np.einsum("bij,bnj->bni", R, f_end)[..., None], C, axis=3))
+        tension = -np.repeat(st.element_force[:, : el.n_springs], 2, axis=1)
+        parts_axial.append(np.repeat(tension[..., None], C, axis=2))
+        parts_basis.append(np.full((B, len(ends)), BASIS_ORDER.index(EXACT)))
+        bodies += [model.inst_body[i] for i in ends]
+        points += [model.inst_point[i] for i in ends]
+        members += [n for n in el.names[: el.n_springs] for _ in range(2)]
     wheels = list(lay.wheels)
     if wheels:
-        parts_F.append(np.einsum("bij,bwjc->bwic", R, st.applied_force))
+        parts_F.append(np.matmul(R[:, None], st.applied_force))
         parts_axial.append(np.full((B, len(wheels), C), np.nan))
         parts_basis.append(np.full((B, len(wheels)), BASIS_ORDER.index(APPLIED)))
         bodies += [lay.bodies[b] for b in lay.wheel_body]
@@ -243,7 +280,44 @@ def _result(poses: list[Pose], cases: list[LoadCase], sweep: np.ndarray | None) 
     )
     det = bool(st.determinate.all())
     message = "" if det else _indeterminate_message(model, lay, st)
-    return LoadResult(tuple(names), table, inputs, jacking, det, message, st)
+    elements = _element_table(st, names, sweep)
+    return LoadResult(tuple(names), table, inputs, jacking, det, message, st, elements)
+
+
+def _element_table(st: Statics, cases: list[str], sweep: np.ndarray | None) -> pd.DataFrame:
+    """Rows step, case, element (see `LoadResult`): deflection in mm or deg, third
+    spring force N, bar torque N m, a T-bar's moment on the chassis N m (world)."""
+    el = st.elements
+    if el is None or st.element_deflection is None or st.element_force is None:
+        return pd.DataFrame(columns=(["step"] if sweep is not None else []) + list(ELEMENT_COLUMNS))
+    B, C, n = st.R.shape[0], len(cases), el.n
+    spring = np.array([k == THIRD for k in el.kinds])
+    deflection = np.where(spring, st.element_deflection, np.degrees(st.element_deflection))
+    force = np.where(spring, st.element_force, np.nan)
+    torque = np.where(spring, np.nan, st.element_force / 1000.0)
+    moment = np.full((B, n, 3, C), np.nan)
+    if st.bar_reaction is not None:
+        bars = np.flatnonzero(~spring)
+        world = np.einsum("bij,bnjc->bnic", st.R, st.bar_reaction) / 1000.0
+        is_t = np.array([el.kinds[i] == T_BAR for i in bars], dtype=bool)
+        moment[:, bars[is_t]] = world[:, is_t]
+    data: dict[str, object] = {}
+    if sweep is not None:
+        data["step"] = np.repeat(sweep, C * n)
+    data["case"] = _categorical(np.tile(np.repeat(np.arange(C), n), B), list(cases))
+    data["element"] = _labels(list(el.names), B * C, tile=True)
+    data["kind"] = _labels(list(el.kinds), B * C, tile=True)
+
+    def per_case(v: np.ndarray) -> np.ndarray:  # (B, n) -> rows (B, C, n)
+        return np.repeat(v[:, None, :], C, axis=1).reshape(-1)
+
+    data["deflection"] = per_case(deflection)
+    data["unit"] = _labels(list(el.units), B * C, tile=True)
+    data["force_N"] = per_case(force)
+    data["torque_Nm"] = per_case(torque)
+    for a, col in enumerate(("Mx_Nm", "My_Nm", "Mz_Nm")):
+        data[col] = np.moveaxis(moment[:, :, a], 2, 1).reshape(-1)
+    return pd.DataFrame(data)
 
 
 def _pairs_of(model: object, inst: np.ndarray) -> np.ndarray:
@@ -262,9 +336,26 @@ def _labels(values: Sequence[str], reps: int, tile: bool) -> pd.Categorical:
     return _categorical(codes, cats)
 
 
+def _basis_codes(basis: np.ndarray) -> np.ndarray:
+    """Each label's index in `BASIS_ORDER` (an int array of basis's shape); ValueError
+    for a label not in it (as BASIS_ORDER.index would)."""
+    codes = np.full(basis.shape, -1, dtype=int)
+    for i, label in enumerate(BASIS_ORDER):
+        codes[basis == label] = i
+    if np.any(codes < 0):
+        raise ValueError(f"unknown basis label {basis[codes < 0][0]!r}")
+    return codes
+
+
+@cache
+def _dtype(categories: tuple[str, ...]) -> pd.CategoricalDtype:
+    """The categorical dtype of `categories` (pandas validates them on each build: cached)."""
+    return pd.CategoricalDtype(categories=list(categories))
+
+
 def _categorical(codes: np.ndarray, categories: list[str]) -> pd.Categorical:
     """A categorical column from integer codes into `categories` (unique)."""
-    kind: pd.CategoricalDtype = pd.CategoricalDtype(categories=categories)
+    kind: pd.CategoricalDtype = _dtype(tuple(categories))
     column: pd.Categorical = pd.Categorical.from_codes(
         np.asarray(codes, dtype=np.int64), dtype=kind
     )
@@ -284,7 +375,7 @@ def _rows(
     """Rows step-major, then case, then point: F (B, n, 3, C), axial (B, n, C), basis
     codes into `BASIS_ORDER` (B, n)."""
     B, n, _, C = F.shape
-    Fm = np.moveaxis(F, 3, 1).reshape(B * C * n, 3)  # (B, C, n, 3)
+    Fx, Fy, Fz = (np.moveaxis(F[:, :, a], 2, 1).reshape(-1) for a in range(3))  # (B, C, n)
     data: dict[str, object] = {}
     if sweep is not None:
         data["step"] = np.repeat(sweep, C * n)
@@ -293,8 +384,8 @@ def _rows(
     data["body"] = _labels(bodies, B * C, tile=True)
     data["point"] = _labels(points, B * C, tile=True)
     data["member"] = _labels(members, B * C, tile=True)
-    data["Fx_N"], data["Fy_N"], data["Fz_N"] = Fm[:, 0], Fm[:, 1], Fm[:, 2]
-    data["F_N"] = np.linalg.norm(Fm, axis=1)
+    data["Fx_N"], data["Fy_N"], data["Fz_N"] = Fx, Fy, Fz
+    data["F_N"] = np.sqrt(Fx * Fx + Fy * Fy + Fz * Fz)  # np.linalg.norm's sum, in its order
     data["axial_N"] = np.moveaxis(axial, 2, 1).reshape(-1)
     codes = np.repeat(basis[:, None, :], C, axis=1).reshape(-1)
     data["basis"] = _categorical(codes, list(BASIS_ORDER))

@@ -1,4 +1,5 @@
-"""Springs on the dampers: wheel rates and static ride height (docs/loads.md, "Springs").
+"""Springs, third springs and anti-roll bars: wheel rates, roll stiffness, heave rates and
+static ride height (docs/loads.md, "Springs" and "Third springs and anti-roll bars").
 
 A damper may carry a linear coil-over spring (`Damper.spring_rate`, N/mm). Its
 force, + = pushing the eyes apart (damper compression, as the loads), is
@@ -16,17 +17,23 @@ the springs balance, ``F_i = sum_d F_d ds_d/dz_i``, and its rate
     K_i = dF_i/dz_i = sum_d k_d (ds_d/dz_i)^2 + F_d d2s_d/dz_i^2
 
 i.e. ``k MR^2 + F dMR/dz`` for one damper per wheel (MR = ds/dz, the motion
-ratio). ds/dz comes from the constraint Jacobian bordered by the travel and
-rack rows (implicit function theorem); d2s/dz2 from the second-order
-expansion of the same system, ``A q'' = -d(A q')/dt``, whose right side is a
-central difference of A q' along q' (no pose is solved).
+ratio). Third springs (compression c, force + pushes apart) and anti-roll bars
+(twist theta, torque T) add ``k_e (de/dz_i)^2 + F_e d2e/dz_i^2`` the same way
+(`suspension_sim.loads.elements`). Roll stiffness and heave rate per axle
+(`roll_stiffness`) are the same sum along the axle's roll motion (left wheel
+-(t/2) phi, right +(t/2) phi) and heave motion (both +1 mm).
+ds/dz comes from the constraint Jacobian bordered by the travel and rack rows
+(implicit function theorem); d2s/dz2 from the second-order expansion of the
+same system, ``A q'' = -d(A q')/dt``, whose right side is a central difference
+of A q' along q' (no pose is solved).
 
 **Static ride height.** Given the vertical load at every contact patch
 (corner weights), or the sprung mass and the CG (then the corner weights are
 unknowns too, fixed by the three equilibrium equations), the strokes and the
 chassis heave, roll and pitch are solved so that every damper's spring
-force equals the force statics asks of it under those loads
-(`suspension_sim.loads.statics`, exact for the rigid-body model) and every
+force equals the force statics asks of it under those loads, the third
+springs and bars being known internal loads at each pose
+(`suspension_sim.loads.statics`, exact for the rigid-body model), and every
 contact patch is on the ground (world z = `ground_z`). With corner weights
 given and four wheels there is one equation more than unknowns: the contact
 heights are met in least squares and the remainder is reported as `warp_mm`.
@@ -39,13 +46,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from suspension_sim.description import wheel_layout
 from suspension_sim.errors import InputError, SolveError
 from suspension_sim.loads.cases import LoadCase, WheelLoad
+from suspension_sim.loads.elements import THIRD, elements_of
+from suspension_sim.loads.elements import curvatures as element_curvatures
+from suspension_sim.loads.elements import evaluate as element_evaluate
 from suspension_sim.loads.statics import statics
 from suspension_sim.metrics import wheel as wheel_geometry
 from suspension_sim.metrics.geometry import wheel_set
@@ -85,12 +96,15 @@ def car_springs(
     out: dict[str, Spring] = {}
     missing: list[str] = []
     given = dict(springs or {})
-    unknown = sorted(set(given) - set(model.damper_names))
+    elements = [s.name for s in car.third_springs] + [b.name for b in car.anti_roll_bars]
+    unknown = sorted(set(given) - set(model.damper_names) - set(elements))
     if unknown:
         raise InputError(
-            f"springs given for {', '.join(unknown)}, which are not dampers of this car",
+            f"springs given for {', '.join(unknown)}, which are not dampers, third "
+            "springs or anti-roll bars of this car",
             where="springs",
-            hint=f"the dampers are {', '.join(model.damper_names)}",
+            hint=f"the dampers are {', '.join(model.damper_names)}"
+            + (f"; the elements {', '.join(elements)}" if elements else ""),
         )
     for d in car.dampers:
         if d.body in given:
@@ -136,9 +150,11 @@ def _bordered(model: KinematicModel, q: np.ndarray) -> np.ndarray:
     return np.vstack([J, np.array(rows).reshape(len(rows), model.n_params)])
 
 
-def stroke_derivatives(pose: Pose) -> tuple[np.ndarray, np.ndarray]:
-    """ds_d/dz_i and d2s_d/dz_i^2 per damper d and wheel i: two (n_dampers, n_wheels)
-    arrays, mm/mm and 1/mm (every other wheel's travel and the rack held)."""
+def _tangents(
+    pose: Pose, second: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """q, the bordered matrix A, dq/dz_i and d2q/dz_i^2 (n_params, n_wheels) at a pose
+    (every other wheel's travel and the rack held); d2q is zeros unless `second`."""
     model = pose.model
     n_w = len(model.car.wheels)
     q = np.asarray(pose.params, dtype=float)
@@ -147,40 +163,218 @@ def stroke_derivatives(pose: Pose) -> tuple[np.ndarray, np.ndarray]:
     rhs = np.zeros((A.shape[0], n_w))
     rhs[m + np.arange(n_w), np.arange(n_w)] = 1.0
     dq, *_ = np.linalg.lstsq(A, rhs, rcond=None)
+    return q, A, dq, (_second_order(model, q, A, dq) if second else np.zeros_like(dq))
+
+
+def _second_order(model: KinematicModel, q: np.ndarray, A: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """q'' of every motion q' = V[:, j] whose bordered rows (travels, rack) are linear in
+    its parameter: ``A q'' = -d(A(q + t v) v)/dt`` at t = 0, a central difference."""
     h = SECOND_ORDER_STEP
-    # d/dt (A(q + t v) v) at t = 0 for v = dq[:, i]: the second-order term.
-    curv = np.empty_like(rhs)
-    for i in range(n_w):
-        v = dq[:, i]
-        curv[:, i] = (_bordered(model, q + h * v) @ v - _bordered(model, q - h * v) @ v) / (2 * h)
+    curv = np.empty((A.shape[0], V.shape[1]))
+    for j in range(V.shape[1]):
+        v = V[:, j]
+        curv[:, j] = (_bordered(model, q + h * v) @ v - _bordered(model, q - h * v) @ v) / (2 * h)
     d2q, *_ = np.linalg.lstsq(A, -curv, rcond=None)
-    u = model.input_params()[: len(model.damper_names)]
+    return np.asarray(d2q)
+
+
+def stroke_derivatives(pose: Pose) -> tuple[np.ndarray, np.ndarray]:
+    """ds_d/dz_i and d2s_d/dz_i^2 per damper d and wheel i: two (n_dampers, n_wheels)
+    arrays, mm/mm and 1/mm (every other wheel's travel and the rack held)."""
+    _, _, dq, d2q = _tangents(pose)
+    u = pose.model.input_params()[: len(pose.model.damper_names)]
     return dq[u], d2q[u]
+
+
+@dataclass(frozen=True)
+class _Terms:
+    """Per spring group, the force F_e and the rate k_e of each spring or element, with
+    its first and second derivative along each motion: de (n, n_dir), d2e (n, n_dir)."""
+
+    k: np.ndarray
+    F: np.ndarray
+    de: np.ndarray
+    d2e: np.ndarray
+
+    def force(self) -> np.ndarray:
+        """sum F_e de/dt per motion (n_dir,): the generalised force the springs balance."""
+        return np.asarray(self.F @ self.de)
+
+    def rate(self) -> np.ndarray:
+        """sum k_e (de/dt)^2 + F_e d2e/dt^2 per motion (n_dir,)."""
+        return np.asarray(self.k @ self.de**2 + self.F @ self.d2e)
+
+
+GROUPS: tuple[str, ...] = ("springs", "third springs", "bars")
+"""Spring groups of the rate contributions: the dampers' coil springs, third springs, bars."""
+
+
+def _motion_terms(
+    pose: Pose,
+    springs: Mapping[str, Any] | None,
+    dq: np.ndarray,
+    d2q: np.ndarray,
+    q: np.ndarray,
+) -> dict[str, _Terms]:
+    """Per group, the terms of every spring and element along the motions dq (n_params,
+    n_dir) with second derivatives d2q."""
+    model = pose.model
+    sp = car_springs(model, springs)
+    u = model.input_params()[: len(model.damper_names)]
+    dampers = model.damper_names
+    coil = _Terms(
+        k=np.array([sp[d].rate for d in dampers]),
+        F=np.array([float(sp[d].force(pose.shocks[d])) for d in dampers]),
+        de=dq[u],
+        d2e=d2q[u],
+    )
+    el = elements_of(model, springs)
+    _, F, G = element_evaluate(model, el, q[:, None])
+    de = G[0] @ dq  # (n_e, n_dir)
+    d2e = G[0] @ d2q + element_curvatures(model, el, q, dq)
+    spring = np.array([k == THIRD for k in el.kinds], dtype=bool)
+    out = {"springs": coil}
+    for name, on in (("third springs", spring), ("bars", ~spring)):
+        out[name] = _Terms(el.rate[on], F[0, on], de[on], d2e[on])
+    return out
 
 
 def spring_wheel_forces(
     pose: Pose, springs: Mapping[str, Spring] | None = None
 ) -> dict[str, float]:
     """The vertical force on each wheel (N, + = up, along the wheel travel) that the
-    springs balance at the pose: ``sum_d F_d ds_d/dz_i`` (virtual work)."""
-    model = pose.model
-    sp = car_springs(model, springs)
-    ds, _ = stroke_derivatives(pose)
-    F = np.array([float(sp[d].force(pose.shocks[d])) for d in model.damper_names])
-    return {w.name: float(F @ ds[:, i]) for i, w in enumerate(model.car.wheels)}
+    springs, third springs and bars balance at the pose: ``sum_e F_e de/dz_i`` (virtual
+    work)."""
+    q, _, dq, d2q = _tangents(pose)
+    terms = _motion_terms(pose, springs, dq, d2q, q)
+    total = np.sum([t.force() for t in terms.values()], axis=0)
+    return {w.name: float(total[i]) for i, w in enumerate(pose.model.car.wheels)}
+
+
+def wheel_rate_terms(pose: Pose, springs: Mapping[str, Spring] | None = None) -> pd.DataFrame:
+    """Wheel rate of every wheel split by spring group (N/mm per mm of wheel-centre
+    travel, every other wheel and the rack held): index wheel, columns `GROUPS` and
+    ``total``. Each group's term is ``sum k_e (de/dz)^2 + F_e d2e/dz^2`` over its springs."""
+    q, _, dq, d2q = _tangents(pose)
+    terms = _motion_terms(pose, springs, dq, d2q, q)
+    data = {g: terms[g].rate() for g in GROUPS}
+    table = pd.DataFrame(data, index=[w.name for w in pose.model.car.wheels])
+    table["total"] = table[list(GROUPS)].sum(axis=1)
+    table.index.name = "wheel"
+    return table
 
 
 def wheel_rates(pose: Pose, springs: Mapping[str, Spring] | None = None) -> dict[str, float]:
     """Wheel rate of every wheel at the pose, N/mm per mm of wheel-centre travel:
-    ``sum_d k_d (ds_d/dz)^2 + F_d d2s_d/dz2`` (k MR^2 + F dMR/dz), every other wheel's
-    travel and the rack held. Springs from the workbook unless `springs` gives them."""
+    ``sum_e k_e (de_e/dz)^2 + F_e d2e_e/dz2`` over the dampers' springs (e = stroke: k
+    MR^2 + F dMR/dz), third springs and bars, every other wheel's travel and the rack
+    held. Springs from the workbook unless `springs` gives them (by damper, third
+    spring or bar name)."""
+    table = wheel_rate_terms(pose, springs)
+    return {str(w): float(v) for w, v in table["total"].items()}
+
+
+# -- roll stiffness and heave rate per axle ----------------------------------------------------
+NM_PER_DEG = math.pi / 180.0 / 1000.0
+"""N m/deg per N mm/rad."""
+
+
+@dataclass(frozen=True)
+class AxleRates:
+    """Roll stiffness and heave rate of one axle at a pose (chassis held, other axle held).
+
+    roll: N m/deg of chassis roll, the axle's wheels moved by -/+ (t/2) phi (left
+    down, right up for + roll, which lifts the chassis' left side), t = track_mm
+    (wheel centres' y distance at the pose). heave: N/mm of both wheels moving up
+    together (the force on the axle per mm). Each is split into `GROUPS` (dicts by
+    group name, same units); bar_share = bars' roll / roll (0..1 for springs that
+    all resist roll).
+    """
+
+    axle: str
+    wheels: tuple[str, str]
+    track_mm: float
+    roll_Nm_per_deg: float
+    roll_terms: dict[str, float]
+    heave_N_per_mm: float
+    heave_terms: dict[str, float]
+
+    @property
+    def bar_share(self) -> float:
+        """The bars' share of this axle's roll stiffness."""
+        return self.roll_terms["bars"] / self.roll_Nm_per_deg if self.roll_Nm_per_deg else 0.0
+
+
+@dataclass(frozen=True)
+class RollStiffness:
+    """Roll stiffness per axle and its distribution (`roll_stiffness`).
+
+    axles: {"front": AxleRates, "rear": AxleRates} (those with two wheels);
+    total_Nm_per_deg: the sum of the axles' roll stiffnesses; front_share: front roll
+    stiffness / total (roll stiffness distribution), NaN without both axles.
+    """
+
+    axles: dict[str, AxleRates]
+    total_Nm_per_deg: float
+    front_share: float
+
+    def table(self) -> pd.DataFrame:
+        """One row per axle: track, roll (total and per group), bar share, heave."""
+        rows = []
+        for a in self.axles.values():
+            row: dict[str, object] = {"axle": a.axle, "track_mm": a.track_mm}
+            row["roll_Nm_per_deg"] = a.roll_Nm_per_deg
+            row.update({f"roll_{g}": a.roll_terms[g] for g in GROUPS})
+            row["bar_share"] = a.bar_share
+            row["heave_N_per_mm"] = a.heave_N_per_mm
+            row.update({f"heave_{g}": a.heave_terms[g] for g in GROUPS})
+            rows.append(row)
+        return pd.DataFrame(rows).set_index("axle")
+
+
+def roll_stiffness(pose: Pose, springs: Mapping[str, Spring] | None = None) -> RollStiffness:
+    """Roll stiffness (N m/deg) and heave rate (N/mm) of each axle at a pose.
+
+    Roll: the axle's left wheel moves by -(t/2) phi and its right wheel by +(t/2) phi
+    (wheel-centre travel along the chassis z axis, t the track at the pose), the other
+    axle's wheels and the rack held; K_phi = d2E/dphi2 = sum_e k_e (de/dphi)^2 + F_e
+    d2e/dphi2 over coil springs, third springs and bars. Heave: both wheels +1 mm, the
+    same sum per mm. Springs from the workbook unless `springs` gives them.
+    """
     model = pose.model
-    sp = car_springs(model, springs)
-    ds, d2s = stroke_derivatives(pose)
-    k = np.array([sp[d].rate for d in model.damper_names])
-    F = np.array([float(sp[d].force(pose.shocks[d])) for d in model.damper_names])
-    rates = k @ ds**2 + F @ d2s
-    return {w.name: float(rates[i]) for i, w in enumerate(model.car.wheels)}
+    layout = wheel_layout(model.car)
+    wheels = [w.name for w in model.car.wheels]
+    q, A, dq, _ = _tangents(pose, second=False)
+    P, _ = model.instance_positions(q[:, None], derivatives=False)
+    st = wheel_set(model)
+    centre_y = P[st.i_centre, 1, 0]
+    cols: list[np.ndarray] = []
+    tracks: dict[str, float] = {}
+    for axle, (left, right) in layout.axles.items():
+        i, j = wheels.index(left), wheels.index(right)
+        t = float(abs(centre_y[i] - centre_y[j]))
+        tracks[axle] = t
+        cols += [0.5 * t * (dq[:, j] - dq[:, i]), dq[:, i] + dq[:, j]]
+    V = np.column_stack(cols) if cols else np.zeros((model.n_params, 0))
+    terms = _motion_terms(pose, springs, V, _second_order(model, q, A, V), q)
+    rates = {g: terms[g].rate() for g in GROUPS}
+    axles: dict[str, AxleRates] = {}
+    for n, (axle, (left, right)) in enumerate(layout.axles.items()):
+        roll = {g: float(rates[g][2 * n]) * NM_PER_DEG for g in GROUPS}
+        heave = {g: float(rates[g][2 * n + 1]) for g in GROUPS}
+        axles[axle] = AxleRates(
+            axle=axle,
+            wheels=(left, right),
+            track_mm=tracks[axle],
+            roll_Nm_per_deg=sum(roll.values()),
+            roll_terms=roll,
+            heave_N_per_mm=sum(heave.values()),
+            heave_terms=heave,
+        )
+    total = sum(a.roll_Nm_per_deg for a in axles.values())
+    both = "front" in axles and "rear" in axles and total != 0.0
+    share = axles["front"].roll_Nm_per_deg / total if both else math.nan
+    return RollStiffness(axles=axles, total_Nm_per_deg=total, front_share=share)
 
 
 # -- static ride height ---------------------------------------------------------------------
@@ -269,6 +463,7 @@ def ride_height(
     from suspension_sim.solve.solver import solve
 
     sp = car_springs(model, springs)
+    elements = elements_of(model, springs)
     wheels = [w.name for w in model.car.wheels]
     dampers = list(model.damper_names)
     n_w, n_d = len(wheels), len(dampers)
@@ -326,7 +521,7 @@ def ride_height(
         case = LoadCase(
             "static", {w: WheelLoad((0.0, 0.0, float(W[i]))) for i, w in enumerate(wheels)}
         )
-        f = statics([pose], [case]).input_force[0, :n_d, 0]
+        f = statics([pose], [case], elements).input_force[0, :n_d, 0]
         spring = P0 + k * s
         cp = _contact_world(model, pose)
         rows = [(spring - f) / k, cp[:, 2] - ground_z]
@@ -418,12 +613,17 @@ def _result(
 
 
 __all__ = [
+    "GROUPS",
+    "AxleRates",
     "RideHeight",
+    "RollStiffness",
     "Spring",
     "car_springs",
     "corner_weights_from_cg",
     "ride_height",
+    "roll_stiffness",
     "spring_wheel_forces",
     "stroke_derivatives",
+    "wheel_rate_terms",
     "wheel_rates",
 ]

@@ -9,7 +9,10 @@ inputs u (strokes, rack):
     f_u = Q_u + J_u^T lambda     (+ = damper compression; the rack: -f_u)
 
 Q is the generalised external force, Q = sum (d point / d q)^T F + omega_q^T M
-over the loads on the wheel carriers. Pairs that hold by construction (a
+over the loads on the wheel carriers, plus ``-F_e de/dq`` for every third spring
+and anti-roll bar (`suspension_sim.loads.elements`: known internal loads at the
+pose, the same in every case, whose forces and moments also enter the body
+equations below; the jacking force uses the tyres' Q alone). Pairs that hold by construction (a
 wishbone's pivots on its own axis, a universal joint's centre) are not in the
 Jacobian: their forces follow from the equilibrium of each body, six equations
 per body, with the forces of the other joints known. Where statics leaves a
@@ -30,8 +33,19 @@ import numpy as np
 
 from suspension_sim.description import CHASSIS, wheel_layout
 from suspension_sim.errors import InputError, ModelError
-from suspension_sim.loads.blocks import BlockPattern, block_lstsq, block_pattern
+from suspension_sim.loads.blocks import BatchCOO, BlockPattern, block_lstsq, block_pattern
 from suspension_sim.loads.cases import LoadCase
+from suspension_sim.loads.elements import (
+    T_BAR,
+    U_BAR,
+    Elements,
+    elements_of,
+    spring_end_forces,
+    u_bar_moments,
+)
+from suspension_sim.loads.elements import deflections as element_deflections
+from suspension_sim.loads.elements import forces as element_forces
+from suspension_sim.loads.elements import gradients as element_gradients
 from suspension_sim.metrics import wheel as wheel_geometry
 from suspension_sim.metrics.geometry import wheel_set
 from suspension_sim.metrics.vectors import Z_UP
@@ -285,6 +299,11 @@ class Statics:
     determinate: np.ndarray  # (B,) bool: no redundant joints
     R: np.ndarray  # (B, 3, 3) chassis -> world rotations
     P: np.ndarray  # (B, n_inst, 3) copies, chassis frame
+    elements: Elements | None = None  # third springs and bars (None: the car has none)
+    element_deflection: np.ndarray | None = None  # (B, n_e) mm or rad
+    element_force: np.ndarray | None = None  # (B, n_e) N (third springs) or N mm (bars)
+    element_end_force: np.ndarray | None = None  # (B, n_s, 2, 3) on the spring ends, chassis
+    bar_reaction: np.ndarray | None = None  # (B, n_b, 3, C) N mm: a T-bar's moment on the chassis
 
 
 def wheel_loads(
@@ -315,17 +334,20 @@ def wheel_loads(
     return force, wheel_axes, brake, drive
 
 
-def statics(poses: list[Pose], cases: list[LoadCase]) -> Statics:
+def statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None = None) -> Statics:
     """Forces in every joint for each pose and case (see the module docstring).
 
+    elements: the third springs and bars with their rates (default: the car's,
+    `suspension_sim.loads.elements.elements_of`); their loads at each pose are
+    known internal loads, the same in every case.
     BLAS runs single-threaded: at this size threads only add overhead (as in the
     solver, `suspension_sim.solve.problem.blas_controller`).
     """
     with blas_controller().limit(limits=1, user_api="blas"):
-        return _statics(poses, cases)
+        return _statics(poses, cases, elements)
 
 
-def _statics(poses: list[Pose], cases: list[LoadCase]) -> Statics:
+def _statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None) -> Statics:
     if not poses:
         raise InputError("no poses to compute loads for")
     model = poses[0].model
@@ -350,8 +372,8 @@ def _statics(poses: list[Pose], cases: list[LoadCase]) -> Statics:
     assert dP is not None
     P = np.moveaxis(P, -1, 0)  # (B, n_inst, 3)
     dP = np.moveaxis(dP, -1, 0)  # (B, n_inst, kmax, 3)
-    J = _dense_jacobian(model, dP)  # (B, m, n_params)
-    Jx, Ju = J[:, :, lay.x], J[:, :, lay.u]
+    J = _sparse_jacobian(model, dP)  # (B, m, n_params) as its nonzeros
+    JxT, JuT = _columns(J, lay.x).T, _columns(J, lay.u).T
 
     # -- applied loads: contact-patch forces and torques about the spin axis ---------
     force, wheel_axes, brake, drive = wheel_loads(model, cases)
@@ -395,11 +417,18 @@ def _statics(poses: list[Pose], cases: list[LoadCase]) -> Statics:
     Q = np.zeros((B, model.n_params + 1, C))  # last row collects slot -1
     scatter_add(Q, slots.reshape(-1), gen.reshape(B, -1, C))
     Q = Q[:, :-1]
+    Q_tyre = Q  # the jacking force is the tyres' share only
+
+    # -- force elements: known internal loads, the same in every case ----------------------
+    el = elements if elements is not None else elements_of(model)
+    known = _element_loads(model, lay, el, q, P, dP, C)
+    if known is not None:
+        Q = Q + known.Q[..., None]
 
     # -- multipliers: J_x^T lambda = -Q_x (min-norm; null space = redundant joints) ----
-    sol = block_lstsq(np.swapaxes(Jx, 1, 2), -Q[:, lay.x], lay.lambda_blocks)
+    sol = block_lstsq(JxT, -Q[:, lay.x], lay.lambda_blocks)
     lam = sol.x  # (B, m, C)
-    unbalanced = np.linalg.norm(np.swapaxes(Jx, 1, 2) @ lam + Q[:, lay.x], axis=1)
+    unbalanced = np.linalg.norm(JxT.matmul(lam) + Q[:, lay.x], axis=1)
     if np.any(unbalanced > UNBALANCED_TOL * np.maximum(np.linalg.norm(Q[:, lay.x], axis=1), 1.0)):
         raise ModelError(
             "the mechanism cannot hold this load case: with every stroke and the rack held "
@@ -408,16 +437,15 @@ def _statics(poses: list[Pose], cases: list[LoadCase]) -> Statics:
             "wheel that no damper holds)",
         )
     # Null-space directions (redundant joints): only the columns that occur anywhere.
-    free = np.flatnonzero(np.abs(sol.null).max(axis=(0, 1)) > 0)
-    N = sol.null[:, :, free]  # (B, m, k) unit vectors, N per unit of the free force
+    N = sol.null_basis  # (B, m, k) unit vectors, N per unit of the free force
     determinate = np.asarray(np.abs(N).max(axis=(1, 2), initial=0.0) == 0.0, dtype=bool)
     k = N.shape[2]
 
     # -- input forces ------------------------------------------------------------------
-    f_u = Q[:, lay.u] + np.swapaxes(Ju, 1, 2) @ lam
+    f_u = Q[:, lay.u] + JuT.matmul(lam)
     # Null-space directions are unit vectors (N per unit of the free force): a
     # value that moves with them is not fixed by statics.
-    f_null = np.swapaxes(Ju, 1, 2) @ N
+    f_null = JuT.matmul(N)
     input_exact = (
         np.linalg.norm(f_null, axis=2, keepdims=False) <= NULL_TOL
         if k
@@ -434,7 +462,9 @@ def _statics(poses: list[Pose], cases: list[LoadCase]) -> Statics:
     null_force = np.zeros((B, n_pairs, 3, k))
     null_force[:, lay.act] = N.reshape(B, len(lay.act), 3, k)
     applied = (F_c, cp_c, M_c)
-    f_s, f_s_null, local_null = _structural(model, lay, P, act3, null_force[:, lay.act], applied)
+    f_s, f_s_null, local_null, lever = _structural(
+        model, lay, P, act3, null_force[:, lay.act], applied, known
+    )
     pair_force[:, lay.struct] = f_s
     null_force[:, lay.struct] = f_s_null
 
@@ -453,7 +483,9 @@ def _statics(poses: list[Pose], cases: list[LoadCase]) -> Statics:
         inst_force[:, lay.rack_inst].sum(axis=1) if len(lay.rack_inst) else (np.zeros((B, 3, C)))
     )
 
-    jacking = _jacking(model, lay, J, dcp, slots, Q, F_w, R)
+    jacking = _jacking(model, lay, J, dcp, slots, Q_tyre, F_w, R)
+    if known is not None:
+        rack_mount = rack_mount + known.inst_force[:, lay.rack_inst].sum(axis=1)[..., None]
     return Statics(
         pair_force=pair_force,
         pair_basis=basis,
@@ -469,22 +501,131 @@ def _statics(poses: list[Pose], cases: list[LoadCase]) -> Statics:
         determinate=determinate,
         R=R,
         P=P,
+        elements=el if el.n else None,
+        element_deflection=known.deflection if known is not None else None,
+        element_force=known.force if known is not None else None,
+        element_end_force=known.end_force if known is not None else None,
+        bar_reaction=lever,
+    )
+
+
+@dataclass(frozen=True)
+class ElementLoads:
+    """The loads of the force elements at B poses (chassis frame, N and N mm).
+
+    Q (B, n_params): generalised force ``-sum_e F_e de/dq``; inst_force (B, n_inst,
+    3): the third springs' forces on their end copies; body_moment (B, n_bodies, 3):
+    the U-bars' moments on their arms; levers: (body, centre copy) of each T-bar.
+    """
+
+    deflection: np.ndarray
+    force: np.ndarray
+    Q: np.ndarray
+    end_force: np.ndarray
+    inst_force: np.ndarray
+    body_moment: np.ndarray
+    levers: tuple[tuple[int, int], ...]
+    bar_column: np.ndarray  # which bar (index into the bars) each lever is
+
+
+def _element_loads(
+    model: KinematicModel,
+    lay: LoadLayout,
+    el: Elements,
+    q: np.ndarray,
+    P: np.ndarray,
+    dP: np.ndarray,
+    C: int,
+) -> ElementLoads | None:
+    """The elements' deflections, forces and loads at every pose (None: no elements)."""
+    if not el.n:
+        return None
+    B = P.shape[0]
+    e = element_deflections(el, q, P)
+    F = element_forces(el, e)
+    G = element_gradients(model, el, P, dP)
+    Qe = -np.einsum("be,bep->bp", F, G)
+    ends = spring_end_forces(el, P, F)  # (B, n_s, 2, 3)
+    inst_force = np.zeros((B, len(model.inst_body), 3))
+    scatter_add(inst_force, el.ends.reshape(-1), ends.reshape(B, -1, 3))
+    index = {b: i for i, b in enumerate(lay.bodies)}
+    body_moment = np.zeros((B, len(lay.bodies), 3))
+    moments = u_bar_moments(el, F)  # (B, n_b, 2, 3)
+    levers: list[tuple[int, int]] = []
+    column: list[int] = []
+    for k, (kind, arms) in enumerate(zip(el.kinds[el.n_springs :], el.arms, strict=True)):
+        if kind == U_BAR:
+            for side, arm in enumerate(arms):
+                body_moment[:, index[arm]] += moments[:, k, side]
+        elif kind == T_BAR:
+            levers.append((index[arms[0]], int(el.centre[k])))
+            column.append(k)
+    return ElementLoads(
+        deflection=e,
+        force=F,
+        Q=Qe,
+        end_force=ends,
+        inst_force=inst_force,
+        body_moment=body_moment,
+        levers=tuple(levers),
+        bar_column=np.array(column, dtype=int),
     )
 
 
 def scatter_add(out: np.ndarray, index: np.ndarray, values: np.ndarray, axis: int = 1) -> None:
-    """out[..., index[k], ...] += values[..., k, ...] along `axis`, repeats summed (in place)."""
-    np.add.at(np.moveaxis(out, axis, 0), np.asarray(index), np.moveaxis(values, axis, 0))
+    """out[..., index[k], ...] += values[..., k, ...] along `axis`, repeats summed (in place).
+
+    The same sums in the same order as ``np.add.at`` (bit for bit): the entries are
+    split into layers by occurrence (the first of each index, then the second, ...),
+    each layer one buffered fancy add with no repeats. np.add.at costs ~1 us per
+    element; this costs one fancy add per layer (repeats are few here)."""
+    o = np.moveaxis(out, axis, 0)
+    v = np.moveaxis(values, axis, 0)
+    for pos, idx in occurrence_layers(np.asarray(index).reshape(-1), o.shape[0]):
+        o[idx] += v[pos]
 
 
-def _dense_jacobian(model: KinematicModel, dP: np.ndarray) -> np.ndarray:
-    """d residual (active pairs) / d every parameter, dense (B, m, n_params)."""
+_LAYER_CACHE: dict[tuple[bytes, int], tuple[tuple[np.ndarray, np.ndarray], ...]] = {}
+
+
+def occurrence_layers(index: np.ndarray, size: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """(positions, indices) per occurrence layer of `index` (cached: the indices are fixed
+    per model)."""
+    key = (index.tobytes(), size)
+    found = _LAYER_CACHE.get(key)
+    if found is not None:
+        return found
+    idx = np.where(index < 0, index + size, index).astype(np.int64)
+    order = np.argsort(idx, kind="stable")
+    sorted_idx = idx[order]
+    start = np.r_[True, sorted_idx[1:] != sorted_idx[:-1]] if len(idx) else np.zeros(0, bool)
+    first = np.maximum.accumulate(np.where(start, np.arange(len(idx)), 0)) if len(idx) else start
+    occurrence = np.empty(len(idx), dtype=np.int64)
+    occurrence[order] = np.arange(len(idx)) - first
+    layers = []
+    for j in range(int(occurrence.max(initial=-1)) + 1):
+        pos = np.flatnonzero(occurrence == j)
+        layers.append((pos, idx[pos]))
+    if len(_LAYER_CACHE) > 256:
+        _LAYER_CACHE.clear()
+    _LAYER_CACHE[key] = tuple(layers)
+    return _LAYER_CACHE[key]
+
+
+def _sparse_jacobian(model: KinematicModel, dP: np.ndarray) -> BatchCOO:
+    """d residual (active pairs) / d every parameter (B, m, n_params), as its nonzeros:
+    the dense matrix is ~90 % zeros and only its blocks are ever read."""
     lay = model.layout(np.arange(model.n_params))
-    B = dP.shape[0]
     data = lay.sign[None, :] * dP[:, lay.inst, lay.slot, lay.axis]  # (B, nnz)
-    J = np.zeros((B, lay.shape[0], lay.shape[1]))
-    J[:, lay.rows, lay.indices] = data
-    return J
+    return BatchCOO(data, lay.rows, lay.indices, lay.shape[0], lay.shape[1])
+
+
+def _columns(J: BatchCOO, cols: np.ndarray) -> BatchCOO:
+    """The columns `cols` of J, renumbered 0..len(cols)-1 in that order."""
+    new = np.full(J.n_cols, -1)
+    new[cols] = np.arange(len(cols))
+    on = new[J.cols] >= 0
+    return BatchCOO(J.values[:, on], J.rows[on], new[J.cols[on]], J.n_rows, len(cols))
 
 
 def _instance_forces(model: KinematicModel, lay: LoadLayout, pair_force: np.ndarray) -> np.ndarray:
@@ -503,18 +644,29 @@ def _structural(
     act_force: np.ndarray,
     act_null: np.ndarray,
     applied: tuple[np.ndarray, np.ndarray, np.ndarray],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    element_loads: ElementLoads | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Forces in the construction pairs from six equilibrium equations per body.
 
     Returns their forces (B, n_s, 3, C), the same for each null-space direction
-    of the multipliers (B, n_s, 3, m), and whether each pair has a free (local)
-    component, e.g. the axial split between two pivots on one axis (B, n_s).
+    of the multipliers (B, n_s, 3, m), whether each pair has a free (local)
+    component, e.g. the axial split between two pivots on one axis (B, n_s), and
+    the moment of each bar on the chassis (B, n_bars, 3, C) N mm (None without
+    elements): 0 for a U-bar (its two arm moments cancel); for a T-bar, minus the
+    moment the chassis puts on the lever through its pivot and the bar, which the
+    lever's balance fixes (the pivot carries no moment about its own axis, the
+    bar its torque about the shaft axis, the pivot bearings the rest).
     """
     B = P.shape[0]
     n_b, n_s = len(lay.bodies), len(lay.struct)
     C, m = act_force.shape[-1], act_null.shape[-1]
+    reaction = None
+    if element_loads is not None:
+        n_bars = element_loads.force.shape[1] - element_loads.end_force.shape[1]
+        reaction = np.zeros((B, n_bars, 3, C))
     if n_s == 0:
-        return np.zeros((B, 0, 3, C)), np.zeros((B, 0, 3, m)), np.zeros((B, 0), dtype=bool)
+        empty = np.zeros((B, 0, 3, C)), np.zeros((B, 0, 3, m)), np.zeros((B, 0), dtype=bool)
+        return (*empty, reaction)
     # Moments about a reference copy of each body, in N m (conditioning).
     own = np.maximum(lay.inst_body, 0)
     r = (P - P[:, lay.body_ref[own]]) * MOMENT_SCALE  # (B, n_inst, 3)
@@ -523,9 +675,8 @@ def _structural(
     vals = np.empty((B, len(lay.side_inst), 6, 3))
     vals[:, :, :3] = lay.side_sign[None, :, None, None] * np.eye(3)
     vals[:, :, 3:] = lay.side_sign[None, :, None, None] * _skew(side_r)
-    flat = np.zeros((B, 6 * n_b * 3 * n_s))
-    flat[:, lay.side_flat] = vals.reshape(B, -1)
-    A = flat.reshape(B, 6 * n_b, 3 * n_s)
+    width = 3 * n_s
+    A = BatchCOO(vals.reshape(B, -1), lay.side_flat // width, lay.side_flat % width, 6 * n_b, width)
 
     # Known wrenches: the forces of the Jacobian's pairs (and null directions) on
     # each copy, summed per body, then the applied loads.
@@ -533,7 +684,9 @@ def _structural(
     K = forces.shape[3]
     inst_f = np.tensordot(lay.act_incidence, forces, axes=(1, 1))  # (n_inst, B, 3, K)
     inst_f = np.moveaxis(inst_f, 0, 1)  # (B, n_inst, 3, K)
-    inst_m = np.cross(r[:, :, None, :], np.swapaxes(inst_f, 2, 3))  # (B, n_inst, K, 3)
+    if element_loads is not None:  # the third springs' forces, in every case (not the null columns)
+        inst_f[..., :C] += element_loads.inst_force[..., None]
+    inst_m = _cross(r[:, :, None, :], np.swapaxes(inst_f, 2, 3))  # (B, n_inst, K, 3)
     w = np.empty((B, n_b, 6, K))
     w[:, :, :3] = np.moveaxis(np.tensordot(lay.incidence, inst_f, axes=(1, 1)), 0, 1)
     w[:, :, 3:] = np.swapaxes(
@@ -549,6 +702,15 @@ def _structural(
     scatter_add(app[:, :, :3], wb, F_c)
     scatter_add(app[:, :, 3:], wb, np.swapaxes(mom, 2, 3))
     w[..., :C] += app
+    if element_loads is not None:
+        w[:, :, 3:, :C] += MOMENT_SCALE * element_loads.body_moment[..., None]
+        for (b, c), k in zip(element_loads.levers, element_loads.bar_column, strict=True):
+            # The lever's moment from the chassis (pivot and bar together) is what
+            # balances every other load on it about its pivot centre.
+            about_centre = w[:, b, 3:] - np.cross(r[:, c, :, None], w[:, b, :3], axis=1)
+            w[:, b, 3:] -= about_centre
+            assert reaction is not None
+            reaction[:, k] = about_centre[..., :C] / MOMENT_SCALE
     rows = w.reshape(B, 6 * n_b, K)
     known, known_null = rows[..., :C], rows[..., C:]
 
@@ -557,8 +719,16 @@ def _structural(
     f = sol.x[..., :C].reshape(B, n_s, 3, C)
     f_null = sol.x[..., C:].reshape(B, n_s, 3, m)
     # Local freedom: the right null space of A (e.g. two pivots' shared axial force).
-    local = np.abs(sol.null).max(axis=2).reshape(B, n_s, 3).max(axis=2) > NULL_TOL
-    return f, f_null, local
+    local = np.abs(sol.null_basis).max(axis=2, initial=0.0).reshape(B, n_s, 3).max(axis=2)
+    local = local > NULL_TOL
+    return f, f_null, local, reaction
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.cross over the last axis (broadcast), the same arithmetic without its overhead."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
 def _skew(v: np.ndarray) -> np.ndarray:
@@ -631,7 +801,7 @@ def _unit(v: np.ndarray) -> np.ndarray:
 def _jacking(
     model: KinematicModel,
     lay: LoadLayout,
-    J: np.ndarray,
+    J: BatchCOO,
     dcp: np.ndarray,
     slots: np.ndarray,
     Q: np.ndarray,
@@ -642,26 +812,32 @@ def _jacking(
     that the springs do not carry, Fz - Q . dq_i with dq_i the motion that lifts
     the contact patch (a point of the carrier) 1 mm, every other contact patch and
     the rack held and the strokes free (virtual work: Q . dq_i is the spring and
-    damper forces' share). NaN where no such motion exists."""
-    B, m, n = J.shape
+    damper forces' share). NaN where no such motion exists. J: the Jacobian's
+    nonzeros (`_sparse_jacobian`)."""
+    B, m, n = J.values.shape[0], J.n_rows, J.n_cols
     n_w = dcp.shape[1]
     if n_w == 0:
         return np.zeros((B, 0, Q.shape[-1]))
     up = R[:, 2, :]  # world +Z in chassis axes, (B, 3)
-    rows = np.zeros((B, n_w, n + 1))
     vert = np.einsum("bwki,bi->bwk", dcp, up)  # (B, n_w, kmax)
-    idx = np.where(slots >= 0, slots, n)
-    for w in range(n_w):
-        scatter_add(rows[:, w], idx[w], vert[:, w])
     # The rack is held: leave its column out (the front corners then decouple).
     keep = lay.jacking_params
-    K = np.concatenate([J[:, :, keep], rows[:, :, keep]], axis=1)
+    Jk = _columns(J, keep)
+    new = np.full(n + 1, -1)
+    new[keep] = np.arange(len(keep))
+    col = new[np.where(slots >= 0, slots, n)]  # (n_w, kmax): kept column, -1 = none
+    w_of, k_of = np.nonzero(col >= 0)
+    K = BatchCOO(
+        np.concatenate([Jk.values, vert[:, w_of, k_of]], axis=1),
+        np.concatenate([Jk.rows, m + w_of]),
+        np.concatenate([Jk.cols, col[w_of, k_of]]),
+        m + n_w,
+        len(keep),
+    )
     rhs = np.zeros((B, m + n_w, n_w))
     rhs[:, m + np.arange(n_w), np.arange(n_w)] = 1.0
-    dq = np.zeros((B, n, n_w))
-    dq[:, keep] = block_lstsq(K, rhs, lay.jacking_blocks).x
-    K = np.concatenate([J, rows[:, :, :n]], axis=1)
-    miss = np.linalg.norm(K @ dq - rhs, axis=1) > 1e-6  # (B, n_w)
-    work = np.swapaxes(dq, 1, 2) @ Q  # springs' share of wheel w's vertical load
+    dq = block_lstsq(K, rhs, lay.jacking_blocks).x  # (B, len(keep), n_w)
+    miss = np.linalg.norm(K.matmul(dq) - rhs, axis=1) > 1e-6  # (B, n_w)
+    work = np.swapaxes(dq, 1, 2) @ Q[:, keep]  # springs' share of wheel w's vertical load
     jack = F_w[:, :, 2, :] - work
     return np.where(miss[..., None], np.nan, jack)

@@ -436,7 +436,7 @@ def chain_free6(
 TEMPLATES: dict[tuple[tuple[str, str], ...], Callable[..., list[Any]]] = {
     (): chain_fixed,  # fixed
     (("R", "z"),): chain_revolute,  # revolute
-    (("R", "x"), ("R", "y")): chain_universal,  # universal, damper_cylinder
+    (("R", "x"), ("R", "y")): chain_universal,  # universal, tbar, damper_cylinder
     (("R", "x"), ("R", "y"), ("R", "z")): chain_spherical,  # spherical
     (("R", "x"), ("R", "y"), ("P", "-z")): chain_damper_rod,  # damper_rod
     (("P", "z"),): chain_rack,  # rack

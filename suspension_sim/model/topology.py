@@ -13,6 +13,9 @@ fixed      shares 3+ non-collinear points with the chassis, or only    0
 revolute   shares two points (or a collinear set) with the chassis     1
 universal  one chassis point, two points in all                        2
 spherical  one chassis point, three or more points                     3
+tbar       a T-bar lever (Anti-roll Bars): universal at its pivot, first   2
+           about the pivot axis (fixed in the chassis), then about the
+           shaft axis (on the lever): params pivot_angle, twist
 link5      two points, none on the chassis (pushrod, tie rod):         5
            translation + universal, so no passive spin about its axis
 free6      everything else (uprights, axles): 3 translations,          6
@@ -20,16 +23,26 @@ free6      everything else (uprights, axles): 3 translations,          6
 =========  ==========================================================  ======
 
 Each body gets a local frame in which its screws are canonical; see
-`suspension_sim.model.screws.chain_template`. Units: mm, rad.
+`suspension_sim.model.screws.chain_template`. A U-bar's arms are plain revolute
+bodies. `bar_twist_params` says which parameters make an anti-roll bar's twist.
+Units: mm, rad.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
-from suspension_sim.description import CHASSIS, Car
+from suspension_sim.description import (
+    CHASSIS,
+    TBAR_SQUARE_DEG,
+    AntiRollBar,
+    Car,
+    t_bar_axes,
+    u_bar_arm_fault,
+)
 from suspension_sim.errors import ModelError
 from suspension_sim.model.screws import JointSpec, frame_from_axis, transform
 from suspension_sim.tolerances import AXIS_ALONG_Y_MIN, COINCIDENT_MM, ON_LINE_MM
@@ -39,6 +52,7 @@ SIGNATURES: dict[str, tuple[JointSpec, ...]] = {
     "revolute": (("R", "z"),),
     "universal": (("R", "x"), ("R", "y")),
     "spherical": (("R", "x"), ("R", "y"), ("R", "z")),
+    "tbar": (("R", "x"), ("R", "y")),
     "damper_cylinder": (("R", "x"), ("R", "y")),
     "damper_rod": (("R", "x"), ("R", "y"), ("P", "-z")),
     "rack": (("P", "z"),),
@@ -51,6 +65,7 @@ PARAM_NAMES: dict[str, tuple[str, ...]] = {
     "revolute": ("angle",),
     "universal": ("angle_x", "angle_y"),
     "spherical": ("angle_x", "angle_y", "angle_z"),
+    "tbar": ("pivot_angle", "twist"),
     "damper": ("angle_x", "angle_y", "stroke"),
     "rack": ("travel",),
     "link5": ("dx", "dy", "dz", "angle_x", "angle_y"),
@@ -64,6 +79,7 @@ GRUEBLER_FREEDOM: dict[str, int] = {
     "revolute": 1,
     "universal": 2,
     "spherical": 3,
+    "tbar": 2,
     "damper": 3,
     "rack": 1,
     "link5": 6,
@@ -133,6 +149,8 @@ def classify(car: Car) -> Topology:
     chassis_pts = set(car.body(CHASSIS).points)
     damper_of = {d.body: d for d in car.dampers}
     rack_body = car.rack.body if car.rack else None
+    special = set(damper_of) | ({rack_body} if rack_body else set())
+    lever_of = _check_bars(car, special)
 
     joints: list[BodyJoint] = []
     names: list[str] = []
@@ -193,6 +211,13 @@ def classify(car: Car) -> Topology:
             joints.append(BodyJoint(b.name, "rack", ids, reason, (part,)))
             continue
 
+        if b.name in lever_of:
+            bar = lever_of[b.name]
+            frame, reason = _t_bar_frame(car, bar, shared, pts)
+            ids = new_params(b.name, "tbar")
+            part = Part(b.name, "tbar", frame, ids, b.points)
+            joints.append(BodyJoint(b.name, "tbar", ids, reason, (part,)))
+            continue
         try:
             kind, frame, reason = _classify_plain(b.name, list(b.points), shared, others, pts)
         except ModelError as exc:
@@ -205,6 +230,17 @@ def classify(car: Car) -> Topology:
             BodyJoint(b.name, kind, ids, reason, (Part(b.name, chain, frame, ids, b.points),))
         )
 
+    for bar in car.anti_roll_bars:
+        if bar.kind == "U-bar":
+            for arm in bar.arms:
+                kind = next(j.kind for j in joints if j.body == arm)
+                if kind != "revolute":  # u_bar_arm_fault let it through: a third chassis point
+                    raise ModelError(
+                        f"anti-roll bar {bar.name!r}: arm {arm!r} is {kind}, not revolute"
+                        " about the bar axis",
+                        where=_where(car, bar),
+                        hint="a U-bar arm shares only points on the bar axis with the Chassis",
+                    )
     damper_params = tuple(
         next(j for j in joints if j.body == d.body).params[2] for d in car.dampers
     )
@@ -274,3 +310,150 @@ def _classify_plain(
         )
     centroid = np.mean([pts[p] for p in points], axis=0)
     return "free6", transform(np.eye(3), centroid), "free body: 6 DOF about its centroid"
+
+
+# -- anti-roll bars ----------------------------------------------------------------
+def _where(car: Car, bar: AntiRollBar) -> str | None:
+    return str(bar.source) if bar.source else car.source_path
+
+
+def _check_bars(car: Car, special: set[str]) -> dict[str, AntiRollBar]:
+    """Check every bar against the car (the reader checks the same, naming cells; this
+    covers cars built in code) and return T-bar lever body -> its bar."""
+    bodies = {b.name: b for b in car.bodies}
+    chassis = bodies[CHASSIS]
+    pts = car.point_map()
+    levers: dict[str, AntiRollBar] = {}
+    used: set[str] = set()
+    for bar in car.anti_roll_bars:
+
+        def fault(message: str, hint: str, bar: AntiRollBar = bar) -> ModelError:
+            return ModelError(
+                f"anti-roll bar {bar.name!r}: {message}", where=_where(car, bar), hint=hint
+            )
+
+        n_arms = {"U-bar": 2, "T-bar": 1}.get(bar.kind)
+        if n_arms is None:
+            raise fault(f"unknown kind {bar.kind!r}", "a bar is a 'U-bar' or a 'T-bar'")
+        if len(bar.arms) != n_arms or len(set(bar.arms)) != n_arms:
+            raise fault(
+                f"a {bar.kind} has {n_arms} distinct arm(s), found {list(bar.arms)}",
+                "U-bar: two arms; T-bar: one lever",
+            )
+        for arm in bar.arms:
+            if arm not in bodies or arm == CHASSIS or arm in special or arm in used:
+                raise fault(
+                    f"arm {arm!r} is not a free body of its own (unknown, the Chassis, a"
+                    " damper, the rack or another bar's arm)",
+                    "name the bar's own arm bodies from Components",
+                )
+            used.add(arm)
+        for p in bar.axis_points:
+            if p not in chassis.points:
+                raise fault(f"axis point {p!r} is not on the Chassis", "name chassis points")
+        if not bar.rate > 0:
+            raise fault(f"torsional rate {bar.rate!r} N mm/rad", "a bar's rate is above 0")
+        if bar.kind == "U-bar":
+            for arm in bar.arms:
+                problem = u_bar_arm_fault(bodies[arm], chassis, pts, bar.axis_points)
+                if problem is not None:
+                    raise fault(problem, "list two chassis points on the bar axis on the arm")
+        else:
+            levers[bar.arms[0]] = bar
+    return levers
+
+
+def _t_bar_frame(
+    car: Car, bar: AntiRollBar, shared: list[str], pts: dict[str, np.ndarray]
+) -> tuple[np.ndarray, str]:
+    """Local frame of a T-bar lever: origin at the pivot, x = pivot axis, y = shaft axis
+    (made perpendicular to x, within `TBAR_SQUARE_DEG`), z = x cross y; and the reason."""
+    lever = bar.arms[0]
+    pivot, axis2 = bar.axis_points
+    shaft = bar.shaft_point
+
+    def fault(message: str, hint: str) -> ModelError:
+        return ModelError(f"T-bar {bar.name!r}: {message}", where=_where(car, bar), hint=hint)
+
+    if shared != [pivot]:
+        raise fault(
+            f"lever {lever!r} shares {', '.join(shared) or 'nothing'} with the Chassis; its"
+            f" only chassis point must be the pivot {pivot!r}",
+            "list the pivot (Axis point 1) on the lever and the Chassis, and nothing else of"
+            " the lever on the Chassis",
+        )
+    lever_points = car.body(lever).points
+    if axis2 in lever_points:
+        raise fault(f"axis point 2 {axis2!r} is on the lever", "use a chassis point off it")
+    if shaft is None or shaft not in lever_points or shaft == pivot:
+        raise fault(
+            f"shaft point {shaft!r} is not a point of the lever other than the pivot",
+            "name the lever point that, with the pivot, gives the shaft (torsion) axis",
+        )
+    for a, b in ((pivot, axis2), (pivot, shaft)):
+        if np.linalg.norm(pts[b] - pts[a]) < COINCIDENT_MM:
+            raise fault(f"{a} and {b} are at the same place", "give them distinct coordinates")
+    u, w, miss = t_bar_axes(pts[pivot], pts[axis2], pts[shaft])
+    if miss > TBAR_SQUARE_DEG:
+        raise fault(
+            f"the shaft axis {pivot} -> {shaft} is {90.0 - miss:.3f} deg from the pivot axis"
+            f" {pivot} -> {axis2}, not 90 deg (within {TBAR_SQUARE_DEG:g} deg)",
+            "the lever's two axes must be perpendicular: move the shaft point or axis point 2",
+        )
+    frame = transform(np.column_stack([u, w, np.cross(u, w)]), pts[pivot])
+    reason = (
+        f"T-bar lever of {bar.name!r}: universal at {pivot}, turning about the pivot axis"
+        f" {pivot} -> {axis2}, then twisting about the shaft axis {pivot} -> {shaft}"
+    )
+    return frame, reason
+
+
+class HasTopology(Protocol):
+    """What `bar_twist_params` reads of a model (a `KinematicModel` has both)."""
+
+    @property
+    def car(self) -> Car: ...
+
+    @property
+    def topology(self) -> Topology: ...
+
+
+def bar_twist_params(
+    model: HasTopology, bar: AntiRollBar | str
+) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """Parameter indices and signs of an anti-roll bar's twist (rad).
+
+    ``twist = sum(sign * q[index])`` for a parameter vector q of the model (q = 0 at
+    design, so the twist is 0 there); + is a right-handed rotation about the bar axis
+    from axis point 1 to axis point 2 (U-bar) or about the shaft axis from the pivot
+    to the shaft point (T-bar). U-bar: arm 1's angle minus arm 2's, each revolute
+    angle signed by whether its own joint axis points along the bar axis. T-bar: the
+    lever's ``twist`` parameter (its ``pivot_angle`` is free and stores no energy).
+    `bar` is an `AntiRollBar` of ``model.car`` or its name; KeyError if unknown.
+    """
+    car, topo = model.car, model.topology
+    if isinstance(bar, str):
+        found = [b for b in car.anti_roll_bars if b.name == bar]
+        if not found:
+            raise KeyError(bar)
+        bar = found[0]
+    if bar.kind == "T-bar":
+        return (topo.joint(bar.arms[0]).params[1],), (1.0,)
+    a, b = (car.point(p) for p in bar.axis_points)
+    axis = b - a
+    idx: list[int] = []
+    signs: list[float] = []
+    for arm, sign in zip(bar.arms, (1.0, -1.0), strict=True):
+        joint = topo.joint(arm)
+        along = float(joint.parts[0].frame[:3, 2] @ axis)
+        idx.append(joint.params[0])
+        signs.append(sign if along > 0 else -sign)
+    return tuple(idx), tuple(signs)
+
+
+def bar_twist(model: HasTopology, bar: AntiRollBar | str, q: np.ndarray) -> np.ndarray:
+    """An anti-roll bar's twist (rad) for parameter vectors q (n_params,) or (n_params, B):
+    `bar_twist_params` applied."""
+    idx, signs = bar_twist_params(model, bar)
+    q = np.asarray(q, dtype=float)
+    return np.tensordot(np.asarray(signs), q[list(idx)], axes=1)

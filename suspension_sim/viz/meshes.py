@@ -93,6 +93,15 @@ def damper_meshes(
     }
 
 
+def coil_mesh(pv: Any, a: np.ndarray, b: np.ndarray, link_r: float) -> Any:
+    """A coil spring between points a and b (mm): a third spring, drawn as the coil of
+    a damper without its cylinder and rod; None when the ends coincide."""
+    shape = damper_shape(a, b, 1.0, coil_radius=2.9 * link_r)
+    if shape is None:
+        return None
+    return pv.Spline(shape.helix, len(shape.helix)).tube(radius=0.45 * link_r, n_sides=10)
+
+
 def wheel_meshes(
     pv: Any, centre: np.ndarray, axis: np.ndarray, radius: float, width: float
 ) -> dict[str, Any]:

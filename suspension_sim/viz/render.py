@@ -65,6 +65,7 @@ from suspension_sim.viz.geometry import (
 )
 from suspension_sim.viz.meshes import (
     body_meshes,
+    coil_mesh,
     damper_meshes,
     ground_meshes,
     spheres,
@@ -85,6 +86,7 @@ KIND_COLOURS: dict[str, Colour] = {
     "universal": (0.16, 0.60, 0.58),  # two-point links on the chassis: teal
     "link5": (0.16, 0.60, 0.58),  # pushrods, tie rods: teal
     "spherical": (0.48, 0.42, 0.72),  # lavender
+    "tbar": (0.48, 0.42, 0.72),  # T-bar levers (anti-roll bars): lavender
     "free6": (0.93, 0.70, 0.24),  # uprights, axles: amber
     "fixed": (0.55, 0.57, 0.60),  # bodies welded to the chassis: grey
     "rack": (0.50, 0.32, 0.68),  # purple
@@ -202,6 +204,11 @@ def add_pose(
         for mesh, opacity in body_meshes(pv, body_shape(pts), link_r):
             layer = f"bodies:{kind}" + (":web" if opacity < 1.0 else "")
             add(layer, mesh, colour, opacity, split_sharp_edges=True)
+
+    # third springs: a coil between their ends (not bodies)
+    for t in car.third_springs:
+        ends = pose.points.loc[list(t.end_points)].to_numpy(dtype=float)
+        add("third springs", coil_mesh(pv, ends[0], ends[1], link_r), DAMPER_SPRING)
 
     # wheels
     for w in car.wheels if tyres else ():

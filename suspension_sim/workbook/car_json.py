@@ -1,9 +1,9 @@
 """A `Car` as plain JSON and back, exactly: the model cache's payload.
 
 Every field of `Car` and of the dataclasses in it (`Options`, `Point`,
-`Body`, `Wheel`, `Rack`, `Damper`, `Source`) is written, including those
-left out of equality (sources, warnings, source_path), so a car read back is
-the car written. Floats are written with ``repr`` (Python's ``json``), which
+`Body`, `Wheel`, `Rack`, `Damper`, `ThirdSpring`, `AntiRollBar`, `Source`) is
+written, including those left out of equality (sources, warnings, source_path),
+so a car read back is the car written. Floats are written with ``repr`` (Python's ``json``), which
 reads back bit for bit; tuples are JSON lists, None is null. Reading is
 driven by the dataclasses' type hints and checks every value's type, so a
 payload that does not describe a `Car` of this code raises ValueError.

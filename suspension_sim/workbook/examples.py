@@ -45,7 +45,30 @@ workbook generated from it compare equal.
     optional ``ratio_mm_per_deg``.
 ``[[dampers]]``
     ``body, chassis_point, moving_point`` and either ``min_length`` /
-    ``max_length`` or ``length_margin`` (min/max = design length -/+ margin).
+    ``max_length`` or ``length_margin`` (min/max = design length -/+ margin);
+    optional coil-over spring ``spring_rate`` (force unit per length unit) with
+    ``spring_preload`` (force unit) or ``spring_free_length``.
+``[[third_springs]]``
+    ``name, end_points = [first, second]`` (points of any bodies), the length
+    keys of a damper and ``spring_rate`` (required), ``spring_preload`` or
+    ``spring_free_length``: a `ThirdSpring` (the workbook's Damping row of Type
+    ``third``).
+``[[anti_roll_bars]]``
+    ``name, kind ("U-bar" | "T-bar"), arms = [...]`` (two arm bodies, or the
+    T-bar's lever), ``axis_points = [first, second]`` (chassis points),
+    ``shaft_point`` (T-bar only) and ``rate`` in (force unit)(length unit)/deg:
+    an `AntiRollBar` (the workbook's Anti-roll Bars section). Bars are never
+    mirrored; they may name right-side arms that symmetry generates.
+``base``
+    Optional: the name of another example this one extends. The base's source
+    is read first and this file's content merged into it: ``[options]``,
+    ``[points]`` and ``[bodies]`` key by key (an entry given here replaces the
+    base's), ``[extend_bodies]`` ``NAME = ["POINT", ...]`` appends points to a
+    body of the base (a rocker that gains a drop-link ball joint, the
+    Chassis that gains mounts), the arrays of tables (``[[wheels]]``,
+    ``[[dampers]]``, ``[[third_springs]]``, ``[[anti_roll_bars]]``) are
+    appended, and ``name``, ``notes``, ``symmetry`` and ``[steering]`` replace
+    the base's when given. A base may itself have a base (no cycles).
 """
 
 from __future__ import annotations
@@ -60,12 +83,14 @@ from typing import Any
 from suspension_sim import units
 from suspension_sim.description import (
     CHASSIS,
+    AntiRollBar,
     Body,
     Car,
     Damper,
     Options,
     Point,
     Rack,
+    ThirdSpring,
     Wheel,
     damper_length,
 )
@@ -80,6 +105,7 @@ from suspension_sim.workbook.mirror import (
 
 EXAMPLES: tuple[str, ...] = (
     "fsae_car",
+    "fsae_car_arb",
     "template",
     "five_link_rear",
     "macpherson_front",
@@ -124,8 +150,8 @@ def load_source(name: str) -> Car:
 
 
 def source_notes(name: str) -> list[str]:
-    """The ``notes`` lines of an example's source (empty if it has none)."""
-    return [str(line) for line in _read_toml(source_path(name)).get("notes", [])]
+    """The ``notes`` lines of an example's source (its base's when it has none)."""
+    return [str(line) for line in _read_source(source_path(name)).get("notes", [])]
 
 
 def template_car() -> Car:
@@ -176,6 +202,11 @@ def template_notes() -> list[str]:
         " the inner tie-rod ball joints.",
         "DAMPING: each damper body has a chassis point and a moving point (eye to eye) and"
         " optional min/max lengths (input: stroke, mm, + = compression).",
+        "SPRINGS AND BARS: Damping may add Spring rate | Spring preload | Spring free length"
+        " columns and a last Type column (blank = damper, 'third' = a third/heave spring"
+        " between two points, not a body). Anti-roll bars go in an optional 'Anti-roll Bars'"
+        " section (U-bar arms or a T-bar lever, torsional rate in N mm/deg): add an index row"
+        " for it; see workbooks/fsae_car_arb.xlsx and docs/workbook.md.",
         "Check the workbook with: suspension-sim check <this file>; then solve or sweep it.",
     ]
 
@@ -183,7 +214,7 @@ def template_notes() -> list[str]:
 # -- TOML -> Car --------------------------------------------------------------
 def load_toml(path: Path) -> Car:
     """Build a `Car` from a TOML source file (see module docstring for the schema)."""
-    data = _read_toml(path)
+    data = _read_source(path)
     where = str(path)
     options = _options(data.get("options", {}), where)
     scale = units.length_factor(options.length_unit)
@@ -211,7 +242,12 @@ def load_toml(path: Path) -> Car:
     )
     point_map = {p.name: p.xyz for p in points}
     rack = _rack(data.get("steering"), where)
-    dampers = tuple(_damper(d, point_map, scale, where) for d in data.get("dampers", []))
+    force = units.force_factor(options.force_unit)
+    dampers = tuple(_damper(d, point_map, scale, force, where) for d in data.get("dampers", []))
+    thirds = tuple(
+        _third_spring(t, point_map, scale, force, where) for t in data.get("third_springs", [])
+    )
+    bars = tuple(_bar(b, scale, force, where) for b in data.get("anti_roll_bars", []))
     car = Car(
         name=str(data.get("name", path.stem)),
         options=options,
@@ -220,6 +256,8 @@ def load_toml(path: Path) -> Car:
         wheels=tuple(wheels),
         rack=rack,
         dampers=dampers,
+        third_springs=thirds,
+        anti_roll_bars=bars,
         source_path=str(path),
     )
     if symmetry:
@@ -268,12 +306,61 @@ def check_car(car: Car, where: str = "") -> None:
         _check_refs(car, where, f"damper {d.body}", d.body, [d.chassis_point, d.moving_point])
         if d.chassis_point not in car.body(CHASSIS).points:
             raise _error(where, f"damper {d.body}", f"{d.chassis_point} is not on the Chassis")
+    used = {p for b in car.bodies for p in b.points}
+    for t in car.third_springs:
+        if t.name in body_names:
+            raise _error(where, f"third spring {t.name}", "has the name of a body")
+        if any(p not in used for p in t.end_points) or t.spring_rate is None:
+            raise _error(
+                where, f"third spring {t.name}", "needs two ends on bodies and a spring_rate"
+            )
+    for bar in car.anti_roll_bars:
+        if any(a not in body_names for a in bar.arms):
+            raise _error(where, f"anti-roll bar {bar.name}", f"unknown arm in {list(bar.arms)}")
+        if any(p not in car.body(CHASSIS).points for p in bar.axis_points):
+            raise _error(where, f"anti-roll bar {bar.name}", "axis points must be on the Chassis")
 
 
 # -- helpers: reading ---------------------------------------------------------
 def _read_toml(path: Path) -> dict[str, Any]:
     with path.open("rb") as fh:
         return tomllib.load(fh)
+
+
+_APPENDED = ("wheels", "dampers", "third_springs", "anti_roll_bars")
+_MERGED = ("options", "points", "bodies")
+
+
+def _read_source(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A source's TOML with its ``base`` merged in (module docstring, ``base``)."""
+    data = _read_toml(path)
+    base_name = data.pop("base", None)
+    extend = data.pop("extend_bodies", {})
+    if base_name is None:
+        if extend:
+            raise _error(str(path), "[extend_bodies]", "needs a base to extend")
+        return data
+    where = str(path)
+    if base_name not in EXAMPLES:
+        raise _error(
+            where,
+            "base",
+            f"unknown example {base_name!r}." + did_you_mean(str(base_name), EXAMPLES),
+        )
+    base_path = source_path(str(base_name))
+    if base_path in (*seen, path):
+        raise _error(where, "base", f"{base_name!r} extends this file again (a cycle)")
+    merged = _read_source(base_path, (*seen, path))
+    for key in _MERGED:
+        merged[key] = {**merged.get(key, {}), **data.pop(key, {})}
+    for key in _APPENDED:
+        merged[key] = [*merged.get(key, []), *data.pop(key, [])]
+    for body, points in extend.items():
+        if body not in merged["bodies"]:
+            raise _error(where, f"[extend_bodies] {body}", "the base has no such body")
+        merged["bodies"][body] = [*merged["bodies"][body], *points]
+    merged.update(data)  # name, notes, symmetry, steering
+    return merged
 
 
 def _error(where: str, item: str, message: str) -> WorkbookError:
@@ -417,23 +504,101 @@ def _rack(src: Mapping[str, Any] | None, where: str) -> Rack | None:
     )
 
 
-def _damper(src: Mapping[str, Any], points: Mapping[str, Vec], scale: float, where: str) -> Damper:
+def _lengths(
+    src: Mapping[str, Any],
+    ends: tuple[str, str],
+    points: Mapping[str, Vec],
+    scale: float,
+    where: str,
+    item: str,
+) -> tuple[float | None, float | None]:
+    """min/max length (mm) from ``min_length``/``max_length`` or ``length_margin``."""
+    if "length_margin" in src:
+        if ends[0] not in points or ends[1] not in points:
+            raise _error(where, item, "unknown end points")
+        design = damper_length(points[ends[0]], points[ends[1]])
+        margin = units.to_internal(src["length_margin"], scale)
+        return design - margin, design + margin
+    lo, hi = src.get("min_length"), src.get("max_length")
+    return (
+        None if lo is None else units.to_internal(lo, scale),
+        None if hi is None else units.to_internal(hi, scale),
+    )
+
+
+def _spring(
+    src: Mapping[str, Any], scale: float, force: float
+) -> tuple[float | None, float | None, float | None]:
+    """Spring rate (N/mm), preload (N) and free length (mm), as the reader converts them."""
+    rate, preload, free = (
+        src.get(k) for k in ("spring_rate", "spring_preload", "spring_free_length")
+    )
+    return (
+        None if rate is None else units.to_internal(float(rate), force) / scale,
+        None if preload is None else units.to_internal(float(preload), force),
+        None if free is None else units.to_internal(float(free), scale),
+    )
+
+
+def _damper(
+    src: Mapping[str, Any], points: Mapping[str, Vec], scale: float, force: float, where: str
+) -> Damper:
     body = str(src.get("body", "?"))
+    item = f"[[dampers]] {body}"
     try:
         chassis, moving = str(src["chassis_point"]), str(src["moving_point"])
     except KeyError as exc:
-        raise _error(where, f"[[dampers]] {body}", f"missing key {exc.args[0]!r}") from None
-    lo, hi = src.get("min_length"), src.get("max_length")
-    if "length_margin" in src:
-        if chassis not in points or moving not in points:
-            raise _error(where, f"[[dampers]] {body}", "unknown damper points")
-        design = damper_length(points[chassis], points[moving])
-        margin = units.to_internal(src["length_margin"], scale)
-        lo, hi = design - margin, design + margin
-    else:
-        lo = None if lo is None else units.to_internal(lo, scale)
-        hi = None if hi is None else units.to_internal(hi, scale)
-    return Damper(body, chassis, moving, lo, hi)
+        raise _error(where, item, f"missing key {exc.args[0]!r}") from None
+    lo, hi = _lengths(src, (chassis, moving), points, scale, where, item)
+    rate, preload, free = _spring(src, scale, force)
+    return Damper(
+        body,
+        chassis,
+        moving,
+        lo,
+        hi,
+        spring_rate=rate,
+        spring_preload=preload,
+        spring_free_length=free,
+    )
+
+
+def _third_spring(
+    src: Mapping[str, Any], points: Mapping[str, Vec], scale: float, force: float, where: str
+) -> ThirdSpring:
+    name = str(src.get("name", "?"))
+    item = f"[[third_springs]] {name}"
+    ends = src.get("end_points", [])
+    if not (isinstance(ends, list) and len(ends) == 2):
+        raise _error(where, f"{item} end_points", "give [first, second]")
+    pair = (str(ends[0]), str(ends[1]))
+    lo, hi = _lengths(src, pair, points, scale, where, item)
+    rate, preload, free = _spring(src, scale, force)
+    return ThirdSpring(
+        name, pair, lo, hi, spring_rate=rate, spring_preload=preload, spring_free_length=free
+    )
+
+
+def _bar(src: Mapping[str, Any], scale: float, force: float, where: str) -> AntiRollBar:
+    """An ``[[anti_roll_bars]]`` entry; ``rate`` in (force unit)(length unit)/deg -> N mm/rad."""
+    name = str(src.get("name", "?"))
+    item = f"[[anti_roll_bars]] {name}"
+    try:
+        arms, axis, rate = src["arms"], src["axis_points"], float(src["rate"])
+        kind = str(src["kind"])
+    except KeyError as exc:
+        raise _error(where, item, f"missing key {exc.args[0]!r}") from None
+    if not (isinstance(axis, list) and len(axis) == 2) or not isinstance(arms, list):
+        raise _error(where, item, "arms = [...] and axis_points = [first, second]")
+    shaft = src.get("shaft_point")
+    return AntiRollBar(
+        name,
+        kind,
+        tuple(str(a) for a in arms),
+        (str(axis[0]), str(axis[1])),
+        rate * force * scale / units.angle_factor("deg"),
+        None if shaft is None else str(shaft),
+    )
 
 
 def _check_refs(car: Car, where: str, item: str, body: str, pts: Sequence[str]) -> None:

@@ -17,6 +17,10 @@ the example sources (``symmetry = "mirror left to right"``):
   ``FL.., RL..`` becomes ``FL.., FR.., RL.., RR..``.
 * A right item that is also typed by hand is kept if it equals its twin (points
   within `SAME_PLACE_MM`) and is an error naming both places otherwise.
+* Third springs follow the rule like dampers (a left-named one gets a twin, a
+  centre one is kept). Anti-roll bars are never mirrored: a bar spans both
+  sides, so it is declared once and may name the generated right arm
+  (``Arm 2 = FR_ARB`` with only ``FL_ARB`` typed in Components).
 
 Everything here works on the description records of `suspension_sim.description`
 (lengths in mm, model frame).
@@ -30,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from suspension_sim.description import Body, Car, Damper, Point, Wheel
+from suspension_sim.description import Body, Car, Damper, Point, ThirdSpring, Wheel
 from suspension_sim.errors import WorkbookError
 from suspension_sim.tolerances import SAME_PLACE_MM
 
@@ -91,9 +95,10 @@ class Generated:
     bodies: int = 0
     wheels: int = 0
     dampers: int = 0
+    third_springs: int = 0
 
     def __bool__(self) -> bool:
-        return any((self.points, self.bodies, self.wheels, self.dampers))
+        return any((self.points, self.bodies, self.wheels, self.dampers, self.third_springs))
 
     def summary(self) -> str:
         """One line for `check`: what was generated."""
@@ -104,7 +109,9 @@ class Generated:
                 (self.bodies, "bodies"),
                 (self.wheels, "wheels"),
                 (self.dampers, "dampers"),
+                (self.third_springs, "third springs"),
             )
+            if n or what != "third springs"
         )
         if not self:
             return (
@@ -221,6 +228,15 @@ def mirror_damper(d: Damper) -> Damper:
     )
 
 
+def mirror_third_spring(t: ThirdSpring) -> ThirdSpring:
+    """A left third spring's twin (its name and ends renamed)."""
+    return replace(
+        t,
+        name=right_name(t.name),
+        end_points=(right_name(t.end_points[0]), right_name(t.end_points[1])),
+    )
+
+
 def mirror_points(points: Sequence[Point], where: str = "") -> tuple[list[Point], int]:
     """Points with their twins; a typed twin must be within `SAME_PLACE_MM` of the mirror."""
     return with_twins(
@@ -258,6 +274,15 @@ def mirror_dampers(dampers: Sequence[Damper], where: str = "") -> tuple[list[Dam
     )
 
 
+def mirror_third_springs(
+    springs: Sequence[ThirdSpring], where: str = ""
+) -> tuple[list[ThirdSpring], int]:
+    """Third springs with the twins of the left ones (a centre spring is kept as is)."""
+    return with_twins(
+        springs, lambda t: t.name, mirror_third_spring, lambda a, b: a == b, "third spring", where
+    )
+
+
 def generated_by_symmetry(car: Car) -> Generated:
     """What Symmetry generated in a car read from a workbook.
 
@@ -266,7 +291,13 @@ def generated_by_symmetry(car: Car) -> Generated:
     source (built in code or from a TOML source) count as typed.
     """
 
-    def count(items: Sequence[Point] | Sequence[Body] | Sequence[Wheel] | Sequence[Damper]) -> int:
+    def count(
+        items: Sequence[Point]
+        | Sequence[Body]
+        | Sequence[Wheel]
+        | Sequence[Damper]
+        | Sequence[ThirdSpring],
+    ) -> int:
         seen: set[object] = set()
         twins = 0
         for item in items:
@@ -276,20 +307,29 @@ def generated_by_symmetry(car: Car) -> Generated:
             seen.add(item.source)
         return twins
 
-    return Generated(count(car.points), count(car.bodies), count(car.wheels), count(car.dampers))
+    return Generated(
+        count(car.points),
+        count(car.bodies),
+        count(car.wheels),
+        count(car.dampers),
+        count(car.third_springs),
+    )
 
 
 def mirror_car(car: Car, where: str = "") -> tuple[Car, Generated]:
-    """`car` with its right side generated from its left side (the rack is shared)."""
+    """`car` with its right side generated from its left side (the rack and the
+    anti-roll bars are shared)."""
     points, n_points = mirror_points(car.points, where)
     bodies, n_bodies = mirror_bodies(car.bodies, where)
     wheels, n_wheels = mirror_wheels(car.wheels, where)
     dampers, n_dampers = mirror_dampers(car.dampers, where)
+    thirds, n_thirds = mirror_third_springs(car.third_springs, where)
     mirrored = replace(
         car,
         points=tuple(points),
         bodies=tuple(bodies),
         wheels=tuple(wheels),
         dampers=tuple(dampers),
+        third_springs=tuple(thirds),
     )
-    return mirrored, Generated(n_points, n_bodies, n_wheels, n_dampers)
+    return mirrored, Generated(n_points, n_bodies, n_wheels, n_dampers, n_thirds)

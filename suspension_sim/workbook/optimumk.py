@@ -123,7 +123,7 @@ KNOWN_BLOCKS: dict[str, str] = {
 are not geometry). A vehicle setup sheet holds a ``Setup`` block (`read_setup`)."""
 
 ANTI_ROLL_BAR_BLOCKS = ("ubar", "tbar", "antirollbar", "swaybar")
-"""Blocks of anti-roll bars (key prefixes): an error naming the cell (no body kind yet), or,
+"""Blocks of anti-roll bars (key prefixes): an error naming the cell (not read yet), or,
 with skip_anti_roll_bars, left out with a warning."""
 
 MEMBERS: dict[str, str] = {
@@ -457,15 +457,17 @@ def read_axle(sheet: _Sheet, skip_anti_roll_bars: bool = False) -> AxleExport:
             if not skip_anti_roll_bars:
                 fail(
                     block.title_cell,
-                    f"the anti-roll bar {block.title!r} cannot be imported yet: our model has"
-                    " no anti-roll bar body",
+                    f"the anti-roll bar {block.title!r} cannot be imported yet: the importer"
+                    " does not read OptimumK's bar blocks",
                     "import the car without it with skip_anti_roll_bars=True (the bar adds no"
-                    " kinematic constraint, so the kinematics are unchanged)",
+                    " kinematic constraint, so the kinematics are unchanged), then add the bar"
+                    " in the workbook's Anti-roll Bars section (docs/workbook.md)",
                 )
             export.warnings.append(
                 f"{block.title_cell.where}: anti-roll bar block {block.title!r} not imported"
-                f" (points {', '.join(names) or 'none'}): our model has no anti-roll bar body"
-                " yet; the kinematics without the bar are unchanged"
+                f" (points {', '.join(names) or 'none'}): the importer does not read bar"
+                " blocks yet; the kinematics without the bar are unchanged (add the bar in"
+                " the Anti-roll Bars section)"
             )
             continue
         if canonical is None:

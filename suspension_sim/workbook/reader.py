@@ -22,15 +22,21 @@ from openpyxl.utils.cell import get_column_letter
 
 from suspension_sim import units
 from suspension_sim.description import (
+    ANTI_ROLL_BAR_KINDS,
     CHASSIS,
+    TBAR_SQUARE_DEG,
+    AntiRollBar,
     Body,
     Car,
     Damper,
     Options,
     Point,
     Rack,
+    ThirdSpring,
     Wheel,
     damper_length,
+    t_bar_axes,
+    u_bar_arm_fault,
 )
 from suspension_sim.names import did_you_mean
 from suspension_sim.tolerances import LIMIT_SLACK_MM, MAX_COORDINATE_MM, SAME_PLACE_MM
@@ -50,9 +56,11 @@ from suspension_sim.workbook.cells import (
     required_number,
 )
 from suspension_sim.workbook.schema import (
+    ANTI_ROLL_BARS,
     COMPONENTS,
     COMPONENTS_COLUMNS,
     DAMPING,
+    DAMPING_TYPES,
     HARD_POINTS,
     OPTION_NAMES,
     OPTIONS,
@@ -123,17 +131,25 @@ class _CarReader:
         self.check_reference_point()
         wheels = self.read_wheels(self.tables[WHEELS]) if WHEELS in self.tables else ()
         rack = self.read_rack(self.tables[STEERING]) if STEERING in self.tables else None
-        dampers = self.read_dampers(self.tables[DAMPING]) if DAMPING in self.tables else ()
+        dampers, thirds = (
+            self.read_dampers(self.tables[DAMPING]) if DAMPING in self.tables else ((), ())
+        )
         if self.symmetry:
             wheel_list, n_wheels = mirror.mirror_wheels(wheels)
             damper_list, n_dampers = mirror.mirror_dampers(dampers)
-            wheels, dampers = tuple(wheel_list), tuple(damper_list)
-            if not mirror.Generated(n_points, n_bodies, n_wheels, n_dampers):
+            third_list, n_thirds = mirror.mirror_third_springs(thirds)
+            wheels, dampers, thirds = tuple(wheel_list), tuple(damper_list), tuple(third_list)
+            if not mirror.Generated(n_points, n_bodies, n_wheels, n_dampers, n_thirds):
                 self.warnings.append(
                     f"{self.book.file}: {USER_OPTIONS}: Symmetry is on but generated nothing:"
                     f" no name has a left token ({', '.join(mirror.LEFT_TOKENS)}) or every"
                     " right-side item is typed as well"
                 )
+        bars = (
+            self.read_bars(self.tables[ANTI_ROLL_BARS], dampers, rack)
+            if ANTI_ROLL_BARS in self.tables
+            else ()
+        )
         self.warn_unused_points(points)
         self.warn_cells_below_ranges()
         return Car(
@@ -144,6 +160,8 @@ class _CarReader:
             wheels=wheels,
             rack=rack,
             dampers=dampers,
+            third_springs=thirds,
+            anti_roll_bars=bars,
             warnings=tuple(self.warnings),
             source_path=str(self.book.path),
         )
@@ -572,14 +590,20 @@ class _CarReader:
         return Rack(body.name, (e1, e2), ratio, lo, hi, source=cell.source)
 
     # -- Damping ----------------------------------------------------------------------------
-    def read_dampers(self, table: Table) -> tuple[Damper, ...]:
+    def read_dampers(self, table: Table) -> tuple[tuple[Damper, ...], tuple[ThirdSpring, ...]]:
+        """The Damping rows: dampers (Type blank or ``damper``) and third springs (Type
+        ``third``), each in row order."""
         dampers: list[Damper] = []
+        thirds: list[ThirdSpring] = []
         seen: dict[str, Cell] = {}
         chassis = self.bodies[CHASSIS]
         self.check_spring_header(table)
         for rec in records(table, SECTION_COLUMNS[DAMPING]):
             cell = rec["Damper body"]
             assert cell is not None
+            if self.damping_type(rec["Type"]) == "third":
+                thirds.append(self.read_third_spring(rec, cell, seen))
+                continue
             body = self.require_body(cell, "damper")
             if body.name == CHASSIS:
                 fail(cell, "a damper cannot be the Chassis", "name the damper's own body")
@@ -632,15 +656,323 @@ class _CarReader:
                 spring_free_length=free,
             )
             self.warn_damper_length(damper, cell)
-            self.warn_loose_spring(damper, cell)
+            self.warn_loose_spring(
+                f"damper {damper.body!r}", damper.spring_free_length, (cp, mp), cell
+            )
             dampers.append(damper)
-        return tuple(dampers)
+        return tuple(dampers), tuple(thirds)
+
+    @staticmethod
+    def damping_type(cell: Cell | None) -> str:
+        """The Type of a Damping row: ``damper`` (blank) or ``third``."""
+        if cell is None or cell.blank:
+            return DAMPING_TYPES[0]
+        word = norm(cell.text or "")
+        if word not in DAMPING_TYPES:
+            fail(
+                cell,
+                f"Damping Type must be {' or '.join(DAMPING_TYPES)}, found {cell.text!r}",
+                "leave it blank (or 'damper') for a damper body; 'third' makes the row a third"
+                " (heave) spring between its Chassis point and Moving point",
+            )
+        return word
+
+    def read_third_spring(
+        self, rec: dict[str, Cell | None], cell: Cell, seen: dict[str, Cell]
+    ) -> ThirdSpring:
+        """A Damping row of Type ``third``: a spring between two points (not a body)."""
+        name = cell.text or ""
+        what = f"third spring {name!r}"
+        if name in self.bodies:
+            fail(
+                cell,
+                f"{what} has the name of a body in Components, but a third spring is not a"
+                " body: it only joins its two end points",
+                "give it a name of its own that is not a Components body, and name its ends"
+                " in Chassis point and Moving point (points of any bodies)",
+            )
+        if name in seen:
+            fail(
+                cell,
+                f"{name!r} is listed twice in Damping: {seen[name].ref} and {cell.ref}",
+                "one row per damper or third spring",
+            )
+        seen[name] = cell
+        ends = (
+            self.require_point_on_a_body(rec["Chassis point"], f"{what} first end", cell),
+            self.require_point_on_a_body(rec["Moving point"], f"{what} second end", cell),
+        )
+        if ends[0] == ends[1] or _coincide(self.xyz[ends[0]], self.xyz[ends[1]]):
+            fail(
+                rec["Moving point"] or cell,
+                f"{what}: its two ends {ends[0]!r} and {ends[1]!r} are at the same place",
+                "a third spring acts along the line between two distinct points",
+            )
+        lo = self.length(rec["Min length"], f"min length of {what}")
+        hi = self.length(rec["Max length"], f"max length of {what}")
+        positive(rec["Min length"], lo, f"min length of {what}")
+        positive(rec["Max length"], hi, f"max length of {what}")
+        if lo is not None and hi is not None and lo > hi:
+            fail(
+                rec["Min length"] or cell,
+                f"{what}: min length is greater than max length",
+                "swap them, or check the units",
+            )
+        rate, preload, free = self.read_spring(rec, name, cell, noun="third spring")
+        if rate is None:
+            fail(
+                rec["Spring rate"] or cell,
+                f"{what} has no spring rate",
+                "fill in Spring rate (force unit per length unit): a third spring is only a spring",
+            )
+        length = damper_length(self.xyz[ends[0]], self.xyz[ends[1]])
+        slack = LIMIT_SLACK_MM
+        if (lo is not None and length < lo - slack) or (hi is not None and length > hi + slack):
+            self.warnings.append(
+                f"{cell.where}: {what} is {length:.3f} mm long at the design condition,"
+                " outside its min/max lengths"
+            )
+        self.warn_loose_spring(what, free, ends, cell)
+        return ThirdSpring(
+            name,
+            ends,
+            lo,
+            hi,
+            source=cell.source,
+            spring_rate=rate,
+            spring_preload=preload,
+            spring_free_length=free,
+        )
+
+    def require_point_on_a_body(self, cell: Cell | None, what: str, fallback: Cell) -> str:
+        """A Hard Point that some body (the Chassis included) lists."""
+        name = name_of(cell)
+        if name is None:
+            fail(cell or fallback, f"{what} is blank", "name a point of some body")
+        assert cell is not None
+        used = {p for b in self.bodies.values() for p in b.points}
+        if name not in used:
+            known = name in self.point_cells
+            fail(
+                cell,
+                f"{what} {name!r} is "
+                + ("in Hard Points but on no body" if known else "not in Hard Points")
+                + "."
+                + ("" if known else did_you_mean(name, sorted(used))),
+                "name a point listed on a body in Components (the Chassis counts)",
+            )
+        return name
+
+    # -- Anti-roll Bars -------------------------------------------------------------------
+    def read_bars(
+        self, table: Table, dampers: Sequence[Damper], rack: Rack | None
+    ) -> tuple[AntiRollBar, ...]:
+        """The Anti-roll Bars rows (rate converted to N mm/rad)."""
+        bars: list[AntiRollBar] = []
+        seen: dict[str, Cell] = {}
+        arm_of: dict[str, str] = {}
+        special = {d.body: "a damper" for d in dampers}
+        if rack is not None:
+            special[rack.body] = "the steering rack"
+        for rec in records(table, SECTION_COLUMNS[ANTI_ROLL_BARS]):
+            cell = rec["Bar"]
+            assert cell is not None
+            name = cell.text or ""
+            if name in seen:
+                fail(
+                    cell,
+                    f"anti-roll bar {name!r} is listed twice: {seen[name].ref} and {cell.ref}",
+                    "give each bar its own name",
+                )
+            seen[name] = cell
+            bar = self.read_bar(name, cell, rec, special)
+            for arm, arm_cell in zip(bar.arms, (rec["Arm 1"], rec["Arm 2"]), strict=False):
+                if arm in arm_of:
+                    assert arm_cell is not None
+                    fail(
+                        arm_cell,
+                        f"body {arm!r} is an arm of anti-roll bars {arm_of[arm]!r} and {name!r}",
+                        "each bar has its own arms (or lever)",
+                    )
+                arm_of[arm] = name
+            bars.append(bar)
+        return tuple(bars)
+
+    def read_bar(
+        self, name: str, cell: Cell, rec: dict[str, Cell | None], special: dict[str, str]
+    ) -> AntiRollBar:
+        what = f"anti-roll bar {name!r}"
+        kind = self.bar_kind(rec["Type"], what, cell)
+        chassis = self.bodies[CHASSIS]
+        arm_cells = (rec["Arm 1"], rec["Arm 2"])
+        axis_cells = (rec["Axis point 1"], rec["Axis point 2"])
+        axis = (
+            self.require_point_on(axis_cells[0], chassis, f"{what} axis point 1", cell),
+            self.require_point_on(axis_cells[1], chassis, f"{what} axis point 2", cell),
+        )
+        if axis[0] == axis[1] or _coincide(self.xyz[axis[0]], self.xyz[axis[1]]):
+            fail(
+                axis_cells[1] or cell,
+                f"{what}: axis points {axis[0]!r} and {axis[1]!r} are at the same place",
+                "the bar's axis runs between two distinct chassis points",
+            )
+        rate = self.bar_rate(rec["Torsional rate"], what, cell)
+        shaft_cell = rec["Shaft point"]
+        if kind == "U-bar":
+            arms = (
+                self.bar_arm(arm_cells[0], f"{what} arm 1", cell, special),
+                self.bar_arm(arm_cells[1], f"{what} arm 2", cell, special),
+            )
+            if arms[0].name == arms[1].name:
+                fail(
+                    arm_cells[1] or cell,
+                    f"{what}: arm 1 and arm 2 are the same body {arms[0].name!r}",
+                    "a U-bar has two arms, one at each end of the bar",
+                )
+            if shaft_cell is not None and not shaft_cell.blank:
+                fail(
+                    shaft_cell,
+                    f"{what}: a U-bar has no shaft point (found {shaft_cell.text!r})",
+                    "clear the cell: the bar twists about Axis point 1 -> Axis point 2",
+                )
+            for arm, arm_cell in zip(arms, arm_cells, strict=True):
+                fault = u_bar_arm_fault(arm, chassis, self.xyz, axis)
+                if fault is not None:
+                    assert arm_cell is not None
+                    fail(
+                        arm_cell,
+                        f"{what}: {fault}",
+                        "list the arm's bearing points (on the bar axis) on both its row and"
+                        " the Chassis row in Components, or fix Axis point 1 and 2",
+                    )
+            return AntiRollBar(
+                name, kind, (arms[0].name, arms[1].name), axis, rate, source=cell.source
+            )
+        lever = self.bar_arm(arm_cells[0], f"{what} lever (arm 1)", cell, special)
+        if arm_cells[1] is not None and not arm_cells[1].blank:
+            fail(
+                arm_cells[1],
+                f"{what}: a T-bar has one lever (Arm 1), found Arm 2 {arm_cells[1].text!r}",
+                "clear Arm 2: the lever's pivot is Axis point 1",
+            )
+        shared = [p for p in lever.points if p in chassis.points]
+        if axis[0] not in lever.points:
+            assert axis_cells[0] is not None
+            fail(
+                axis_cells[0],
+                f"{what}: axis point 1 {axis[0]!r} (the pivot) is not a point of the lever"
+                f" {lever.name!r} (its points: {', '.join(lever.points)})",
+                "axis point 1 is the lever's pivot: list it on the lever and Chassis rows",
+            )
+        if shared != [axis[0]]:
+            assert arm_cells[0] is not None
+            others = [p for p in shared if p != axis[0]]
+            fail(
+                arm_cells[0],
+                f"{what}: the lever {lever.name!r} shares {', '.join(others)} with the Chassis"
+                f" besides its pivot {axis[0]!r}",
+                "a T-bar lever has one chassis point, its pivot (Axis point 1); axis point 2"
+                " is a chassis point off the lever",
+            )
+        if axis[1] in lever.points:
+            assert axis_cells[1] is not None
+            fail(
+                axis_cells[1],
+                f"{what}: axis point 2 {axis[1]!r} is a point of the lever {lever.name!r}",
+                "axis point 2 is a chassis point off the lever: with the pivot it gives the"
+                " axis the lever turns about freely (heave, pitch)",
+            )
+        shaft = self.require_point_on(shaft_cell, lever, f"{what} shaft point", cell)
+        assert shaft_cell is not None
+        if shaft == axis[0] or _coincide(self.xyz[shaft], self.xyz[axis[0]]):
+            fail(
+                shaft_cell,
+                f"{what}: the shaft point {shaft!r} is at the pivot {axis[0]!r}",
+                "the shaft (torsion) axis runs from the pivot to the shaft point",
+            )
+        _, _, miss = t_bar_axes(self.xyz[axis[0]], self.xyz[axis[1]], self.xyz[shaft])
+        if miss > TBAR_SQUARE_DEG:
+            fail(
+                shaft_cell,
+                f"{what}: the shaft axis {axis[0]} -> {shaft} is {90.0 - miss:.3f} deg from"
+                f" the pivot axis {axis[0]} -> {axis[1]}, not 90 deg (within"
+                f" {TBAR_SQUARE_DEG:g} deg)",
+                "the lever's two axes must be perpendicular (a cross-shaped universal joint):"
+                " move the shaft point or axis point 2",
+            )
+        return AntiRollBar(name, kind, (lever.name,), axis, rate, shaft, source=cell.source)
+
+    @staticmethod
+    def bar_kind(cell: Cell | None, what: str, fallback: Cell) -> str:
+        """U-bar or T-bar (any case; spaces and hyphens optional)."""
+        words = {re.sub(r"[^a-z]", "", k.casefold()): k for k in ANTI_ROLL_BAR_KINDS}
+        text = name_of(cell)
+        kind = words.get(re.sub(r"[^a-z]", "", (text or "").casefold()))
+        if kind is None:
+            fail(
+                cell or fallback,
+                f"{what}: Type must be {' or '.join(ANTI_ROLL_BAR_KINDS)}, found"
+                f" {'nothing' if text is None else repr(text)}",
+                "U-bar: two arms on the bar axis; T-bar: one lever on a pivot (docs/workbook.md)",
+            )
+        return kind
+
+    def bar_arm(
+        self, cell: Cell | None, what: str, fallback: Cell, special: dict[str, str]
+    ) -> Body:
+        """An arm (or T-bar lever): a Components body, not the Chassis, a damper or rack."""
+        if cell is None or cell.blank:
+            fail(cell or fallback, f"{what} is blank", "name a body from Components")
+        name = cell.text or ""
+        if name not in self.bodies:
+            hint = "name a body listed in Components"
+            if self.symmetry:
+                hint += (
+                    "; with Symmetry a right arm is generated from the left one's row: name"
+                    " it by its twin's name (FL_ARB -> FR_ARB)"
+                )
+            fail(
+                cell,
+                f"{what}: body {name!r} is not in Components." + did_you_mean(name, self.bodies),
+                hint,
+            )
+        if name == CHASSIS or name in special:
+            fail(
+                cell,
+                f"{what}: {name!r} is "
+                + ("the Chassis" if name == CHASSIS else special[name])
+                + ", not an arm",
+                "name the bar's own arm body (a lever on the chassis)",
+            )
+        return self.bodies[name]
+
+    def bar_rate(self, cell: Cell | None, what: str, fallback: Cell) -> float:
+        """Torsional rate in (force unit)(length unit)/(angle unit), as N mm/rad."""
+        o = self.options
+        unit = f"{o.force_unit} {o.length_unit}/{o.angle_unit}"
+        value = number(cell, f"torsional rate of {what}", unit=unit)
+        if value is None:
+            fail(cell or fallback, f"torsional rate of {what} is blank", f"enter it in {unit}")
+        positive(cell, value, f"torsional rate of {what} ({unit})")
+        per_rad = units.force_factor(o.force_unit) * self.factor
+        return value * per_rad / units.angle_factor(o.angle_unit)
 
     @staticmethod
     def check_spring_header(table: Table) -> None:
         """A column right of Max length that is not a spring column is an unexpected
         column (as before the spring columns existed), not a misspelt spring header."""
         columns = SECTION_COLUMNS[DAMPING]
+        last = len(columns) - 1
+        for i, cell in enumerate(table.header):
+            if i != last and matches(cell, columns[last]):
+                fail(
+                    cell,
+                    f"{table.label}: the {columns[last].name!r} column must be the last one,"
+                    f" after {columns[last - 1].name!r}",
+                    "write the header "
+                    + " | ".join(c.name for c in columns)
+                    + " (the spring columns may stay blank below their headers)",
+                )
         first = next(i for i, c in enumerate(columns) if c.name == "Spring rate")
         if len(table.header) <= first:
             return
@@ -655,10 +987,11 @@ class _CarReader:
         )
 
     def read_spring(
-        self, rec: dict[str, Cell | None], damper: str, cell: Cell
+        self, rec: dict[str, Cell | None], damper: str, cell: Cell, noun: str = "damper"
     ) -> tuple[float | None, float | None, float | None]:
         """The optional spring of a Damping row: rate (N/mm), preload (N), free length
-        (mm), converted from the workbook's force and length units."""
+        (mm), converted from the workbook's force and length units. `noun` names the
+        row's item in messages (damper or third spring)."""
         force_unit, length_unit = self.options.force_unit, self.options.length_unit
         to_n = units.force_factor(force_unit)
         rate_cell, preload_cell, free_cell = (
@@ -666,10 +999,10 @@ class _CarReader:
             rec["Spring preload"],
             rec["Spring free length"],
         )
-        what = f"spring rate of damper {damper!r}"
+        what = f"spring rate of {noun} {damper!r}"
         rate = number(rate_cell, what, unit=f"{force_unit}/{length_unit}")
         positive(rate_cell, rate, what)
-        what = f"spring preload of damper {damper!r}"
+        what = f"spring preload of {noun} {damper!r}"
         preload = number(preload_cell, what, unit=force_unit)
         if preload is not None and preload < 0:
             assert preload_cell is not None
@@ -678,14 +1011,14 @@ class _CarReader:
                 f"{what} must be 0 or more, found {preload:g}",
                 "the preload is the spring force at the design length (a coil spring pushes)",
             )
-        free = self.length(free_cell, f"spring free length of damper {damper!r}")
-        positive(free_cell, free, f"spring free length of damper {damper!r}")
+        free = self.length(free_cell, f"spring free length of {noun} {damper!r}")
+        positive(free_cell, free, f"spring free length of {noun} {damper!r}")
         if rate is None:
             given = preload_cell if preload is not None else free_cell if free is not None else None
             if given is not None:
                 fail(
                     given,
-                    f"damper {damper!r}: a spring preload or free length needs a spring rate",
+                    f"{noun} {damper!r}: a spring preload or free length needs a spring rate",
                     "fill in Spring rate, or clear the cell",
                 )
             return None, None, None
@@ -693,23 +1026,25 @@ class _CarReader:
             assert free_cell is not None
             fail(
                 free_cell,
-                f"damper {damper!r}: give the spring preload or the free length, not both",
+                f"{noun} {damper!r}: give the spring preload or the free length, not both",
                 "clear one of the two cells (the other follows from the rate)",
             )
         rate_n_mm = units.to_internal(rate, to_n) / self.factor
         return rate_n_mm, None if preload is None else units.to_internal(preload, to_n), free
 
     # -- warnings ---------------------------------------------------------------------------
-    def warn_loose_spring(self, damper: Damper, cell: Cell) -> None:
-        """Warn when a spring's free length is shorter than the design length (no force)."""
-        if damper.spring_free_length is None:
+    def warn_loose_spring(
+        self, what: str, free_length: float | None, ends: tuple[str, str], cell: Cell
+    ) -> None:
+        """Warn when a spring's free length is shorter than its design length (it pulls)."""
+        if free_length is None:
             return
-        length = damper_length(self.xyz[damper.chassis_point], self.xyz[damper.moving_point])
-        if damper.spring_free_length < length - LIMIT_SLACK_MM:
+        length = damper_length(self.xyz[ends[0]], self.xyz[ends[1]])
+        if free_length < length - LIMIT_SLACK_MM:
             self.warnings.append(
-                f"{cell.where}: the spring of damper {damper.body!r} is {length:.3f} mm long at"
+                f"{cell.where}: the spring of {what} is {length:.3f} mm long at"
                 f" the design condition, longer than its free length"
-                f" {damper.spring_free_length:.3f} mm: it pulls (a linear spring is assumed)"
+                f" {free_length:.3f} mm: it pulls (a linear spring is assumed)"
             )
 
     def warn_damper_length(self, damper: Damper, cell: Cell) -> None:

@@ -25,8 +25,18 @@ HARD_POINTS = "Hard Points"
 WHEELS = "Wheels"
 STEERING = "Steering"
 DAMPING = "Damping"
-SECTION_NAMES: tuple[str, ...] = (USER_OPTIONS, COMPONENTS, HARD_POINTS, WHEELS, STEERING, DAMPING)
-"""The car's sections, in the order the writer lays them out."""
+ANTI_ROLL_BARS = "Anti-roll Bars"
+SECTION_NAMES: tuple[str, ...] = (
+    USER_OPTIONS,
+    COMPONENTS,
+    HARD_POINTS,
+    WHEELS,
+    STEERING,
+    DAMPING,
+    ANTI_ROLL_BARS,
+)
+"""The car's sections, in the order the writer lays them out (Anti-roll Bars only when
+the car has a bar)."""
 SWEEPS = "Sweeps"
 LOAD_CASES = "Load Cases"
 EXTRA_SECTIONS: tuple[str, ...] = (SWEEPS, LOAD_CASES)
@@ -84,9 +94,24 @@ SECTION_COLUMNS: dict[str, tuple[Column, ...]] = {
         Column("Spring rate", optional=True),
         Column("Spring preload", optional=True),
         Column("Spring free length", optional=True),
+        Column("Type", optional=True),
+    ),
+    ANTI_ROLL_BARS: (
+        Column("Bar"),
+        Column("Type"),
+        Column("Arm 1"),
+        Column("Arm 2"),
+        Column("Axis point 1"),
+        Column("Axis point 2"),
+        Column("Shaft point"),
+        Column("Torsional rate"),
     ),
 }
 """Header of each fixed-column section, in order (Components is free-width)."""
+
+DAMPING_TYPES: tuple[str, str] = ("damper", "third")
+"""Values of the Damping ``Type`` column (blank = ``damper``): a damper body, or a third
+(heave) spring between two points (`suspension_sim.description.ThirdSpring`)."""
 
 COMPONENTS_COLUMNS: tuple[Column, Column] = (
     Column("Body", aliases=("Element", "Component")),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +28,11 @@ from suspension_sim.description import Car
 from suspension_sim.errors import WorkbookError
 from suspension_sim.files import why_not_writable, write_atomically
 from suspension_sim.workbook.schema import (
+    ANTI_ROLL_BARS,
     COMPONENTS,
     COMPONENTS_COLUMNS,
     DAMPING,
+    DAMPING_TYPES,
     HARD_POINTS,
     INDEX_HEADER,
     OPTIONS,
@@ -77,6 +79,8 @@ def build_workbook(car: Car, notes: Sequence[str] = ()) -> openpyxl.Workbook:
     sections = section_rows(car)
     ranges: list[tuple[str, str]] = []
     for name in SECTION_NAMES:
+        if name not in sections:
+            continue
         ws = wb.create_sheet(name)
         rows = sections[name]
         _write_rows(ws, rows, bold_first=True)
@@ -94,8 +98,9 @@ def build_workbook(car: Car, notes: Sequence[str] = ()) -> openpyxl.Workbook:
 
 
 def section_rows(car: Car) -> dict[str, list[Row]]:
-    """Each section's rows (header first) in the car's units and CAD frame."""
-    return {
+    """Each section's rows (header first) in the car's units and CAD frame; Anti-roll
+    Bars only when the car has a bar."""
+    rows = {
         USER_OPTIONS: [_header(USER_OPTIONS), *option_rows(car)],
         COMPONENTS: _component_rows(car),
         HARD_POINTS: [_header(HARD_POINTS), *_point_rows(car)],
@@ -103,6 +108,9 @@ def section_rows(car: Car) -> dict[str, list[Row]]:
         STEERING: [_header(STEERING), *_rack_rows(car)],
         DAMPING: _damping_rows(car),
     }
+    if car.anti_roll_bars:
+        rows[ANTI_ROLL_BARS] = [_header(ANTI_ROLL_BARS), *_bar_rows(car)]
+    return rows
 
 
 def sheet_ref(name: str) -> str:
@@ -191,19 +199,30 @@ def _rack_rows(car: Car) -> list[Row]:
 
 
 def _damping_rows(car: Car) -> list[Row]:
-    """Damping header and rows; the spring columns only when some damper has a spring."""
-    springs = any(d.spring_rate is not None for d in car.dampers)
-    width = len(SECTION_COLUMNS[DAMPING]) if springs else 5
-    return [_header(DAMPING)[:width], *(row[:width] for row in _damper_rows(car))]
+    """Damping header and rows: dampers, then third springs. The spring columns only when
+    some row has a spring, the Type column only when there is a third spring."""
+    springs = any(d.spring_rate is not None for d in car.dampers) or bool(car.third_springs)
+    width = len(SECTION_COLUMNS[DAMPING]) - 1 if springs else 5
+    if car.third_springs:
+        width += 1
+    rows = [*_damper_rows(car), *_third_spring_rows(car)]
+    return [_header(DAMPING)[:width], *(row[:width] for row in rows)]
+
+
+def _spring_cells(
+    car: Car, rate: float | None, preload: float | None, free: float | None
+) -> list[Any]:
+    """Spring rate, preload and free length in the car's force and length units."""
+    to_unit = units.force_factor(car.options.force_unit)
+    length = units.length_factor(car.options.length_unit)
+    return [
+        None if rate is None else units.from_internal(rate * length, to_unit),
+        None if preload is None else units.from_internal(preload, to_unit),
+        _length(car, free),
+    ]
 
 
 def _damper_rows(car: Car) -> list[Row]:
-    to_unit = units.force_factor(car.options.force_unit)
-    length = units.length_factor(car.options.length_unit)
-
-    def force(n: float | None) -> float | None:
-        return None if n is None else units.from_internal(n, to_unit)
-
     return [
         [
             d.body,
@@ -211,12 +230,51 @@ def _damper_rows(car: Car) -> list[Row]:
             d.moving_point,
             _length(car, d.min_length),
             _length(car, d.max_length),
-            None if d.spring_rate is None else units.from_internal(d.spring_rate * length, to_unit),
-            force(d.spring_preload),
-            _length(car, d.spring_free_length),
+            *_spring_cells(car, d.spring_rate, d.spring_preload, d.spring_free_length),
+            None,
         ]
         for d in car.dampers
     ]
+
+
+def _third_spring_rows(car: Car) -> list[Row]:
+    return [
+        [
+            t.name,
+            *t.end_points,
+            _length(car, t.min_length),
+            _length(car, t.max_length),
+            *_spring_cells(car, t.spring_rate, t.spring_preload, t.spring_free_length),
+            DAMPING_TYPES[1],
+        ]
+        for t in car.third_springs
+    ]
+
+
+def _bar_rows(car: Car) -> list[Row]:
+    """Anti-roll Bars rows, the torsional rate in (force unit)(length unit)/(angle unit)."""
+    o = car.options
+    per_rad = units.force_factor(o.force_unit) * units.length_factor(o.length_unit)
+    angle = units.angle_factor(o.angle_unit)
+    rows: list[Row] = []
+    for bar in car.anti_roll_bars:
+        arms = [*bar.arms, None][:2]
+        # the reader computes value * per_rad / angle: write the float it reads back exactly
+        rate = _preimage(bar.rate, bar.rate * angle / per_rad, lambda v: v * per_rad / angle)
+        rows.append([bar.name, bar.kind, *arms, *bar.axis_points, bar.shaft_point, rate])
+    return rows
+
+
+def _preimage(target: float, guess: float, forward: Callable[[float], float]) -> float:
+    """A float within a few ulps of `guess` that `forward` maps exactly to `target`
+    (`guess` itself when none does): unit conversions that round-trip bit for bit."""
+    below = above = guess
+    for _ in range(8):
+        for v in (below, above):
+            if forward(v) == target:
+                return v
+        below, above = math.nextafter(below, -math.inf), math.nextafter(above, math.inf)
+    return guess
 
 
 # -- cells and sheets -----------------------------------------------------------------
