@@ -67,7 +67,9 @@ def tolerances(row: dict[str, float]) -> dict[str, float]:
     least squares in `pose_metrics`) moves every coordinate of it by
     ~1e-13 D^2 / mm. At 3 km that still asks ~1e-10 relative agreement. Roll
     and pitch centres lie on lines through those centres: D is the largest
-    front-view (side-view) swing arm of the row.
+    front-view (side-view) swing arm of the row; OptimumK's roll centre
+    (`roll_centre_axis_height`) lies on lines through the screw axes' pierce
+    points, so its D is the farthest of those (`fvic_axis`).
     """
     size: dict[tuple[str, str], float] = {}
     found = {}
@@ -79,7 +81,7 @@ def tolerances(row: dict[str, float]) -> dict[str, float]:
             place = (hit[0].id, hit[1])
             size[place] = max(size.get(place, 0.0), abs(v))
     # Roll and pitch centres: lines through the force-based centres of their wheels.
-    swing = {"fvsa": 0.0, "svsa": 0.0}
+    swing = {"fvsa": 0.0, "svsa": 0.0, "fvic_axis": 0.0}
     for (mid, _where), d in size.items():
         if mid in swing:
             swing[mid] = max(swing[mid], d)
@@ -88,6 +90,8 @@ def tolerances(row: dict[str, float]) -> dict[str, float]:
         d = size.get((m.id, where), 0.0)
         if m.id in ("roll_centre_height", "roll_centre_lateral"):
             d = swing["fvsa"]
+        elif m.id == "roll_centre_axis_height":  # lines through the screw axes' pierce points
+            d = swing["fvic_axis"]
         elif m.id == "pitch_centre":
             d = swing["svsa"]
         out[key] = SAME + 1e-13 * d * d
