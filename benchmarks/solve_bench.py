@@ -9,8 +9,10 @@
   states (smooth damper-pot-like strokes, steering and chassis motion) each
   from the last: by scipy's trf + LM, by the numpy block engine and by the
   compiled kernel;
-* `run_sweep` per step on 41-step sweeps driven by inputs (stroke, rack: the
-  engine path) and by targets (bump, heave: trf + LM);
+* `run_sweep` per step on 41-step sweeps driven by inputs (stroke, rack) and by
+  targets (bump, heave: solved inside the kernel once it is loaded), medians of
+  repeated runs, next to the raw solve of the same steps (each from the previous
+  kept pose) and their ratio: what continuation and the branch screen add;
 * metrics per pose: `pose_metrics` one at a time, `batch_metrics` for many.
 """
 
@@ -89,16 +91,28 @@ def _median_us(fn: object, n: int) -> float:
     return statistics.median(times) * 1e6
 
 
-def _sweep_ms(model: object, workbook: Path, name: str) -> tuple[float, set[str]]:
+def _sweep_ms(model: object, workbook: Path, name: str) -> tuple[float, float, set[str]]:
+    """Median ms per step of `run_sweep` (continuation, branch screen) over repeated runs,
+    and of the raw solves of the same steps, each from the previous kept pose."""
     from suspension_sim.sweeps.run import run_sweep
     from suspension_sim.sweeps.standard import choose_sweep
 
     spec = choose_sweep(model, workbook, name, steps=41).spec  # type: ignore[arg-type]
-    run_sweep(model, spec)  # type: ignore[arg-type]
-    t0 = time.perf_counter()
     res = run_sweep(model, spec)  # type: ignore[arg-type]
-    per_step = (time.perf_counter() - t0) / max(len(res.steps), 1) * 1e3
-    return per_step, {p.info.method for p in res.poses}
+    runs = []
+    for _ in range(7):
+        t0 = time.perf_counter()
+        res = run_sweep(model, spec)  # type: ignore[arg-type]
+        runs.append((time.perf_counter() - t0) / max(len(res.steps), 1) * 1e3)
+    states = [step.state for step in spec.build(model)]  # type: ignore[attr-defined]
+    pairs = [(states[k], res.poses[i - 1]) for i, k in enumerate(res.steps) if i > 0]
+    raw = []
+    for _ in range(7):
+        t0 = time.perf_counter()
+        for state, guess in pairs:
+            state.solve(model, guess=guess, on_failure="return")
+        raw.append((time.perf_counter() - t0) / max(len(pairs), 1) * 1e3)
+    return statistics.median(runs), statistics.median(raw), {p.info.method for p in res.poses}
 
 
 def main() -> None:
@@ -166,8 +180,11 @@ def main() -> None:
     report("block engine, compiled kernel (model.solve once the kernel is loaded)", "auto")
 
     for name in ("stroke:FL_Damper", "rack", "bump:FL", "heave"):
-        ms, methods = _sweep_ms(model, workbook, name)
-        print(f"run_sweep {name:<17} 41 steps: {ms:7.3f} ms per step (solved by {sorted(methods)})")
+        ms, raw, methods = _sweep_ms(model, workbook, name)
+        print(
+            f"run_sweep {name:<17} 41 steps: {ms:7.3f} ms per step, raw solve {raw:6.3f} ms "
+            f"({ms / raw:.1f}x; solved by {sorted(methods)})"
+        )
 
     from suspension_sim.metrics import pose_metrics
     from suspension_sim.metrics.batch import batch_metrics

@@ -240,7 +240,7 @@ def measure_targets(pose: Pose, targets: dict[str, Target]) -> dict[str, float]:
 
 
 @dataclass(frozen=True)
-class _Segment:
+class Segment:
     """Linear interpolation from a solved pose's inputs to a state."""
 
     start: Pose
@@ -336,7 +336,7 @@ def move(
     if not (max_step_mm > 0 and max_step_deg > 0):
         raise InputError("increments must be positive", where="continuation")
     target_start = measure_targets(start, dict(state.targets))
-    seg = _Segment(start, state, target_start)
+    seg = Segment(start, state, target_start)
     n = seg.increments(max_step_mm, max_step_deg)
     walker = _Walker(seg, check, tolerance, notes, max(0, int(halvings)))
     pose = start
@@ -347,7 +347,7 @@ def move(
 
 @dataclass
 class _Walker:
-    seg: _Segment
+    seg: Segment
     check: bool
     tolerance: float | None
     notes: list[str] | None

@@ -20,6 +20,10 @@ Two implementations of the same method:
 * `solve_compiled`: the numba kernel (`solve.kernel`), one state after
   another, each warm-started from the last that closed with a first-order
   prediction and chord steps that reuse the last factorisation.
+* `KernelSession.solve_one`: one state in one kernel call (`model.solve`), with
+  targets solved inside the kernel: each block that carries targets is bordered
+  with their rows and its freed inputs' columns (`target_tables`,
+  `kernel.solve_bordered`).
 
 Neither raises or returns a state silently: each state has a status
 (`kernel.OK`, ...); `solve.batch` hands every other state to the robust
@@ -60,6 +64,7 @@ from suspension_sim.tolerances import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import JacobianLayout, KinematicModel
+    from suspension_sim.solve.targets import CompiledTargets
 
 __all__ = [
     "BRANCH",
@@ -81,6 +86,8 @@ MAX_ITERATIONS = 50
 """Trust-region steps per block and state before the state counts as not closed."""
 NUMPY_CHUNK = 256
 """States per vectorised chunk in the numpy path (bounds its memory)."""
+_NO_HISTORY = np.zeros((0, 1))
+"""`kernel.solve_single`'s history when the guess carries none."""
 _AXIS = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0), "-z": (0.0, 0.0, -1.0)}
 
 
@@ -583,6 +590,7 @@ class KernelSession:
         self.counts = np.zeros(2, dtype=np.int64)  # evaluations, Jacobians (factorisations)
         self._lock = threading.Lock()
         self._entry: Any = None  # the compiled entry point, once known
+        self._single_entry: Any = None  # the same for `kernel.solve_single`
 
     def solve(
         self,
@@ -614,6 +622,70 @@ class KernelSession:
         counts = np.zeros(2, np.int64)
         return _run_kernel(U, q0, self.tables, W, S, counts, target, max_iter, None, fresh)[0]
 
+    def solve_one(
+        self,
+        q: np.ndarray,
+        q_guess: np.ndarray,
+        tt: TargetTables,
+        target: float,
+        max_iter: int = MAX_ITERATIONS,
+        history: np.ndarray | None = None,
+    ) -> tuple[int, int, float, np.ndarray, np.ndarray]:
+        """One state from q (held inputs written, freed inputs at their guess) moving from
+        the pose q_guess, with the targets tt solved inside the kernel
+        (`kernel.solve_single`). history: the guess pose's own first-order prediction
+        and what it was made from, (2, n_params), or None (`kernel.secant`). Returns
+        (status, iterations, largest residual mm, the solution, the first-order
+        prediction)."""
+        k = kernel_module()
+        assert k is not None
+        q = np.array(q, dtype=float)  # solved in place: the caller's start stays as it was
+        pred = np.empty_like(q)
+        qg = np.ascontiguousarray(q_guess, dtype=float)
+        hist = _NO_HISTORY if history is None else np.ascontiguousarray(history, dtype=float)
+        if self._lock.acquire(blocking=False):
+            try:
+                args = (
+                    q,
+                    qg,
+                    self.tables.inputs,
+                    self.tables.arrays,
+                    self.W,
+                    self.S,
+                    tt.arrays,
+                    float(target),
+                    int(max_iter),
+                    self.counts,
+                    pred,
+                    hist,
+                )
+                if self._single_entry is None:
+                    disp = k.solve_single
+                    st, its, res = disp(*args)
+                    sig = tuple(disp.typeof_pyval(a) for a in args)
+                    self._single_entry = disp.overloads[sig].entry_point
+                else:
+                    st, its, res = self._single_entry(*args)
+            finally:
+                self._lock.release()
+        else:
+            W, S = _work(self.tables)
+            st, its, res = k.solve_single(
+                q,
+                qg,
+                self.tables.inputs,
+                self.tables.arrays,
+                W,
+                S,
+                tt.arrays,
+                float(target),
+                int(max_iter),
+                np.zeros(2, np.int64),
+                pred,
+                hist,
+            )
+        return int(st), int(its), float(res), q, pred
+
 
 def chassis_points_compiled(model: KinematicModel, params: np.ndarray) -> np.ndarray:
     """Chassis-frame positions of every point copy, (N, n_inst, 3) mm, for parameter rows
@@ -622,24 +694,74 @@ def chassis_points_compiled(model: KinematicModel, params: np.ndarray) -> np.nda
     k = kernel_module()
     assert k is not None
     tab = kernel_tables(model)
-    W, parts, insts, lock = model.derived.get(
+    entry: list[Any]
+    W, parts, insts, lock, entry = model.derived.get(
         "engine_points_work",
         lambda: (
             _work(tab)[0],
             np.arange(tab.n_parts, dtype=np.int64),
             np.arange(tab.n_inst, dtype=np.int64),
             threading.Lock(),
+            [],
         ),
     )
     out = np.empty((len(params), tab.n_inst, 3))
     Q = np.ascontiguousarray(params, dtype=float)
     if lock.acquire(blocking=False):  # the kept work arrays, one thread at a time
         try:
-            k.chassis_points(Q, tab.arrays, W, parts, insts, out)
+            args = (Q, tab.arrays, W, parts, insts, out)
+            if entry:  # the compiled entry point: no dispatch (typing the tables' tuple)
+                entry[0](*args)
+            else:
+                disp = k.chassis_points
+                disp(*args)
+                entry.append(disp.overloads[tuple(disp.typeof_pyval(a) for a in args)].entry_point)
         finally:
             lock.release()
     else:
         k.chassis_points(Q, tab.arrays, _work(tab)[0], parts, insts, out)
+    return out
+
+
+def body_spread_compiled(model: KinematicModel, Q: np.ndarray) -> np.ndarray:
+    """Per body (in the order of first appearance in `model.inst_body`), the largest
+    distance between the same point copy in parameter rows 1 and 0, 2 and 0, 2 and 1 of
+    Q (3, n_params): (n_bodies, 3), chassis frame, mm (`kernel.body_spread`; the numpy
+    reference is `continuation._body_distances`)."""
+    k = kernel_module()
+    assert k is not None
+    tab = kernel_tables(model)
+
+    def build() -> tuple[Any, ...]:
+        names = list(dict.fromkeys(model.inst_body))
+        index = {b: i for i, b in enumerate(names)}
+        body = np.array([index[b] for b in model.inst_body], dtype=np.int64)
+        return (
+            _work(tab)[0],
+            np.arange(tab.n_parts, dtype=np.int64),
+            np.arange(tab.n_inst, dtype=np.int64),
+            body,
+            len(names),
+            threading.Lock(),
+            [],
+        )
+
+    W, parts, insts, body, n_bodies, lock, entry = model.derived.get("engine_spread_work", build)
+    out = np.empty((n_bodies, 3))
+    Q = np.ascontiguousarray(Q, dtype=float)
+    if lock.acquire(blocking=False):
+        try:
+            args = (Q, tab.arrays, W, parts, insts, body, out)
+            if entry:
+                entry[0](*args)
+            else:
+                disp = k.body_spread
+                disp(*args)
+                entry.append(disp.overloads[tuple(disp.typeof_pyval(a) for a in args)].entry_point)
+        finally:
+            lock.release()
+    else:
+        k.body_spread(Q, tab.arrays, _work(tab)[0], parts, insts, body, out)
     return out
 
 
@@ -674,6 +796,188 @@ def tangents_compiled(
     )
     T[:, tab.inputs, np.arange(n_in)] = 1.0
     return P.transpose(1, 2, 0), dP.transpose(1, 2, 3, 0), T
+
+
+@dataclass(frozen=True)
+class TargetTables:
+    """Targets laid out for `kernel.solve_single` (see `kernel.eval_targets`): per block
+    its target rows and freed inputs, sorted by block."""
+
+    arrays: tuple[np.ndarray, ...]
+    freed: np.ndarray  # parameter index of each freed input
+
+
+@dataclass(frozen=True)
+class _TargetLayout:
+    """The part of `TargetTables` fixed by the model and the targets' kinds and places."""
+
+    order: np.ndarray  # target rows sorted by block
+    contact: np.ndarray  # (n,) bool, in that order
+    arrays: tuple[np.ndarray, ...]  # tb_ptr, kind, i, j, then t_cols, t_in, parts, insts
+    freed: np.ndarray  # parameter index of the input each target row frees, in that order
+
+
+def no_targets(model: KinematicModel) -> TargetTables:
+    """Empty target tables (a plain single solve by `kernel.solve_single`)."""
+
+    def build() -> TargetTables:
+        tab = kernel_tables(model)
+        return _assemble(_empty_layout(tab.n_blocks, tab.k_max), np.zeros((0, 3)), np.zeros(0))
+
+    return model.derived.get("engine_no_targets", build)
+
+
+def _empty_layout(n_blocks: int, k_max: int) -> _TargetLayout:
+    z = np.zeros(0, dtype=np.int64)
+    ptr = np.zeros(n_blocks + 1, dtype=np.int64)
+    arrays = (ptr, z, z, z, np.zeros((0, 2, k_max), dtype=np.int64), z, ptr, z, ptr, z)
+    return _TargetLayout(z, np.zeros(0, dtype=bool), arrays, z)
+
+
+def _assemble(
+    lay: _TargetLayout,
+    g: np.ndarray,
+    off: np.ndarray,
+    rad: np.ndarray | None = None,
+    val: np.ndarray | None = None,
+) -> TargetTables:
+    n = len(lay.order)
+    ptr, kind, ti, tj, cols, t_in, tp_ptr, tp_idx, ti_ptr, ti_idx = lay.arrays
+    arrays = (
+        ptr,
+        kind,
+        ti,
+        tj,
+        np.ascontiguousarray(g, dtype=float).reshape(n, 3),
+        np.ascontiguousarray(off, dtype=float),
+        np.ascontiguousarray(np.zeros(n) if rad is None else rad, dtype=float),
+        np.ascontiguousarray(np.zeros(n) if val is None else val, dtype=float),
+        cols,
+        t_in,
+        tp_ptr,
+        tp_idx,
+        ti_ptr,
+        ti_idx,
+    )
+    return TargetTables(arrays, np.zeros(0, dtype=np.int64))
+
+
+def target_tables(model: KinematicModel, targets: CompiledTargets) -> TargetTables | None:
+    """The targets laid out for the kernel, or None when some target is not a function
+    of one block whose freed inputs act on that block alone (the caller then takes
+    the reference path). The freed inputs are those the targets' keys name."""
+    sig = ("engine_target_layout", targets.signature)
+    lay = model.derived.get(sig, lambda: _target_layout(model, targets))
+    if lay is None:
+        return None
+    o = lay.order
+    c = lay.contact
+    g = targets.g[o]
+    off = targets.offset[o]
+    g[c] = targets.R[2]
+    off[c] = targets.t[2]
+    a = lay.arrays
+    arrays = (*a[:4], g, off, targets.radius[o], targets.value[o], *a[4:])
+    return TargetTables(arrays, lay.freed)
+
+
+def _target_layout(model: KinematicModel, targets: CompiledTargets) -> _TargetLayout | None:
+    from suspension_sim.solve.inputs import input_param
+
+    freed = tuple(int(input_param(model, key)) for key in targets.keys)
+    pl = plan(model)
+    tab = kernel_tables(model)
+    n_u = len(pl.unknowns)
+    if len(freed) != len(targets.targets) or len(set(freed)) != len(freed):
+        return None
+    block_of = np.full(model.n_params, -1)
+    col_of = np.full(model.n_params, -1)
+    for b, blk in enumerate(pl.blocks):
+        block_of[blk.params] = b
+        col_of[blk.params] = np.arange(len(blk.params))
+    input_pos = {int(p): k for k, p in enumerate(pl.inputs)}
+    # Each freed input must act on one block only (all its Jacobian entries there).
+    freed_block = []
+    for f in freed:
+        if f not in input_pos:
+            return None
+        k = input_pos[f]
+        total = int(np.count_nonzero(pl.layout.indices == n_u + k))
+        hit = [b for b, blk in enumerate(pl.blocks) if np.any(blk.in_col == k)]
+        if len(hit) != 1 or int(np.count_nonzero(pl.blocks[hit[0]].in_col == k)) != total:
+            return None
+        freed_block.append(hit[0])
+    # Each target must be a function of one block's unknowns (and held or freed inputs).
+    t_block = []
+    for t in range(len(targets.targets)):
+        insts = (targets.i[t], targets.j[t]) if targets.is_contact[t] else (targets.i[t],)
+        params = {int(p) for inst in insts for p in model.inst_slots[inst] if p >= 0}
+        blocks = {int(block_of[p]) for p in params if block_of[p] >= 0}
+        if len(blocks) != 1:
+            return None
+        b = blocks.pop()
+        for p in params:
+            if block_of[p] < 0 and p in freed and freed_block[freed.index(p)] != b:
+                return None
+        t_block.append(b)
+    nb = tab.n_blocks
+    if sorted(t_block) != sorted(freed_block):  # square bordered blocks
+        return None
+    if any(len(pl.blocks[b].rows) != len(pl.blocks[b].params) for b in t_block):
+        return None  # a tall block (redundant joints): least squares, the reference path
+    order = np.argsort(np.asarray(t_block), kind="stable")
+    blocks_sorted = np.asarray(t_block)[order]
+    ptr = np.searchsorted(blocks_sorted, np.arange(nb + 1)).astype(np.int64)
+    # The freed inputs of each block, in the order of its bordered columns.
+    t_in = np.zeros(len(order), dtype=np.int64)
+    border: dict[int, list[int]] = {}
+    for b in range(nb):
+        fs = sorted(f for f, fb in zip(freed, freed_block, strict=True) if fb == b)
+        border[b] = fs
+        t_in[ptr[b] : ptr[b + 1]] = [input_pos[f] for f in fs]
+    K = tab.k_max
+    cols = np.full((len(order), 2, K), -1, dtype=np.int64)
+    parts: list[np.ndarray] = []
+    insts_all: list[np.ndarray] = []
+    for b in range(nb):
+        ins = []
+        for row in range(ptr[b], ptr[b + 1]):
+            t = order[row]
+            n_b = len(pl.blocks[b].params)
+            for side, inst in enumerate((targets.i[t], targets.j[t])):
+                ins.append(int(inst))
+                for s, p in enumerate(model.inst_slots[inst][:K]):
+                    if p < 0:
+                        continue
+                    if block_of[p] == b:
+                        cols[row, side, s] = col_of[p]
+                    elif int(p) in border[b]:
+                        cols[row, side, s] = n_b + border[b].index(int(p))
+        u = np.unique(np.asarray(ins, dtype=np.int64))
+        insts_all.append(u)
+        parts.append(np.unique(model.inst_part[u]).astype(np.int64))
+
+    def ptr_of(xs: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum([len(x) for x in xs])]).astype(np.int64)
+
+    def cat(xs: list[np.ndarray]) -> np.ndarray:
+        return np.ascontiguousarray(np.concatenate(xs), dtype=np.int64)
+
+    arrays = (
+        ptr,
+        targets.is_contact[order].astype(np.int64),
+        np.asarray(targets.i, dtype=np.int64)[order],
+        np.asarray(targets.j, dtype=np.int64)[order],
+        cols,
+        t_in,
+        ptr_of(parts),
+        cat(parts),
+        ptr_of(insts_all),
+        cat(insts_all),
+    )
+    return _TargetLayout(
+        order, targets.is_contact[order].copy(), arrays, np.asarray(freed, dtype=np.int64)[order]
+    )
 
 
 def session(model: KinematicModel) -> KernelSession:
@@ -723,7 +1027,9 @@ def kernel_compiled() -> bool:
     global _READY
     if not _READY:
         k = sys.modules.get("suspension_sim.solve.kernel")
-        _READY = k is not None and bool(k.solve_sequence.signatures)
+        _READY = (
+            k is not None and bool(k.solve_sequence.signatures) and bool(k.solve_single.signatures)
+        )
     return _READY
 
 
@@ -732,14 +1038,32 @@ def compile_kernel() -> float:
     k = kernel_module()
     if k is None:
         raise RuntimeError("numba is not installed: the compiled batch path is unavailable")
-    if k.solve_sequence.signatures:
+    if k.solve_sequence.signatures and k.solve_single.signatures:
         return 0.0
     t0 = time.perf_counter()
     tab = _dummy_tables()
     W, S = _work(tab)
     _run_kernel(np.zeros((1, 1)), np.zeros(1), tab, W, S, np.zeros(2, np.int64), 1e-10, 1)
     one = np.zeros(1, dtype=np.int64)
+    tt = _assemble(_empty_layout(tab.n_blocks, tab.k_max), np.zeros((0, 3)), np.zeros(0))
+    k.solve_single(
+        np.zeros(1),
+        np.zeros(1),
+        tab.inputs,
+        tab.arrays,
+        W,
+        S,
+        tt.arrays,
+        1e-10,
+        1,
+        np.zeros(2, np.int64),
+        np.zeros(1),
+        _NO_HISTORY,
+    )
     k.chassis_points(np.zeros((1, 1)), tab.arrays, W, one, one, np.zeros((1, 1, 3)))
+    k.body_spread(
+        np.zeros((3, 1)), tab.arrays, W, one, one, np.zeros(1, dtype=np.int64), np.zeros((1, 3))
+    )
     k.batch_tangents(
         np.zeros((1, 1)),
         one,

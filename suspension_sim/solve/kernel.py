@@ -20,7 +20,9 @@ Per block: first a prediction from the previous state (first-order, through
 the stored factorisation of the last Jacobian), then chord steps reusing
 that factorisation while they contract, then Powell's dogleg trust region
 with a fresh Jacobian every step (Householder QR, so tall blocks from
-redundant joints work too). Units: mm, rad.
+redundant joints work too). Single solves (`solve_single`) solve targets here
+too, each block that carries targets bordered with their rows and its freed
+inputs' columns (`solve_bordered`). Units: mm, rad.
 """
 
 from __future__ import annotations
@@ -81,6 +83,9 @@ SECANT_SIMILAR = 0.5
 the last one's by at most this fraction of it."""
 MAX_CHORD_STEPS = 8
 """Chord steps (reused factorisation) before a fresh Jacobian is taken."""
+BROYDEN_PAIRS = 6
+"""Rank-one updates (Broyden's second method) on top of a bordered block's factorisation
+in `solve_bordered`; past them its steps are plain chord steps."""
 
 
 @njit
@@ -103,6 +108,43 @@ def eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o):
                 for r in range(3):
                     A[i, r, 3] += tw_w[i, j, r] * th
             else:  # revolute: A[:, :3] <- A[:, :3] @ (I + s [a] + (1 - c) [a]^2)
+                s = np.sin(th)
+                c1 = 1.0 - np.cos(th)
+                e00 = 1.0 + c1 * (a0 * a0 - 1.0)
+                e11 = 1.0 + c1 * (a1 * a1 - 1.0)
+                e22 = 1.0 + c1 * (a2 * a2 - 1.0)
+                e01 = -s * a2 + c1 * a0 * a1
+                e10 = s * a2 + c1 * a0 * a1
+                e02 = s * a1 + c1 * a0 * a2
+                e20 = -s * a1 + c1 * a0 * a2
+                e12 = -s * a0 + c1 * a1 * a2
+                e21 = s * a0 + c1 * a1 * a2
+                for r in range(3):
+                    x0 = A[i, r, 0]
+                    x1 = A[i, r, 1]
+                    x2 = A[i, r, 2]
+                    A[i, r, 0] = x0 * e00 + x1 * e10 + x2 * e20
+                    A[i, r, 1] = x0 * e01 + x1 * e11 + x2 * e21
+                    A[i, r, 2] = x0 * e02 + x1 * e12 + x2 * e22
+
+
+@njit
+def eval_parts_only(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A):
+    """`eval_parts` without the joint screws (for residuals and positions alone)."""
+    for idx in range(parts.shape[0]):
+        i = parts[idx]
+        for r in range(3):
+            for c in range(4):
+                A[i, r, c] = p_frame[i, r, c]
+        for j in range(p_nj[i]):
+            a0 = p_axis[i, j, 0]
+            a1 = p_axis[i, j, 1]
+            a2 = p_axis[i, j, 2]
+            th = q[p_param[i, j]]
+            if p_kind[i, j] == 1:
+                for r in range(3):
+                    A[i, r, 3] += (A[i, r, 0] * a0 + A[i, r, 1] * a1 + A[i, r, 2] * a2) * th
+            else:
                 s = np.sin(th)
                 c1 = 1.0 - np.cos(th)
                 e00 = 1.0 + c1 * (a0 * a0 - 1.0)
@@ -188,9 +230,23 @@ def eval_block(b, q, T, W, r, Jt, Jin, with_jac):
         e_sign,
     ) = T
     A, tw_w, tw_o, P, dP = W
-    eval_parts(
-        q, pa_idx[pa_ptr[b] : pa_ptr[b + 1]], p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o
-    )
+    if with_jac:
+        eval_parts(
+            q,
+            pa_idx[pa_ptr[b] : pa_ptr[b + 1]],
+            p_nj,
+            p_kind,
+            p_axis,
+            p_param,
+            p_frame,
+            A,
+            tw_w,
+            tw_o,
+        )
+    else:
+        eval_parts_only(
+            q, pa_idx[pa_ptr[b] : pa_ptr[b + 1]], p_nj, p_kind, p_axis, p_param, p_frame, A
+        )
     eval_insts(
         in_idx[in_ptr[b] : in_ptr[b + 1]],
         i_part,
@@ -761,7 +817,7 @@ def chassis_points(Q, T, W, parts, insts, out):
     p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
     A, tw_w, tw_o, P, dP = W
     for s in range(Q.shape[0]):
-        eval_parts(Q[s], parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o)
+        eval_parts_only(Q[s], parts, p_nj, p_kind, p_axis, p_param, p_frame, A)
         eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, False)
         for n in range(P.shape[0]):
             for r in range(3):
@@ -831,3 +887,560 @@ def batch_tangents(Q, cols, T, W, S, parts, insts, P_out, dP_out, T_out):
                     dP_out[s, n, j, r] = dP[n, j, r] if j < nj else 0.0
         if not block_tangents(q, cols, T, W, S, T_out[s]):
             T_out[s, :, :] = np.nan
+
+
+# -- single solves, with targets solved inside the kernel -----------------------------------
+@njit
+def block_touched(b, du, T):
+    """True when an input that changed (du != 0) has a Jacobian entry in block b."""
+    e_ptr, e_col = T[17], T[19]
+    for e in range(e_ptr[b], e_ptr[b + 1]):
+        col = e_col[e]
+        if col < 0 and du[-col - 1] != 0.0:
+            return True
+    return False
+
+
+@njit
+def eval_targets(b, q, T, W, TT, gv, G, with_jac):
+    """Residuals gv (k_b) of block b's targets and, if asked, their rows G (k_b, n_b + k_b)
+    in the block's bordered columns (its unknowns, then its freed inputs).
+
+    A target row is ``g . P[i] + off - value`` (linear: a coordinate, a wheel travel)
+    or the tyre contact height ``R2 . P[i] + t2 - radius sqrt(1 - sz^2)`` with
+    ``sz = R2 . (P[j] - P[i]) / |P[j] - P[i]|`` (contact; g holds the chassis
+    rotation's third row R2 and off its t2), P in the chassis frame (mm)."""
+    p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
+    A, tw_w, tw_o, P, dP = W
+    tb_ptr, t_kind, t_i, t_j, t_g, t_off, t_rad, t_val, t_cols = TT[:9]
+    tp_ptr, tp_idx, ti_ptr, ti_idx = TT[10:14]
+    if with_jac:
+        eval_parts(
+            q,
+            tp_idx[tp_ptr[b] : tp_ptr[b + 1]],
+            p_nj,
+            p_kind,
+            p_axis,
+            p_param,
+            p_frame,
+            A,
+            tw_w,
+            tw_o,
+        )
+    else:
+        eval_parts_only(
+            q, tp_idx[tp_ptr[b] : tp_ptr[b + 1]], p_nj, p_kind, p_axis, p_param, p_frame, A
+        )
+    eval_insts(
+        ti_idx[ti_ptr[b] : ti_ptr[b + 1]],
+        i_part,
+        i_local,
+        p_nj,
+        p_kind,
+        A,
+        tw_w,
+        tw_o,
+        P,
+        dP,
+        with_jac,
+    )
+    t0 = tb_ptr[b]
+    for t in range(t0, tb_ptr[b + 1]):
+        row = t - t0
+        i = t_i[t]
+        j = t_j[t]
+        contact = t_kind[t] == 1
+        g0 = t_g[t, 0]
+        g1 = t_g[t, 1]
+        g2 = t_g[t, 2]
+        f = t_off[t] - t_val[t] + g0 * P[i, 0] + g1 * P[i, 1] + g2 * P[i, 2]
+        gi0, gi1, gi2 = g0, g1, g2
+        gj0 = gj1 = gj2 = 0.0
+        if contact:
+            d0 = P[j, 0] - P[i, 0]
+            d1 = P[j, 1] - P[i, 1]
+            d2 = P[j, 2] - P[i, 2]
+            L = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+            sz = (g0 * d0 + g1 * d1 + g2 * d2) / L
+            root = np.sqrt(max(1.0 - sz * sz, 1e-300))
+            f -= t_rad[t] * root
+            c = t_rad[t] * sz / root / L
+            gj0 = c * (g0 - sz * d0 / L)
+            gj1 = c * (g1 - sz * d1 / L)
+            gj2 = c * (g2 - sz * d2 / L)
+            gi0 = g0 - gj0
+            gi1 = g1 - gj1
+            gi2 = g2 - gj2
+        gv[row] = f
+        if not with_jac:
+            continue
+        G[row, :] = 0.0
+        for s in range(p_nj[i_part[i]]):
+            col = t_cols[t, 0, s]
+            if col >= 0:
+                G[row, col] += gi0 * dP[i, s, 0] + gi1 * dP[i, s, 1] + gi2 * dP[i, s, 2]
+        if contact:
+            for s in range(p_nj[i_part[j]]):
+                col = t_cols[t, 1, s]
+                if col >= 0:
+                    G[row, col] += gj0 * dP[j, s, 0] + gj1 * dP[j, s, 1] + gj2 * dP[j, s, 2]
+
+
+@njit
+def small_inverse(M, k, out):
+    """out <- M^-1 for a small k x k M (Gauss-Jordan, partial pivoting). Returns
+    min |pivot| / max |M| (0 when singular)."""
+    big = 0.0
+    for i in range(k):
+        for c in range(k):
+            big = max(big, abs(M[i, c]))
+    A = M[:k, :k].copy()
+    for i in range(k):
+        for c in range(k):
+            out[i, c] = 1.0 if i == c else 0.0
+    small = np.inf
+    for c in range(k):
+        p = c
+        for i in range(c + 1, k):
+            if abs(A[i, c]) > abs(A[p, c]):
+                p = i
+        piv = A[p, c]
+        if piv == 0.0 or not np.isfinite(piv):
+            return 0.0
+        small = min(small, abs(piv))
+        for x in range(k):
+            t = A[c, x]
+            A[c, x] = A[p, x]
+            A[p, x] = t
+            t = out[c, x]
+            out[c, x] = out[p, x]
+            out[p, x] = t
+        inv = 1.0 / piv
+        for x in range(k):
+            A[c, x] *= inv
+            out[c, x] *= inv
+        for i in range(k):
+            if i == c:
+                continue
+            f = A[i, c]
+            if f == 0.0:
+                continue
+            for x in range(k):
+                A[i, x] -= f * A[c, x]
+                out[i, x] -= f * out[c, x]
+    if big == 0.0:
+        return 0.0
+    return small / big
+
+
+@njit
+def lu_factor(Jt, n, LU, piv):
+    """LU <- the LU factorisation with partial pivoting of the square J given as Jt = J^T
+    (n^3/3 flops, a third of `invert`). Returns min |pivot| / max column norm (0 when
+    singular)."""
+    big = 0.0
+    for c in range(n):
+        s = 0.0
+        for i in range(n):
+            v = Jt[c, i]
+            s += v * v
+            LU[i, c] = v
+        big = max(big, np.sqrt(s))
+    small = np.inf
+    for c in range(n):
+        p = c
+        best = abs(LU[c, c])
+        for i in range(c + 1, n):
+            if abs(LU[i, c]) > best:
+                best = abs(LU[i, c])
+                p = i
+        if best == 0.0 or not np.isfinite(best):
+            return 0.0
+        piv[c] = p
+        if p != c:
+            for x in range(n):
+                t = LU[c, x]
+                LU[c, x] = LU[p, x]
+                LU[p, x] = t
+        small = min(small, best)
+        inv = 1.0 / LU[c, c]
+        for i in range(c + 1, n):
+            f = LU[i, c] * inv
+            LU[i, c] = f
+            if f != 0.0:
+                for x in range(c + 1, n):
+                    LU[i, x] -= f * LU[c, x]
+    if big == 0.0:
+        return 0.0
+    return small / big
+
+
+@njit
+def lu_solve(LU, piv, n, out):
+    """out <- J^-1 out for the factorisation of `lu_factor`."""
+    for c in range(n):
+        p = piv[c]
+        if p != c:
+            t = out[c]
+            out[c] = out[p]
+            out[p] = t
+    for i in range(n):
+        s = out[i]
+        for x in range(i):
+            s -= LU[i, x] * out[x]
+        out[i] = s
+    for i in range(n - 1, -1, -1):
+        s = out[i]
+        for x in range(i + 1, n):
+            s -= LU[i, x] * out[x]
+        out[i] = s / LU[i, i]
+
+
+@njit
+def border_factor(b, q, T, W, S, TT, n, k, LU, piv, Z, G, Sinv, r, gv):
+    """Factorise square block b bordered with its targets at q: the block's LU, Z = J^-1 Ja
+    (Ja: the freed inputs' columns), the target rows G and the inverse of the Schur
+    complement Gu - Gq Z. Leaves the residuals in r and gv. True when usable."""
+    Jt, Jin = S[6], S[7]
+    eval_block(b, q, T, W, r, Jt, Jin, True)
+    if not lu_factor(Jt, n, LU, piv) > SINGULAR_PIVOT_RATIO:
+        return False
+    t_in = TT[9]
+    t0 = TT[0][b]
+    col = np.empty(n)
+    for c in range(k):
+        j = t_in[t0 + c]
+        for x in range(n):
+            col[x] = Jin[x, j]
+        lu_solve(LU, piv, n, col)
+        for x in range(n):
+            Z[x, c] = col[x]
+    eval_targets(b, q, T, W, TT, gv, G, True)
+    Sm = np.empty((k, k))
+    for a in range(k):
+        for c in range(k):
+            v = G[a, n + c]
+            for x in range(n):
+                v -= G[a, x] * Z[x, c]
+            Sm[a, c] = v
+    return small_inverse(Sm, k, Sinv) > SINGULAR_PIVOT_RATIO
+
+
+@njit
+def border_step(n, k, LU, piv, Z, G, Sinv, r, gv, dq, du, w, h):
+    """Newton step (dq, du) of the bordered block from its residuals r, gv:
+    w = J^-1 r, du = Sinv (Gq w - gv), dq = -w - Z du (w, h: scratch of n and k)."""
+    for x in range(n):
+        w[x] = r[x]
+    lu_solve(LU, piv, n, w)
+    for a in range(k):
+        v = -gv[a]
+        for x in range(n):
+            v += G[a, x] * w[x]
+        h[a] = v
+    for c in range(k):
+        v = 0.0
+        for a in range(k):
+            v += Sinv[c, a] * h[a]
+        du[c] = v
+    for x in range(n):
+        v = -w[x]
+        for c in range(k):
+            v -= Z[x, c] * du[c]
+        dq[x] = v
+
+
+@njit
+def secant(q, xs, dq, du, cols, input_idx, ins, hist, corr):
+    """Add to the first step (dq, du) from xs the second-order error of the step that
+    led to xs: the guess pose's own solution xs less its first-order prediction
+    hist[0] (made from hist[1]), scaled by the square of this step over that one,
+    when the two first-order steps are alike (a sweep's steady increments). Writes
+    the correction to corr (for Broyden's update). Units: mm, rad."""
+    n = cols.shape[0]
+    k = ins.shape[0]
+    num = 0.0
+    den = 0.0
+    diff = 0.0
+    for x in range(n + k):
+        j = cols[x] if x < n else input_idx[ins[x - n]]
+        dc = dq[x] if x < n else du[x - n]
+        dp = hist[0, j] - hist[1, j]
+        num += dc * dp
+        den += dp * dp
+        diff += (dc - dp) ** 2
+    if not (den > 0.0 and diff <= SECANT_SIMILAR**2 * den):
+        return
+    sc = (num / den) ** 2
+    for x in range(n + k):
+        j = cols[x] if x < n else input_idx[ins[x - n]]
+        v = sc * (xs[x] - hist[0, j])
+        if np.isfinite(v):
+            corr[x] = v
+            q[j] += v
+
+
+@njit
+def solve_bordered(b, q, input_idx, T, W, S, TT, target, max_iter, stats, pred, hist):
+    """Close block b and meet its targets by moving its unknowns and its freed inputs:
+    Newton on the square block bordered with the target rows and the freed inputs'
+    columns (the block's LU and the Schur complement of the border); then steps with
+    that factorisation and Broyden's rank-one updates (second method) while they
+    contract tenfold, a fresh factorisation (with step halving) otherwise. The first
+    step, from the factorisation at the start, is written to pred (the first-order
+    prediction). Returns (status, iterations, largest residual mm)."""
+    c_ptr, c_param, r_ptr = T[7], T[8], T[9]
+    tb_ptr, t_in = TT[0], TT[9]
+    m = r_ptr[b + 1] - r_ptr[b]
+    n = c_ptr[b + 1] - c_ptr[b]
+    c0 = c_ptr[b]
+    t0 = tb_ptr[b]
+    k = tb_ptr[b + 1] - t0
+    LU = np.empty((n, n))
+    piv = np.empty(n, dtype=np.int64)
+    Z = np.empty((n, k))
+    G = np.empty((k, n + k))
+    Sinv = np.empty((k, k))
+    r = np.empty(m)
+    gv = np.empty(k)
+    rt = np.empty(m)
+    gt = np.empty(k)
+    dq = np.empty(n)
+    du = np.empty(k)
+    xs = np.empty(n + k)
+    Jt, Jin = S[6], S[7]
+    stats[1] += 1
+    stats[0] += 1
+    if not border_factor(b, q, T, W, S, TT, n, k, LU, piv, Z, G, Sinv, r, gv):
+        return SINGULAR, 0, max(max_abs(r, m), max_abs(gv, k))
+    res = max(max_abs(r, m), max_abs(gv, k))
+    if not np.isfinite(res):
+        return NOT_FINITE, 0, res
+    fresh = True
+    it = 0
+    N = n + k
+    w = np.empty(N)
+    ws = np.empty(n)
+    hs = np.empty(k)
+    Fv = np.empty(N)
+    Fp = np.empty(N)
+    Uv = np.empty((BROYDEN_PAIRS, N))
+    Vv = np.empty((BROYDEN_PAIRS, N))
+    corr = np.zeros(N)  # the last step less -H F (the secant correction of the first)
+    pairs = 0
+    have_prev = False
+    while res > target:
+        if it >= max_iter:
+            return NOT_CONVERGED, it, res
+        # w = H F: the bordered Newton solve with the factorisation, plus the rank-one
+        # corrections of Broyden's (second) method gathered since it was made.
+        border_step(n, k, LU, piv, Z, G, Sinv, r, gv, dq, du, ws, hs)
+        for x in range(n):
+            w[x] = -dq[x]
+            Fv[x] = r[x]
+        for c in range(k):
+            w[n + c] = -du[c]
+            Fv[n + c] = gv[c]
+        for i in range(pairs):
+            d = 0.0
+            for x in range(N):
+                d += Vv[i, x] * Fv[x]
+            for x in range(N):
+                w[x] += d * Uv[i, x]
+        if have_prev and pairs < BROYDEN_PAIRS:
+            # The last step s = -H' F' + corr gave y = F - F'; Broyden's second method
+            # H <- H' + (s - H' y) y^T / y.y, where s - H' y = corr - H' F = corr - w.
+            yy = 0.0
+            yf = 0.0
+            for x in range(N):
+                yx = Fv[x] - Fp[x]
+                Vv[pairs, x] = yx
+                yy += yx * yx
+                yf += yx * Fv[x]
+            if yy > 0.0:
+                for x in range(N):
+                    Uv[pairs, x] = (corr[x] - w[x]) / yy
+                    w[x] += Uv[pairs, x] * yf
+                pairs += 1
+        for x in range(N):
+            corr[x] = 0.0
+        for x in range(n):
+            dq[x] = -w[x]
+        for c in range(k):
+            du[c] = -w[n + c]
+        for x in range(N):
+            Fp[x] = Fv[x]
+        for x in range(n):
+            j = c_param[c0 + x]
+            xs[x] = q[j]
+            q[j] += dq[x]
+        for c in range(k):
+            j = input_idx[t_in[t0 + c]]
+            xs[n + c] = q[j]
+            q[j] += du[c]
+        if it == 0:
+            for x in range(n):
+                pred[c_param[c0 + x]] = q[c_param[c0 + x]]
+            for c in range(k):
+                j = input_idx[t_in[t0 + c]]
+                pred[j] = q[j]
+            if hist.shape[0] == 2:
+                secant(
+                    q, xs, dq, du, c_param[c0 : c0 + n], input_idx, t_in[t0 : t0 + k], hist, corr
+                )
+        it += 1
+        eval_block(b, q, T, W, rt, Jt, Jin, False)
+        eval_targets(b, q, T, W, TT, gt, G, False)
+        stats[0] += 1
+        new = max(max_abs(rt, m), max_abs(gt, k))
+        if new <= target or new <= CHORD_CONTRACTION * res:
+            res = new
+            for i in range(m):
+                r[i] = rt[i]
+            for c in range(k):
+                gv[c] = gt[c]
+            fresh = False
+            have_prev = True
+            continue
+        if not new < res:
+            if not fresh:  # an aged factorisation: undo, refactorise here
+                scale = 0.0
+            else:  # a fresh Newton step that overshoots: halve it
+                scale = 0.5
+                while scale > 1e-3:
+                    for x in range(n):
+                        j = c_param[c0 + x]
+                        q[j] = xs[x] + scale * dq[x]
+                    for c in range(k):
+                        j = input_idx[t_in[t0 + c]]
+                        q[j] = xs[n + c] + scale * du[c]
+                    eval_block(b, q, T, W, rt, Jt, Jin, False)
+                    eval_targets(b, q, T, W, TT, gt, G, False)
+                    stats[0] += 1
+                    new = max(max_abs(rt, m), max_abs(gt, k))
+                    if new < res:
+                        break
+                    scale *= 0.5
+                if not new < res:
+                    scale = 0.0
+            if scale == 0.0:
+                for x in range(n):
+                    q[c_param[c0 + x]] = xs[x]
+                for c in range(k):
+                    q[input_idx[t_in[t0 + c]]] = xs[n + c]
+                if fresh:
+                    return NOT_CONVERGED, it, res
+        # progress, but slow (or undone): a fresh factorisation at the current point
+        stats[1] += 1
+        if not border_factor(b, q, T, W, S, TT, n, k, LU, piv, Z, G, Sinv, r, gv):
+            return SINGULAR, it, res
+        res = max(max_abs(r, m), max_abs(gv, k))
+        if not np.isfinite(res):
+            return NOT_FINITE, it, res
+        fresh = True
+        pairs = 0
+        have_prev = False
+    return OK, it, res
+
+
+@njit
+def solve_single(q, qg, input_idx, T, W, S, TT, target, max_iter, stats, pred, hist):
+    """Solve one state in place from q (held inputs written, freed inputs at their
+    guess), the guess qg being the pose it moves from (a closed one in a sweep).
+
+    Blocks without targets: a fresh factorisation at qg and the first-order
+    prediction for the held inputs' change, then `solve_block` (as
+    `solve_sequence` with fresh=True); a block that no changed input touches and
+    that is closed already costs one residual evaluation. Blocks with targets:
+    `solve_bordered`. pred (n_params) gets the first-order prediction of every
+    unknown and freed input (what continuation's branch screen compares with).
+    hist: (2, n_params), the guess pose's own first-order prediction and the
+    parameters it was made from, when the guess is a pose solved this way (a
+    sweep's last step: `secant`); (0, n_params) otherwise.
+    Returns (status, iterations, largest residual mm); BRANCH when the solution
+    lies farther from the prediction than the batch screen allows (the caller
+    then takes its reference path)."""
+    n_blocks = T[7].shape[0] - 1
+    c_ptr, c_param, r_ptr = T[7], T[8], T[9]
+    tb_ptr, t_in = TT[0], TT[9]
+    Eok = S[16]
+    du = np.empty(input_idx.shape[0])
+    for k in range(input_idx.shape[0]):
+        du[k] = q[input_idx[k]] - qg[input_idx[k]]
+    pred[:] = q
+    st = OK
+    it_max = 0
+    worst = 0.0
+    for b in range(n_blocks):
+        m = r_ptr[b + 1] - r_ptr[b]
+        n = c_ptr[b + 1] - c_ptr[b]
+        Eok[b] = False
+        if tb_ptr[b + 1] > tb_ptr[b]:
+            bst, bit, bres = solve_bordered(
+                b, q, input_idx, T, W, S, TT, target, max_iter, stats, pred, hist
+            )
+        elif n > 0 and block_touched(b, du, T):
+            refactor(b, qg, T, W, S, m, n)
+            stats[1] += 1
+            predict_block(b, q, du, T, S)
+            for x in range(c_ptr[b], c_ptr[b + 1]):
+                pred[c_param[x]] = q[c_param[x]]
+            bst, bit, bres = solve_block(b, q, T, W, S, target, max_iter, stats)
+        else:  # no input of this block changed: closed already unless the guess is not
+            eval_block(b, q, T, W, S[4], S[6], S[7], False)
+            stats[0] += 1
+            bst, bit, bres = OK, 0, max_abs(S[4], m)
+            if not bres <= target:
+                if n > 0:
+                    refactor(b, qg, T, W, S, m, n)
+                    stats[1] += 1
+                bst, bit, bres = solve_block(b, q, T, W, S, target, max_iter, stats)
+        it_max = max(it_max, bit)
+        if not bres <= worst:
+            worst = bres
+        if bst != OK and (st in (OK, STATIONARY)):
+            st = bst
+    if st != OK:
+        return st, it_max, worst
+    dev = 0.0
+    moved = 0.0
+    for x in range(c_ptr[0], c_ptr[n_blocks]):
+        j = c_param[x]
+        dev = max(dev, abs(q[j] - pred[j]))
+        moved = max(moved, abs(pred[j] - qg[j]))
+    for t in range(tb_ptr[n_blocks]):
+        j = input_idx[t_in[t]]
+        dev = max(dev, abs(q[j] - pred[j]))
+        moved = max(moved, abs(pred[j] - qg[j]))
+    if dev > JUMP_PARAM_RATIO * moved + JUMP_PARAM_FLOOR:
+        return BRANCH, it_max, worst
+    return OK, it_max, worst
+
+
+@njit
+def body_spread(Q, T, W, parts, insts, inst_body, out):
+    """For three parameter rows Q (3, n_params): per body, the largest distance between
+    the same point copy in rows 1 and 0, 2 and 0, 2 and 1, out (n_bodies, 3) (chassis
+    frame, mm): what continuation's branch screen compares (`_body_distances`)."""
+    p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
+    A, tw_w, tw_o, P, dP = W
+    n_inst = insts.shape[0]
+    P3 = np.empty((3, n_inst, 3))
+    for s in range(3):
+        eval_parts_only(Q[s], parts, p_nj, p_kind, p_axis, p_param, p_frame, A)
+        eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, False)
+        for n in range(n_inst):
+            for r in range(3):
+                P3[s, n, r] = P[n, r]
+    out[:, :] = 0.0
+    for n in range(n_inst):
+        b = inst_body[n]
+        for col in range(3):
+            a = 1 if col == 0 else 2
+            c = 1 if col == 2 else 0
+            d0 = P3[a, n, 0] - P3[c, n, 0]
+            d1 = P3[a, n, 1] - P3[c, n, 1]
+            d2 = P3[a, n, 2] - P3[c, n, 2]
+            d = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+            if d > out[b, col]:
+                out[b, col] = d

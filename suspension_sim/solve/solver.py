@@ -252,32 +252,101 @@ def solve_by_engine(
     if not len(pl.unknowns) or not np.all(np.isfinite(q_guess)):
         return None
     target = min(tolerance, INNER_TARGET_MM)
-    U = np.asarray(u, dtype=float)[None, :]
     if engine.kernel_compiled():
-        res = engine.solve_compiled(model, U, q_guess, target, fresh=True)
+        q = np.array(q_guess, dtype=float)
+        q[pl.inputs] = u
+        st, its, res, q, first = engine.session(model).solve_one(
+            q, q_guess, engine.no_targets(model), target
+        )
+        if st == engine.OK:
+            return q, _engine_info(model, q, its, res, tolerance, t0, first, q_guess)
+    U = np.asarray(u, dtype=float)[None, :]
+    if engine.kernel_compiled():  # the sequence kernel: a second factorisation on a branch
+        result = engine.solve_compiled(model, U, q_guess, target, fresh=True)
     else:  # small systems: BLAS threads only cost, and make results timing-dependent
         with blas_controller().limit(limits=1, user_api="blas"):
-            res = engine.solve_numpy(model, U, q_guess, target)
-    if res.status[0] != engine.OK:
+            result = engine.solve_numpy(model, U, q_guess, target)
+    if result.status[0] != engine.OK:
         return None
-    q = res.params[0]
-    its = int(res.iterations[0])
-    info = SolveInfo(
+    q_out = result.params[0]
+    pred = None if result.predicted is None else result.predicted[0]
+    return q_out, _engine_info(
+        model,
+        q_out,
+        int(result.iterations[0]),
+        float(result.max_residual_mm[0]),
+        tolerance,
+        t0,
+        pred,
+        q_guess,
+    )
+
+
+def _engine_info(
+    model: KinematicModel,
+    q: np.ndarray,
+    its: int,
+    residual: float,
+    tolerance: float,
+    t0: float,
+    prediction: np.ndarray | None,
+    q_guess: np.ndarray,
+) -> SolveInfo:
+    """The solve record of a pose the engine closed (near-singular check on demand)."""
+    return SolveInfo(
         converged=True,
         method="engine",
         iterations=its,
         nfev=its + 1,
         njev=its,
-        max_residual_mm=float(res.max_residual_mm[0]),
+        max_residual_mm=residual,
         tolerance_mm=tolerance,
         seconds=time.perf_counter() - t0,
         ratio=float("nan"),
         ratio_flag=False,
         ratio_of=functools.partial(pose_singular_ratio, model, q.copy()),
-        prediction=None if res.predicted is None else res.predicted[0],
+        prediction=prediction,
         predicted_from=q_guess,
     )
-    return q, info
+
+
+def solve_targets_in_kernel(
+    model: KinematicModel,
+    q_guess: np.ndarray,
+    q0: np.ndarray,
+    targets: CompiledTargets,
+    tolerance: float,
+    history: np.ndarray | None = None,
+) -> tuple[np.ndarray, SolveInfo] | None:
+    """Close a pose whose targets replace some inputs inside the compiled kernel (one
+    call): each block that carries targets is bordered with their rows and its freed
+    inputs' columns and closed by Newton's method on the bordered block
+    (`kernel.solve_bordered`). None when the kernel is not loaded, a target is not a
+    function of one block whose freed inputs act on it alone (`engine.target_tables`),
+    or the kernel does not close the pose or finds it far from its first-order
+    prediction: the caller then takes `solve_targets_by_engine`, the reference.
+    The freed inputs start where the guess has them. history: the guess pose's own
+    first-order prediction and the parameters it came from, (2, n_params), when it has
+    them: the first step then adds that step's second-order error, scaled
+    (`kernel.secant`), which saves an iteration or two per block in a sweep; the
+    prediction the solve reports stays the first-order one. Units: mm, rad."""
+    from suspension_sim.solve import engine
+
+    if not engine.kernel_compiled():
+        return None
+    t0 = time.perf_counter()
+    if not np.all(np.isfinite(q_guess)):
+        return None
+    tt = engine.target_tables(model, targets)
+    if tt is None:
+        return None
+    q = q0.copy()
+    q[tt.freed] = q_guess[tt.freed]
+    target = min(tolerance, INNER_TARGET_MM)
+    st, its, res, q, pred = engine.session(model).solve_one(q, q_guess, tt, target, history=history)
+    if st != engine.OK:
+        return None
+    return q, _engine_info(model, q, its, res, tolerance, t0, pred, q_guess)
 
 
 OUTER_ITERATIONS = 12
@@ -380,6 +449,23 @@ def solve_targets_by_engine(
     return q, info
 
 
+def _chassis_T(model: KinematicModel, ch: tuple[float, ...]) -> np.ndarray:
+    """`chassis_transform` with its rotation part kept from the last call with the same
+    angles (sweeps move the chassis along x, y, z at fixed angles, or not at all): the
+    translation x, y, z only adds to the transform's last column (mm, deg)."""
+    memo: dict[str, tuple[tuple[float, ...], np.ndarray]] = model.derived.get(
+        "solver_chassis_rotation", dict
+    )
+    roll, pitch, yaw = ch[3:]
+    last = memo.get("value")
+    if last is None or last[0] != (roll, pitch, yaw):
+        last = ((roll, pitch, yaw), chassis_transform(model, (0.0, 0.0, 0.0, roll, pitch, yaw)))
+        memo["value"] = last
+    T = last[1].copy()
+    T[:3, 3] += ch[:3]
+    return T
+
+
 def solve(
     model: KinematicModel,
     shocks: Sequence[float] | Mapping[str, float] | None = None,
@@ -398,11 +484,13 @@ def solve(
     roll, pitch, yaw relative to design. guess: a previous pose (or parameter
     vector) to warm-start from; the design condition otherwise. targets:
     {input name: Target} replaces those inputs (damper bodies or "rack") by
-    targets (see `suspension_sim.solve.targets`); their given values are then only
-    the starting guess. method: "auto" closes the pose with the block engine
-    (`solve.engine`: compiled when the kernel is loaded in this process, numpy
-    otherwise) and hands anything it cannot close to trf + Levenberg-Marquardt;
-    "trf" goes straight to trf + LM (targets and redundant joints always do).
+    targets (see `suspension_sim.solve.targets`); the targeted inputs start where the
+    guess has them (trf: at their given values). method: "auto" closes the pose with
+    the block engine (`solve.engine`: compiled when the kernel is loaded in this
+    process, numpy otherwise; targets inside the kernel, else Newton on the targeted
+    inputs, and trf + LM without the kernel) and hands anything it cannot close to
+    trf + Levenberg-Marquardt; "trf" goes straight to trf + LM (redundant joints
+    always do).
     """
     if method not in ("auto", "trf"):
         raise InputError(f"unknown method {method!r}", where="method", hint="auto or trf")
@@ -443,18 +531,28 @@ def solve(
             )
     q_guess = q0.copy()
     set_inputs(model, q0, strokes, rack_mm)
-    locked = locked_params(model, tuple(targets or ()))
+    names = tuple(targets or ())
+    locked = model.derived.get(("locked_params", names), lambda: locked_params(model, names))
     compiled = None
     if targets:
         from suspension_sim.solve.targets import CompiledTargets
 
-        compiled = CompiledTargets(model, targets, chassis_transform(model, ch))
+        compiled = CompiledTargets(model, targets, _chassis_T(model, ch))
     found = None
     if method == "auto" and not mob.redundant:
         if compiled is None:
             found = solve_by_engine(model, q_guess, q0[model.input_params()], tol)
         else:
-            found = solve_targets_by_engine(model, q_guess, q0, locked, compiled, tol)
+            history = None
+            if isinstance(guess, Pose):
+                before, source = guess.info.prediction, guess.info.predicted_from
+                if before is not None and source is not None:
+                    history = np.empty((2, len(before)))
+                    history[0] = before
+                    history[1] = source
+            found = solve_targets_in_kernel(model, q_guess, q0, compiled, tol, history)
+            if found is None:
+                found = solve_targets_by_engine(model, q_guess, q0, locked, compiled, tol)
     q, info = found if found is not None else solve_params(model, q0, locked, tol, compiled)
     if targets:
         for name, value in zip(

@@ -81,44 +81,21 @@ class CompiledTargets:
         self.targets = tuple(targets.values())
         self.R = chassis_T[:3, :3]
         self.t = chassis_T[:3, 3]
-        inst_of = model.inst_index
-        wheels = {w.name: w for w in model.car.wheels}
-        n = len(self.targets)
-        self.i = np.zeros(n, dtype=int)  # first point copy (wheel centre / the point)
-        self.j = np.zeros(n, dtype=int)  # second copy (wheel axis point) for contact
-        self.g = np.zeros((n, 3))  # linear gradient on P[i] (linear kinds)
-        self.offset = np.zeros(n)  # constant term of linear kinds
-        self.radius = np.zeros(n)
-        self.is_contact = np.zeros(n, dtype=bool)
+        self.signature = tuple(
+            (key, tg.kind, tg.name, tg.axis, tg.frame)
+            for key, tg in zip(self.keys, self.targets, strict=True)
+        )
+        """What fixes the targets' layout (everything but their values and the chassis)."""
         self.value = np.array([t.value for t in self.targets], dtype=float)
-        for k, tg in enumerate(self.targets):
-            if tg.kind in ("contact_z", "travel"):
-                w = wheels.get(tg.name)
-                if w is None:
-                    raise InputError(
-                        f"unknown wheel {tg.name!r}",
-                        where="target",
-                        hint=f"wheels: {', '.join(wheels) or '(none)'}",
-                    )
-                self.i[k] = inst_of[(w.centre, w.body)]
-                self.j[k] = inst_of[(w.axis_point, w.body)]
-                if tg.kind == "contact_z":
-                    self.is_contact[k] = True
-                    self.radius[k] = w.tyre_radius
-                else:
-                    self.g[k] = (0.0, 0.0, 1.0)
-                    self.offset[k] = -model.car.point(w.centre)[2]
-            else:
-                copies = [i for i, p in enumerate(model.inst_point) if p == tg.name]
-                if not copies:
-                    raise InputError(f"unknown point {tg.name!r}", where="target")
-                self.i[k] = self.j[k] = copies[0]
-                a = AXES[tg.axis]
-                if tg.frame == "world":
-                    self.g[k] = self.R[a]
-                    self.offset[k] = self.t[a]
-                else:
-                    self.g[k, a] = 1.0
+        fixed = model.derived.get(
+            ("compiled_targets", self.signature), lambda: _fixed_part(model, self.targets)
+        )
+        self.i, self.j, g, offset, self.radius, self.is_contact, world = fixed
+        self.g = g.copy()  # gradient on P[i] (linear kinds; chassis frame)
+        self.offset = offset.copy()  # constant term of linear kinds
+        for k, a in world:  # world-frame coordinates: the chassis rotation's row a
+            self.g[k] = self.R[a]
+            self.offset[k] = self.t[a]
 
     def evaluate(
         self, P: np.ndarray, dP: np.ndarray, unknowns: np.ndarray
@@ -128,6 +105,8 @@ class CompiledTargets:
         P: (n_inst, 3) chassis-frame positions, dP: (n_inst, kmax, 3) derivatives.
         """
         r, gi, gj = self.values_and_gradients(P)
+        if not len(unknowns):  # values only (measuring a pose)
+            return r, np.zeros((len(r), 0))
         m = self.model
         col_of = np.full(m.n_params, -1, dtype=int)
         col_of[unknowns] = np.arange(len(unknowns))
@@ -176,3 +155,51 @@ class CompiledTargets:
             gj[c] = ga
             gi[c] = self.R[2] - ga
         return f - self.value, gi, gj
+
+
+def _fixed_part(
+    model: KinematicModel, targets: tuple[Target, ...]
+) -> tuple[
+    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[tuple[int, int]]
+]:
+    """The part of `CompiledTargets` that only the targets' kinds and places fix (cached
+    per model): point copies i, j, the gradient g and offset of linear kinds (chassis
+    frame), tyre radii, the contact flags, and (row, axis) of world-frame coordinates."""
+    inst_of = model.inst_index
+    wheels = {w.name: w for w in model.car.wheels}
+    n = len(targets)
+    i = np.zeros(n, dtype=int)  # first point copy (wheel centre / the point)
+    j = np.zeros(n, dtype=int)  # second copy (wheel axis point) for contact
+    g = np.zeros((n, 3))
+    offset = np.zeros(n)
+    radius = np.zeros(n)
+    is_contact = np.zeros(n, dtype=bool)
+    world: list[tuple[int, int]] = []
+    for k, tg in enumerate(targets):
+        if tg.kind in ("contact_z", "travel"):
+            w = wheels.get(tg.name)
+            if w is None:
+                raise InputError(
+                    f"unknown wheel {tg.name!r}",
+                    where="target",
+                    hint=f"wheels: {', '.join(wheels) or '(none)'}",
+                )
+            i[k] = inst_of[(w.centre, w.body)]
+            j[k] = inst_of[(w.axis_point, w.body)]
+            if tg.kind == "contact_z":
+                is_contact[k] = True
+                radius[k] = w.tyre_radius
+            else:
+                g[k] = (0.0, 0.0, 1.0)
+                offset[k] = -model.car.point(w.centre)[2]
+        else:
+            copies = [c for c, p in enumerate(model.inst_point) if p == tg.name]
+            if not copies:
+                raise InputError(f"unknown point {tg.name!r}", where="target")
+            i[k] = j[k] = copies[0]
+            a = AXES[tg.axis]
+            if tg.frame == "world":
+                world.append((k, a))
+            else:
+                g[k, a] = 1.0
+    return i, j, g, offset, radius, is_contact, world

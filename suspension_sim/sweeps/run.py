@@ -38,10 +38,14 @@ import pandas as pd
 from suspension_sim.errors import InputError
 from suspension_sim.names import did_you_mean
 from suspension_sim.solve.continuation import (
+    JUMP_FLOOR_MM,
+    JUMP_RATIO,
     MAX_HALVINGS,
     MAX_STEP_DEG,
     MAX_STEP_MM,
     MoveError,
+    Segment,
+    check_branch,
     move,
 )
 from suspension_sim.solve.inputs import CHASSIS_AXES, check_damper_limits, parse_shocks
@@ -381,7 +385,7 @@ def run_sweep(
         notes: list[str] = []
         try:
             _check_step_limits(model, step.state)
-            new = move(
+            new = _direct(pose, step.state, max_step_mm, max_step_deg) or move(
                 pose,
                 step.state,
                 max_step_mm=max_step_mm,
@@ -417,6 +421,62 @@ def run_sweep(
         if progress is not None:
             progress(i + 1, total)
     return result
+
+
+def _direct(pose: Pose, state: State, max_step_mm: float, max_step_deg: float) -> Pose | None:
+    """The step solved as `move` solves a step it takes in one increment, or None (then
+    `move` does the step, from the start).
+
+    When `move` would not split the step (`continuation.Segment.increments`), its first act is one
+    warm-started solve from `pose`, kept if it closes and passes the branch screen
+    (`check_branch`); that is all this does, with two shortcuts: the screen's per-body
+    distances come from the compiled kernel (`_clear_of_branches`), and the targets at
+    `pose` are not measured when `pose` was solved for the same targets (it meets them
+    within its residual, <= 1e-10 mm, and their values only count the increments). A
+    step that does not close or looks suspect returns None, and `move` then repeats
+    it and halves as it always does.
+    """
+    if not (max_step_mm > 0 and max_step_deg > 0) or not pose.converged:
+        return None
+    start: dict[str, float] = {}
+    for key, tg in state.targets.items():
+        held = pose.targets.get(key)
+        if held is None or (held.kind, held.name, held.axis, held.frame) != (
+            tg.kind,
+            tg.name,
+            tg.axis,
+            tg.frame,
+        ):
+            return None
+        start[key] = held.value
+    if Segment(pose, state, start).increments(max_step_mm, max_step_deg) != 1:
+        return None
+    trial = state.solve(pose.model, guess=pose, on_failure="return")
+    if not trial.converged:
+        return None
+    if not _clear_of_branches(pose, trial) and check_branch(pose, trial, state) is not None:
+        return None
+    return trial
+
+
+def _clear_of_branches(pose: Pose, trial: Pose) -> bool:
+    """True when `check_branch` would pass the step, from the body distances computed by
+    the compiled kernel (`engine.body_spread_compiled`, the same distances and the same
+    rule as the screen); False when that is not known (no kernel, no prediction from
+    `pose`) or some body is suspect (`check_branch` then decides and describes it)."""
+    from suspension_sim.solve import engine
+
+    info = trial.info
+    if (
+        info.prediction is None
+        or info.predicted_from is None
+        or not engine.kernel_compiled()
+        or not np.array_equal(info.predicted_from, pose.params)
+    ):
+        return False
+    Q = np.stack([pose.params, info.prediction, trial.params])
+    d = engine.body_spread_compiled(pose.model, Q)
+    return bool(np.all(d[:, 2] <= JUMP_RATIO * d[:, 0] + JUMP_FLOOR_MM))
 
 
 def _difference(at: State, end: State) -> str:
