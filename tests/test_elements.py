@@ -511,3 +511,41 @@ def test_cli_loads_prints_bar_torque_from_its_twist(capsys: pytest.CaptureFixtur
         assert abs(twist) > 1e-3  # a one-sided pose twists the bar
         assert f"{bar.name} twist {np.degrees(twist):+.3f} deg" in line
         assert f"{bar.rate * twist / 1000.0:+.1f} N m" in line
+
+
+@pytest.mark.parametrize("rocker_first", [False, True])
+def test_third_spring_on_a_link_joint_acts_on_the_rigid_body(rocker_first: bool) -> None:
+    """A third spring ending where a pushrod meets its rocker pushes on the rocker (the
+    pushrod is a two-force member): the pushrod force is the same whichever body is
+    listed first, and equals its force without the spring plus nothing sideways."""
+    from suspension_sim.description import Body, ThirdSpring
+    from suspension_sim.workbook.examples import load_source
+
+    car = load_source("fsae_car")
+    bodies = list(car.bodies)
+    if rocker_first:
+        i = next(k for k, b in enumerate(bodies) if b.name == "FL_Pushrod")
+        j = next(k for k, b in enumerate(bodies) if b.name == "FL_Rocker")
+        bodies[i], bodies[j] = bodies[j], bodies[i]
+    chassis = next(b for b in bodies if b.name == "Chassis")
+    bodies[bodies.index(chassis)] = Body(chassis.name, (*chassis.points, "X3_C"))
+    spring = ThirdSpring("FL extra", ("FL_PR_I", "X3_C"), spring_rate=40.0, spring_preload=800.0)
+    car = dataclasses.replace(
+        car,
+        points=(*car.points, Point("X3_C", (-5.0, 150.0, 560.0))),
+        bodies=tuple(bodies),
+        third_springs=(spring,),
+    )
+    model = Model(car)
+    pose = model.solve(shocks={"FL_Damper": 5.0})
+    res = solve_loads(pose, LoadCase("c", {"FL": WheelLoad((0.0, 0.0, 1500.0))}))
+    t = res.case("c")
+    ends = t[(t["body"] == "FL_Pushrod")][["Fx_N", "Fy_N", "Fz_N"]].to_numpy()
+    assert len(ends) == 2
+    assert np.abs(ends[0] + ends[1]).max() < 1e-9  # equal and opposite: a two-force member
+    rod = _pt(pose, "FL_PR_I") - _pt(pose, "FL_PR_O")
+    assert np.linalg.norm(np.cross(ends[0], rod)) < 1e-9 * np.linalg.norm(ends[0]) * np.linalg.norm(
+        rod
+    )
+    rows = t[t["point"] == "FL_PR_I"]
+    assert set(rows[rows["member"] == "FL extra"]["body"]) == {"FL_Rocker"}

@@ -345,3 +345,26 @@ def test_car_springs_reads_the_description(model):
     sp = car_springs(m2)
     assert sp[d0.body] == Spring(20.0, 20.0 * (250.0 - car.damper_design_length(d0)))
     assert all(sp[d.body] == Spring(25.0, 0.0) for d in rest)
+
+
+@pytest.mark.parametrize(
+    ("name", "weights", "held"),
+    [
+        ("macpherson_front", {"FL": 600.0}, ("roll", "pitch")),  # one corner
+        ("solid_axle_rear", {"RL": 700.0, "RR": 700.0}, ("pitch",)),  # one axle
+    ],
+)
+def test_ride_height_holds_what_the_tyres_do_not_fix(name, weights, held):
+    """One corner fixes neither roll nor pitch, one axle not pitch: they stay 0 (not a
+    minimum-norm guess), and the contact patches still sit on the ground."""
+    from pathlib import Path
+
+    model = suspension_sim.load(Path(__file__).resolve().parents[1] / "workbooks" / f"{name}.xlsx")
+    springs = {d: Spring(30.0, 100.0) for d in model.damper_names}
+    rh = ride_height(model, weights, springs=springs)
+    for angle in held:
+        assert getattr(rh, f"{angle}_deg") == 0.0
+    assert np.abs(_contact_heights(model, rh.pose)).max() < 1e-6
+    assert rh.heave_mm < -5.0  # the corner sits down on its spring
+    with pytest.raises(InputError, match="above 0 N/mm"):
+        ride_height(model, weights, springs={d: Spring(0.0) for d in model.damper_names})

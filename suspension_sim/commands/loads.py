@@ -68,7 +68,13 @@ def run(args: argparse.Namespace) -> int:
     from suspension_sim.outputs.tables import check_table_path, write_table
 
     if args.out:
-        check_table_path(args.out, option="--out", protect=args.workbook, force=args.force)
+        check_table_path(
+            args.out,
+            option="--out",
+            protect=args.workbook,
+            force=args.force,
+            suggest_add_sheet=False,
+        )
     if args.chart:
         from suspension_sim.files import check_output
 

@@ -240,7 +240,10 @@ def resolve_springs(model: KinematicModel, given: Sequence[SpringOption]) -> dic
             if thirds:
                 kinds += f"; the third springs {', '.join(thirds)}"
             raise InputError(
-                f"no damper {s.name!r}." + did_you_mean(s.name, dampers + thirds),
+                f"no damper {s.name!r}"
+                + (" or third spring" if thirds else "")
+                + "."
+                + did_you_mean(s.name, dampers + thirds),
                 where=SPRING_OPTION,
                 hint=kinds,
             )
@@ -502,7 +505,13 @@ def run(args: argparse.Namespace) -> int:
     elif not (math.isfinite(args.mass) and args.mass > 0):
         raise InputError(f"must be a positive number of kg, got {args.mass:g}", where="--mass")
     if args.out:
-        check_table_path(args.out, option="--out", protect=args.workbook, force=args.force)
+        check_table_path(
+            args.out,
+            option="--out",
+            protect=args.workbook,
+            force=args.force,
+            suggest_add_sheet=False,
+        )
     model = load(args.workbook)
     if not model.damper_names:
         raise InputError(

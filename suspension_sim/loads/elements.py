@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from suspension_sim.description import CHASSIS
+from suspension_sim.description import CHASSIS, ThirdSpring
 from suspension_sim.errors import InputError, ModelError
 from suspension_sim.model.topology import bar_twist_params
 
@@ -121,7 +121,7 @@ def _build(model: KinematicModel, given: Mapping[str, Any]) -> Elements:
     ends: list[tuple[int, int]] = []
     length: list[float] = []
     for s in car.third_springs:
-        a, b = (_copy(model, p, s.name) for p in s.end_points)
+        a, b = (_copy(model, p, s.name, _where(s)) for p in s.end_points)
         design = float(np.linalg.norm(model.inst_design[b] - model.inst_design[a]))
         if s.name in given:
             k, p0 = float(given[s.name].rate), float(given[s.name].preload)
@@ -189,17 +189,36 @@ def _build(model: KinematicModel, given: Mapping[str, Any]) -> Elements:
     )
 
 
-def _copy(model: KinematicModel, point: str, element: str) -> int:
+def _where(spring: ThirdSpring) -> str | None:
+    """The workbook cell a third spring was read from, when known."""
+    return str(spring.source) if spring.source is not None else None
+
+
+def _copy(model: KinematicModel, point: str, element: str, where: str | None = None) -> int:
     """The point copy an element end acts on: the chassis copy when the point is on
-    the chassis, else the first body that carries it (joined copies coincide)."""
+    the chassis, else the copy on a body with three or more points (joined copies
+    coincide). A two-point body is a two-force member in the statics (its force is
+    along it): a spring end there would bend it, so that is refused."""
     rows = [i for i, n in enumerate(model.inst_point) if n == point]
     if not rows:
         raise ModelError(
             f"third spring {element!r}: its end point {point!r} is on no body",
+            where=where,
             hint="name the end points in the bodies they attach to (Components)",
         )
     on_chassis = [i for i in rows if model.inst_body[i] == CHASSIS]
-    return (on_chassis or rows)[0]
+    if on_chassis:
+        return on_chassis[0]
+    rigid = [i for i in rows if len(model.car.body(model.inst_body[i]).points) > 2]
+    if not rigid:
+        owners = ", ".join(dict.fromkeys(model.inst_body[i] for i in rows))
+        raise ModelError(
+            f"third spring {element!r}: its end point {point!r} is only on two-point links"
+            f" ({owners}), which carry force along themselves only",
+            where=where,
+            hint="end the spring on a point of a rocker, arm, upright or the chassis",
+        )
+    return rigid[0]
 
 
 # -- evaluation (B poses at once) ------------------------------------------------------------

@@ -386,7 +386,9 @@ class RideHeight:
     down): the chassis state of `pose`, relative to design. strokes: mm, + =
     compression. corner_weights: vertical load at each contact patch (N).
     spring_forces: N. warp_mm: largest |contact height| left (0 when the four
-    contact patches can all touch the ground).
+    contact patches can all touch the ground). A car whose wheels do not spread
+    in y (one corner) keeps roll at 0, in x (one axle) keeps pitch at 0: the tyres
+    do not fix them.
     """
 
     pose: Pose
@@ -503,8 +505,20 @@ def ride_height(
                 hint="the vertical load of the ground on each tyre, in N (+ = up)",
             )
     k = np.array([sp[d].rate for d in dampers])
+    if not np.all(k > 0):
+        bad = dampers[int(np.flatnonzero(~(k > 0))[0])]
+        raise InputError(
+            f"damper {bad!r}: a ride height needs a spring rate above 0 N/mm",
+            where="ride height",
+            hint="give every damper a positive spring rate",
+        )
     P0 = np.array([sp[d].preload for d in dampers])
     guess: list[Pose | None] = [None]
+    # Chassis roll (pitch) is fixed by the tyres only when the wheels spread in y (x):
+    # a single corner or a single axle holds it at 0 instead of a minimum-norm guess.
+    centres = np.array([model.car.point(w.centre) for w in model.car.wheels]).reshape(-1, 3)
+    spread = np.ptp(centres, axis=0) if len(centres) else np.zeros(3)
+    held = [n_d + 1] * bool(spread[1] < 1.0) + [n_d + 2] * bool(spread[0] < 1.0)
 
     def evaluate(x: np.ndarray) -> tuple[np.ndarray, Pose, np.ndarray, np.ndarray]:
         s = x[:n_d]
@@ -556,6 +570,7 @@ def ride_height(
     for it in range(1, max_iterations + 1):
         if J is None:
             J = _fd_jacobian(evaluate, x, r)
+            J[:, held] = 0.0  # held chassis angles: no step (minimum-norm lstsq)
         # Chord Gauss-Newton: the problem is nearly linear, so one Jacobian serves
         # several steps; it is rebuilt when the steps stop shrinking fast.
         step, *_ = np.linalg.lstsq(weight[:, None] * J, -weight * r, rcond=None)

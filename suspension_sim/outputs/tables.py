@@ -76,10 +76,13 @@ def check_table_path(
     option: str = "path",
     protect: str | os.PathLike[str] | None = None,
     force: bool = False,
+    suggest_add_sheet: bool = True,
 ) -> Path:
     """Refuse a results path before any work is done (see `write_table`): a
     folder, an unknown file type, the source workbook, an existing .xlsx without
-    `force`, a missing folder, a read-only file or folder."""
+    `force`, a missing folder, a read-only file or folder. `suggest_add_sheet`:
+    the refusal of the source workbook suggests `add_sheet` (off for commands
+    that have no way to add a sheet)."""
     out = Path(path)
     if out.is_dir():
         raise InputError(
@@ -96,8 +99,12 @@ def check_table_path(
         raise InputError(
             f"{out} is the source workbook; results never overwrite it",
             where=option,
-            hint="choose another file name, or add the table to the workbook as a new sheet "
-            "with add_sheet",
+            hint="choose another file name"
+            + (
+                ", or add the table to the workbook as a new sheet with add_sheet"
+                if suggest_add_sheet
+                else ""
+            ),
         )
     if suffix == ".xlsx" and out.exists() and not force:
         raise InputError(

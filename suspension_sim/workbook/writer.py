@@ -267,7 +267,12 @@ def _bar_rows(car: Car) -> list[Row]:
 
 def _preimage(target: float, guess: float, forward: Callable[[float], float]) -> float:
     """A float within a few ulps of `guess` that `forward` maps exactly to `target`
-    (`guess` itself when none does): unit conversions that round-trip bit for bit."""
+    (`guess` itself when none does): unit conversions that round-trip bit for bit.
+    The shortest decimal that does is preferred (20000, not 20000.000000000004)."""
+    for digits in range(1, 17):
+        short = float(f"{guess:.{digits}g}")
+        if forward(short) == target:
+            return short
     below = above = guess
     for _ in range(8):
         for v in (below, above):
