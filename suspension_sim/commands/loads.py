@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from suspension_sim.commands.solve import add_pose_arguments, parse_shocks
 from suspension_sim.errors import InputError
@@ -45,6 +46,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="SHARE",
         help="static front weight share for --mass (0..1, default 0.5)",
     )
+    p.add_argument(
+        "--sweep",
+        metavar="MOTION",
+        default=None,
+        help="loads at every step of a motion instead of one pose: a standard motion (heave, "
+        "roll, pitch, steer, bump:WHEEL, stroke:DAMPER, rack, chassis:AXIS) or a named sweep, "
+        "as in the sweep command; the tables gain a step column",
+    )
+    p.add_argument(
+        "--from", dest="start", type=float, default=None, metavar="A", help="--sweep's start"
+    )
+    p.add_argument("--to", dest="stop", type=float, default=None, metavar="B", help="its end")
+    p.add_argument("--steps", type=int, default=None, metavar="N", help="its number of steps")
+    p.add_argument("--sweeps", metavar="FILE.yaml", default=None, help="sweep definitions")
     p.add_argument("--out", default=None, help="write the load table to .csv, .xlsx or .parquet")
     p.add_argument("--chart", default=None, metavar="PNG", help="bar chart of member forces")
     p.add_argument(
@@ -91,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
             )
     if args.view:
         _check_image(args.view, args.workbook)
+    _check_sweep_options(args)
     if args.tolerance is not None and not (args.tolerance > 0):
         raise InputError("must be positive", where="--tolerance")
     if args.view:
@@ -131,6 +147,8 @@ def run(args: argparse.Namespace) -> int:
                     hint=f"the cases are {', '.join(names)}",
                 )
         cases = [c for c in cases if c.name in args.case]
+    if args.sweep is not None:
+        return _run_sweep(args, model, cases)
     pose = model.solve(
         shocks=parse_shocks(args.shocks),
         rack=args.rack,
@@ -177,6 +195,91 @@ def run(args: argparse.Namespace) -> int:
         if len(result.cases) > 1:
             print(f"note: --view draws one case, the first ({result.cases[0]}); pick with --case")
     return 0
+
+
+def _check_sweep_options(args: argparse.Namespace) -> None:
+    """--sweep replaces the pose options and draws no single pose; the range options
+    need it."""
+    if args.sweep is None:
+        for option, value in (("--from", args.start), ("--to", args.stop), ("--steps", args.steps)):
+            if value is not None:
+                raise InputError("needs --sweep", where=option, hint="e.g. --sweep heave")
+        return
+    given = [
+        option
+        for option, used in (
+            ("--shocks", args.shocks is not None),
+            ("--rack", args.rack != 0.0),
+            ("--chassis", any(v != 0.0 for v in args.chassis)),
+            ("--chart", args.chart is not None),
+            ("--view", args.view is not None),
+            ("--tolerance", args.tolerance is not None),
+        )
+        if used
+    ]
+    if given:
+        raise InputError(
+            f"{given[0]} is for one pose; --sweep solves every step of its motion",
+            where=given[0],
+            hint="drop it, or drop --sweep (a named sweep can hold inputs: docs/sweeps.md)",
+        )
+
+
+def _run_sweep(args: argparse.Namespace, model: Any, cases: list[Any]) -> int:
+    """Loads at every solved step of a motion: one table with a step column (N, world)."""
+    from suspension_sim.loads import sweep_loads
+    from suspension_sim.outputs.tables import write_table
+    from suspension_sim.sweeps.run import run_sweep
+    from suspension_sim.sweeps.standard import choose_sweep
+
+    chosen = choose_sweep(
+        model,
+        args.workbook,
+        args.sweep,
+        args.sweeps,
+        start=args.start,
+        stop=args.stop,
+        steps=args.steps,
+    )
+    if chosen.note:
+        print(f"note: {chosen.note}")
+    sweep = run_sweep(model, chosen.spec)
+    if not sweep.poses:
+        print(sweep.summary(), file=sys.stderr)
+        print("no loads: no step of the sweep closed", file=sys.stderr)
+        return 3
+    result = sweep_loads(sweep.poses, cases, steps=sweep.steps)
+    print(f"{model.car.name}: {chosen.spec.name}, {len(sweep.steps)} steps, {len(cases)} case(s)")
+    if not result.determinate:
+        print(f"warning: {result.message}")
+    for case in result.cases:
+        inp = result.inputs[result.inputs["case"] == case]
+        parts = [
+            f"{name} {_n(group.force_N.min())}..{_n(group.force_N.max())}"
+            for name, group in inp.groupby("input", observed=True, sort=False)
+        ]
+        members = result.members()
+        members = members[members["case"] == case]
+        print(f"case {case}:")
+        print(f"  inputs over the sweep [N] (damper + = compression): {', '.join(parts)}")
+        if len(members):
+            top = members.iloc[int(members["axial_N"].abs().to_numpy().argmax())]
+            print(
+                f"  largest member force: {top['member']} {top['axial_N']:+.0f} N at step "
+                f"{int(top['step'])} (+ = tension)"
+            )
+    if args.out:
+        path = write_table(
+            result.table,
+            args.out,
+            option="--out",
+            protect=args.workbook,
+            force=args.force,
+            sheet_name="Loads",
+        )
+        print(f"wrote {path} ({len(result.table)} rows)")
+    print(sweep.summary())
+    return 0 if sweep.ok else 3
 
 
 def _check_image(path: str, workbook: str) -> None:
