@@ -17,7 +17,6 @@ import pytest
 
 from suspension_sim import load
 from suspension_sim.cli import main
-from suspension_sim.loads import springs as springs_module
 
 WORKBOOK = Path(__file__).resolve().parents[1] / "workbooks" / "fsae_car.xlsx"
 DAMPERS = ("FL_Damper", "FR_Damper", "RL_Damper", "RR_Damper")
@@ -291,8 +290,6 @@ def third_compression(pose) -> float:  # type: ignore[no-untyped-def]
 def test_roll_stiffness_and_bar_share_from_solved_poses(
     element_workbook: Path, tmp_path: Path
 ) -> None:
-    if not hasattr(springs_module, "roll_stiffness"):
-        pytest.skip("suspension_sim.loads.springs.roll_stiffness is not there yet")
     model = load(element_workbook)
     (bar,) = model.car.anti_roll_bars
     roll = run_table_of(element_workbook, no_preload(), tmp_path / "roll.csv").loc[

@@ -559,10 +559,9 @@ def run(args: argparse.Namespace) -> int:
         )
     rows = long_rows("wheel_rates", rates.drop(columns="damper"))
 
-    roll = getattr(springs_module, "roll_stiffness", None)
-    if callable(roll) and len(wheels) > 1:
+    if len(wheels) > 1:
         try:
-            stiffness = roll(pose, springs)
+            stiffness = springs_module.roll_stiffness(pose, springs)
         except SuspensionSimError as exc:  # e.g. a car without a two-wheeled axle
             print(f"roll stiffness: not available ({exc.message})")
         else:
