@@ -633,16 +633,7 @@ class _CarReader:
                     f"damper {body.name!r}: moving point equals the chassis point",
                     "name the damper's other eye",
                 )
-            lo = self.length(rec["Min length"], f"min length of damper {body.name!r}")
-            hi = self.length(rec["Max length"], f"max length of damper {body.name!r}")
-            positive(rec["Min length"], lo, f"min length of damper {body.name!r}")
-            positive(rec["Max length"], hi, f"max length of damper {body.name!r}")
-            if lo is not None and hi is not None and lo > hi:
-                fail(
-                    rec["Min length"] or cell,
-                    f"damper {body.name!r}: min length is greater than max length",
-                    "swap them, or check the units",
-                )
+            lo, hi = self.length_limits(rec, f"damper {body.name!r}", cell)
             rate, preload, free = self.read_spring(rec, body.name, cell)
             damper = Damper(
                 body.name,
@@ -708,16 +699,7 @@ class _CarReader:
                 f"{what}: its two ends {ends[0]!r} and {ends[1]!r} are at the same place",
                 "a third spring acts along the line between two distinct points",
             )
-        lo = self.length(rec["Min length"], f"min length of {what}")
-        hi = self.length(rec["Max length"], f"max length of {what}")
-        positive(rec["Min length"], lo, f"min length of {what}")
-        positive(rec["Max length"], hi, f"max length of {what}")
-        if lo is not None and hi is not None and lo > hi:
-            fail(
-                rec["Min length"] or cell,
-                f"{what}: min length is greater than max length",
-                "swap them, or check the units",
-            )
+        lo, hi = self.length_limits(rec, what, cell)
         rate, preload, free = self.read_spring(rec, name, cell, noun="third spring")
         if rate is None:
             fail(
@@ -985,6 +967,23 @@ class _CarReader:
             f"{table.label}: unexpected column {cell.text!r}",
             f"the first row of the range must be the header: {names} (the last five optional)",
         )
+
+    def length_limits(
+        self, rec: dict[str, Cell | None], what: str, cell: Cell
+    ) -> tuple[float | None, float | None]:
+        """Min and Max length of a Damping row (mm, each optional, > 0, min <= max);
+        `what` names the row's item in messages."""
+        lo = self.length(rec["Min length"], f"min length of {what}")
+        hi = self.length(rec["Max length"], f"max length of {what}")
+        positive(rec["Min length"], lo, f"min length of {what}")
+        positive(rec["Max length"], hi, f"max length of {what}")
+        if lo is not None and hi is not None and lo > hi:
+            fail(
+                rec["Min length"] or cell,
+                f"{what}: min length is greater than max length",
+                "swap them, or check the units",
+            )
+        return lo, hi
 
     def read_spring(
         self, rec: dict[str, Cell | None], damper: str, cell: Cell, noun: str = "damper"
