@@ -10,8 +10,10 @@ the example car. Every timing is the median of several runs:
   timed again (it then uses the kernel), with `solve_batch(method="compiled")`
   and `run_sweep` of the standard heave motion (N steps, what `sweep` runs);
 * the load tables of every step for the five standard cases at once
-  (`sweep_loads`), and for one case, with the block solves on numpy and, with
-  --compiled, on the compiled block kernel (`suspension_sim.loads.blocks`);
+  (`sweep_loads`), and for one case, on both paths of the statics: numpy (the
+  reference) and the compiled block kernel (`suspension_sim.loads.blocks`; loaded
+  from disk, or compiled once, ~20 s, not counted), which `sweep_loads` and
+  `solve_loads` use whenever its code is on disk;
 * one pose's loads (`solve_loads`);
 * the ratio loads / solve against each solve timing (the issue asks for < 1).
 
@@ -80,14 +82,12 @@ def main() -> None:
     batch = model.solve_batch(shocks=strokes, chassis=chassis, method="numpy")
     assert bool(batch.converged.all())
     if args.compiled:
-        from suspension_sim.loads import blocks
         from suspension_sim.solve import engine
         from suspension_sim.sweeps.run import run_sweep
         from suspension_sim.sweeps.standard import choose_sweep
 
         took = engine.compile_kernel()
-        took_blocks = blocks.compile_blocks()
-        print(f"compile (or load from disk): solve kernel {took:.1f} s, blocks {took_blocks:.1f} s")
+        print(f"compile (or load from disk): solve kernel {took:.1f} s")
         model.solve()
         solves["model.solve per step (kernel loaded)"] = _median(solve_loop, REPEAT)
         model.solve_batch(shocks=strokes[:5], chassis=chassis[:5], method="compiled")
@@ -102,8 +102,12 @@ def main() -> None:
     for name, (t, fast) in solves.items():
         print(f"solve, {name:<42s} {t * 1e3:9.1f} ms (fastest {fast * 1e3:.1f})")
 
+    from suspension_sim.loads import blocks
+
+    took_blocks = blocks.compile_blocks()
+    print(f"compile (or load from disk): block kernel {took_blocks:.1f} s")
     loads: dict[str, tuple[float, float]] = {}
-    methods = ["numpy", "compiled"] if args.compiled else ["numpy"]
+    methods = ["numpy", "compiled"]
     for method in methods:
         with _blocks_method(method):
             sweep_loads(poses[:2], cases)  # warm the per-model layout
@@ -133,7 +137,8 @@ def main() -> None:
 
 @contextmanager
 def _blocks_method(method: str) -> Iterator[None]:
-    """Make `block_lstsq`'s method="auto" pick `method` for the duration."""
+    """Make the statics' method="auto" (`blocks.use_compiled`) pick `method` for the
+    duration: the block solves and the compiled helpers together."""
     from suspension_sim.loads import blocks
 
     saved = blocks.use_compiled

@@ -15,7 +15,10 @@ dense array that is mostly zeros. Two paths give the same answers: numpy
 (`suspension_sim.loads.blocks_kernel`, numba: QR where a block is certified
 full rank, a Jacobi SVD otherwise; several times faster on small blocks, where
 LAPACK's per-matrix overhead dominates). The compiled path is used when it
-costs no compile now (`use_compiled`).
+costs no compile now (`use_compiled`); `sweep_loads` and `solve_loads` load it
+whenever its code is on disk (`load_if_cached`). With it the statics also take
+the copies' positions, the bodies' known wrenches and the sparse products from
+the kernel (`compiled_kernel`: one choice for a whole computation).
 """
 
 from __future__ import annotations
@@ -124,16 +127,44 @@ class BatchCOO:
 def _sparse_product(
     values: np.ndarray, out_index: np.ndarray, in_index: np.ndarray, v: np.ndarray, n: int
 ) -> np.ndarray:
-    """out[:, i] = sum over k with out_index[k] == i of values[:, k] v[:, in_index[k]]."""
+    """out[:, i] = sum over k with out_index[k] == i of values[:, k] v[:, in_index[k]]
+    (compiled when the kernel is in use: the same sums, to rounding)."""
     order, starts, targets = _segments(np.asarray(out_index, dtype=np.int64))
     out = np.zeros((values.shape[0], n, v.shape[2]))
-    if len(order):
+    if len(order) and values.shape[0] and compiled_ready() and use_compiled(values.shape[0]):
+        source, seg_ptr = _sources(np.asarray(in_index, dtype=np.int64), order, starts)
+        kernel = sys.modules["suspension_sim.loads.blocks_kernel"]
+        kernel.sparse_product(
+            np.ascontiguousarray(values, dtype=float),
+            order,
+            source,
+            seg_ptr,
+            targets,
+            np.ascontiguousarray(v, dtype=float),
+            out,
+        )
+    elif len(order):
         terms = values[:, order, None] * v[:, np.asarray(in_index)[order]]
         out[:, targets] = np.add.reduceat(terms, starts, axis=1)
     return out
 
 
 _SEGMENTS: dict[bytes, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+_SOURCES: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _sources(
+    in_index: np.ndarray, order: np.ndarray, starts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """in_index in the segments' order and each segment's bounds (cached per pattern)."""
+    key = in_index.tobytes() + b"|" + order.tobytes()
+    found = _SOURCES.get(key)
+    if found is None:
+        if len(_SOURCES) > 256:
+            _SOURCES.clear()
+        bounds = np.append(starts, len(order)).astype(np.int64)
+        found = _SOURCES[key] = (np.ascontiguousarray(in_index[order]), bounds)
+    return found
 
 
 def _segments(index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -200,7 +231,7 @@ def block_lstsq(
     residual = np.zeros((B, K))
     null_cols = np.zeros(n, dtype=bool)
     pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    blocks = _grouped(M, pattern)
+    blocks = _grouped(M, pattern, kernel)
     for g_index, (R_idx, C_idx) in enumerate(pattern.groups):
         G, r = R_idx.shape
         c = C_idx.shape[1]
@@ -217,12 +248,14 @@ def block_lstsq(
         yb = y[:, R_idx]  # (B, G, r, K)
         if kernel is not None:
             xb = np.empty((B, G, c, K))
-            V = np.zeros((B, G, c, c))
-            free = np.zeros((B, G, c), dtype=bool)
             done = np.zeros((B, G), dtype=bool)
             square = r == c and g_index not in pattern.singular
             if square:
                 kernel.square_lanes(Mb, yb, RANK_TOL, xb, done)
+            # null vectors only where some block is left (no large zero arrays otherwise)
+            shape = (B, G, c) if not done.all() else (1, 1, 0)
+            V = np.zeros((*shape, c))
+            free = np.zeros(shape, dtype=bool)
             if not done.all():
                 failed = kernel.solve_group(
                     Mb, yb, RANK_TOL, CERTIFY, square, done, xb, V, free, residual
@@ -248,8 +281,11 @@ def block_lstsq(
     return BlockSolution(x, np.sqrt(residual), null_cols, null_basis)
 
 
-def _grouped(M: np.ndarray | BatchCOO, pattern: BlockPattern) -> list[np.ndarray]:
-    """Each group's blocks (B, G, r, c), gathered from the dense matrix or the nonzeros."""
+def _grouped(
+    M: np.ndarray | BatchCOO, pattern: BlockPattern, kernel: ModuleType | None = None
+) -> list[np.ndarray]:
+    """Each group's blocks (B, G, r, c), gathered from the dense matrix or the nonzeros
+    (by `kernel.gather_add` when given: the same sums in the same order)."""
     if not isinstance(M, BatchCOO):
         M = np.asarray(M, dtype=float)
         return [M[:, R[:, :, None], C[:, None, :]] for R, C in pattern.groups]
@@ -262,7 +298,9 @@ def _grouped(M: np.ndarray | BatchCOO, pattern: BlockPattern) -> list[np.ndarray
         G, r = R.shape
         c = C.shape[1]
         flat = np.zeros((B, G * r * c))
-        if len(np.unique(place)) < len(place):  # repeated places add up
+        if kernel is not None:
+            kernel.gather_add(np.ascontiguousarray(M.values, dtype=float), take, place, flat)
+        elif len(np.unique(place)) < len(place):  # repeated places add up
             np.add.at(flat.T, place, M.values[:, take].T)
         else:
             flat[:, place] = M.values[:, take]
@@ -396,6 +434,31 @@ def _on_disk() -> bool:
         return any(p.stat().st_mtime >= source for p in found)
     except (OSError, PackageNotFoundError):
         return False
+
+
+def compiled_kernel(poses: int = 0) -> ModuleType | None:
+    """The compiled kernel module when method="auto" picks it for `poses` poses
+    (`use_compiled`), else None: one choice for every step of a computation."""
+    return _kernel() if use_compiled(poses) else None
+
+
+def load_if_cached() -> bool:
+    """Load the compiled kernel when its code is on disk (importing numba and loading
+    take well under a second; no compile); True when it is loaded. The loads entry
+    points call this, so method="auto" then uses it. Not on disk: asked once per process
+    (the search costs ~1 ms; `compile_blocks` compiles on request)."""
+    if compiled_ready():
+        return True
+    if _LOOKED[0]:
+        return False
+    _LOOKED[0] = True
+    if _on_disk():
+        return _kernel() is not None
+    return False
+
+
+_LOOKED = [False]
+"""Whether `load_if_cached` searched the disk already in this process."""
 
 
 def compile_blocks() -> float:

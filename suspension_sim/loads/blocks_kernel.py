@@ -22,6 +22,12 @@ Per block (rows scaled to unit norm, as in the numpy path):
 Null-space columns land in the same places as the numpy path's (the block's
 columns from its rank on); within a null space of dimension > 1 the basis is
 another orthonormal basis of the same space.
+
+Also the statics' other per-element loops (`suspension_sim.loads.statics`), each
+the compiled twin of a numpy reference that tests compare it with: `positions`
+(the point copies and their derivatives), `body_wrenches` (known forces summed
+per body), `sparse_product` and `gather_add` (`blocks.BatchCOO` products and
+block gathers).
 """
 
 from __future__ import annotations
@@ -48,20 +54,22 @@ JACOBI_EPS = 1e-15
 """Columns count as orthogonal when |w_i . w_j| <= this * |w_i| |w_j|."""
 
 
-def njit(*signature: str) -> Any:
+def njit(*signature: str, fastmath: bool = True) -> Any:
     """numba.njit (eager when a signature is given) with the on-disk cache in our
-    private folder, when there is one."""
+    private folder, when there is one. fastmath=False: numpy's rounding exactly (no
+    reordered sums, no fused multiply-adds)."""
 
     njit_: Any = numba.njit
+    flags = FASTMATH if fastmath else set()
 
     def wrap(func: Any) -> Any:
         if not CACHED:
-            return njit_(*signature, cache=False, fastmath=FASTMATH, error_model="numpy")(func)
+            return njit_(*signature, cache=False, fastmath=flags, error_model="numpy")(func)
         config: Any = numba.config
         previous = config.CACHE_DIR
         config.CACHE_DIR = str(_CODE_DIR)  # read once, when the cache locator is made
         try:
-            return njit_(*signature, cache=True, fastmath=FASTMATH, error_model="numpy")(func)
+            return njit_(*signature, cache=True, fastmath=flags, error_model="numpy")(func)
         finally:
             config.CACHE_DIR = previous
 
@@ -208,7 +216,9 @@ def solve_group(  # pragma: no cover - compiled
     Writes x (B, G, c, K), the null vectors into the columns of V (B, G, c, c) (zero
     columns elsewhere; V starts zero) with free (B, G, c) marking them, and adds the
     squared residuals to res2 (B, K). Blocks marked in skip (B, G) are left alone
-    (solved already by `square_lanes`). Returns how many square blocks failed the QR test.
+    (solved already by `square_lanes`). Square blocks: QR first when try_square, else the
+    group is known singular and goes straight to the SVD. Returns how many square blocks
+    failed the QR test.
     """
     B, G, r, c = Mg.shape
     K = yg.shape[3]
@@ -274,7 +284,9 @@ def solve_group(  # pragma: no cover - compiled
                                 x[b, g, i, j] = xb[j, i]
                         continue  # the numpy path adds no residual here either
                 failed += 1
-            if r >= c:  # tall: least squares by QR when certified full column rank
+            if r == c and not try_square:
+                pass  # a square group known singular: straight to the SVD (as the numpy path)
+            elif r >= c:  # tall: least squares by QR when certified full column rank
                 for j in range(c):
                     for i in range(r):
                         H[j, i] = At[j, i]
@@ -485,3 +497,172 @@ def square_lanes(  # pragma: no cover - compiled
             for i in range(n):
                 for j in range(K):
                     x[bs[ln], gs[ln], i, j] = X[j, i, ln]
+
+
+@njit(
+    "void(float64[:, ::1], int64[::1], int64[::1], int64[::1], int64[::1], "
+    "float64[:, :, ::1], float64[:, :, ::1])",
+    fastmath=False,
+)
+def sparse_product(  # pragma: no cover - compiled
+    values: np.ndarray,
+    take: np.ndarray,
+    source: np.ndarray,
+    seg_ptr: np.ndarray,
+    target: np.ndarray,
+    v: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """out[b, target[s]] = sum over e in seg_ptr[s]:seg_ptr[s + 1] of values[b, take[e]]
+    v[b, source[e]], left to right (`blocks._sparse_product`; no fastmath). values (B,
+    nnz), v (B, n_in, K), out (B, n_out, K) zeroed by the caller (rows that no segment
+    names stay zero)."""
+    B = values.shape[0]
+    K = v.shape[2]
+    acc = np.empty(K)
+    for b in range(B):
+        for s in range(target.shape[0]):
+            e0 = seg_ptr[s]
+            val = values[b, take[e0]]
+            src = source[e0]
+            for k in range(K):
+                acc[k] = val * v[b, src, k]
+            for e in range(e0 + 1, seg_ptr[s + 1]):
+                val = values[b, take[e]]
+                src = source[e]
+                for k in range(K):
+                    acc[k] += val * v[b, src, k]
+            t = target[s]
+            for k in range(K):
+                out[b, t, k] = acc[k]
+
+
+@njit(
+    "void(float64[:, :, :, :, ::1], int64[::1], float64[:, ::1], float64[:, :, ::1], "
+    "float64[:, ::1], float64[:, :, ::1], float64[:, :, :, ::1])",
+    fastmath=False,
+)
+def positions(  # pragma: no cover - compiled
+    local: np.ndarray,
+    inst_part: np.ndarray,
+    inst_local: np.ndarray,
+    inst_rot: np.ndarray,
+    inst_origin: np.ndarray,
+    P: np.ndarray,
+    dP: np.ndarray,
+) -> None:
+    """`KinematicModel.instance_positions` with derivatives, from the local transforms
+    (n_parts, 1 + kmax, 3, 4, B) of `KinematicModel.local_transforms`, in the same
+    arithmetic (sums left to right, no fastmath): P (B, n_inst, 3), dP (B, n_inst, kmax, 3)."""
+    K1 = local.shape[1]
+    B = local.shape[4]
+    Y = np.empty((3, B))
+    for n in range(inst_part.shape[0]):
+        p = inst_part[n]
+        x0 = inst_local[n, 0]
+        x1 = inst_local[n, 1]
+        x2 = inst_local[n, 2]
+        for k in range(K1):
+            for i in range(3):
+                for b in range(B):
+                    y = local[p, k, i, 0, b] * x0
+                    y = y + local[p, k, i, 1, b] * x1
+                    y = y + local[p, k, i, 2, b] * x2
+                    Y[i, b] = y + local[p, k, i, 3, b]
+            for i in range(3):
+                r0 = inst_rot[n, i, 0]
+                r1 = inst_rot[n, i, 1]
+                r2 = inst_rot[n, i, 2]
+                for b in range(B):
+                    w = r0 * Y[0, b]
+                    w = w + r1 * Y[1, b]
+                    w = w + r2 * Y[2, b]
+                    if k == 0:
+                        P[b, n, i] = w + inst_origin[n, i]
+                    else:
+                        dP[b, n, k - 1, i] = w
+
+
+@njit(
+    "void(float64[:, :, :, ::1], int64[::1], int64[::1], int64[::1], float64[:, :, ::1], "
+    "float64[:, :, ::1], int64, float64[:, :, :, ::1])"
+)
+def body_wrenches(  # pragma: no cover - compiled
+    forces: np.ndarray,
+    copy_a: np.ndarray,
+    copy_b: np.ndarray,
+    inst_body: np.ndarray,
+    r: np.ndarray,
+    extra: np.ndarray,
+    C: int,
+    w: np.ndarray,
+) -> None:
+    """The wrench on each body from known pair forces (`statics._structural`): forces
+    (B, n_act, 3, K) on copy b of each pair (minus on copy a), extra (B, n_inst, 3) more
+    force on each copy in the first C columns, r (B, n_inst, 3) each copy's arm; w (B,
+    n_bodies, 6, K) gets sum f and sum r x f over the copies of each body (inst_body
+    >= 0; the chassis and the rack, -1, have no equations). w starts zero."""
+    B, n_act, _, K = forces.shape
+    n_inst = inst_body.shape[0]
+    f = np.empty((n_inst, 3, K))
+    for b in range(B):
+        f[:] = 0.0
+        for j in range(n_act):
+            ib = copy_b[j]
+            ia = copy_a[j]
+            for i in range(3):
+                for k in range(K):
+                    f[ib, i, k] += forces[b, j, i, k]
+                    f[ia, i, k] -= forces[b, j, i, k]
+        for n in range(n_inst):
+            body = inst_body[n]
+            if body < 0:
+                continue
+            for i in range(3):
+                for k in range(C):
+                    f[n, i, k] += extra[b, n, i]
+            r0 = r[b, n, 0]
+            r1 = r[b, n, 1]
+            r2 = r[b, n, 2]
+            for k in range(K):
+                f0 = f[n, 0, k]
+                f1 = f[n, 1, k]
+                f2 = f[n, 2, k]
+                w[b, body, 0, k] += f0
+                w[b, body, 1, k] += f1
+                w[b, body, 2, k] += f2
+                w[b, body, 3, k] += r1 * f2 - r2 * f1
+                w[b, body, 4, k] += r2 * f0 - r0 * f2
+                w[b, body, 5, k] += r0 * f1 - r1 * f0
+
+
+@njit("void(float64[:, ::1], int64[::1], int64[::1], float64[:, ::1])", fastmath=False)
+def gather_add(  # pragma: no cover - compiled
+    values: np.ndarray, take: np.ndarray, place: np.ndarray, out: np.ndarray
+) -> None:
+    """out[b, place[e]] += values[b, take[e]] for every e in order (np.add.at's sums):
+    the nonzeros of a `blocks.BatchCOO` into its grouped blocks. out (B, size) starts zero."""
+    for b in range(values.shape[0]):
+        for e in range(take.shape[0]):
+            out[b, place[e]] += values[b, take[e]]
+
+
+@njit("void(float64[:, :, :, ::1], int64[::1], int64[::1], float64[:, :, :, ::1])", fastmath=False)
+def pair_scatter(  # pragma: no cover - compiled
+    pair_force: np.ndarray, pair_a: np.ndarray, pair_b: np.ndarray, out: np.ndarray
+) -> None:
+    """out[:, pair_b[j]] += pair_force[:, j], then out[:, pair_a[j]] -= pair_force[:, j], j in
+    order (`statics._instance_forces`' sums, in its order). pair_force (B, n_pairs, 3, C),
+    out (B, n_inst, 3, C) starts zero."""
+    B, n, _, C = pair_force.shape
+    for b in range(B):
+        for j in range(n):
+            t = pair_b[j]
+            for i in range(3):
+                for c in range(C):
+                    out[b, t, i, c] += pair_force[b, j, i, c]
+        for j in range(n):
+            t = pair_a[j]
+            for i in range(3):
+                for c in range(C):
+                    out[b, t, i, c] -= pair_force[b, j, i, c]

@@ -17,14 +17,14 @@ import pandas as pd
 
 from suspension_sim.description import CHASSIS, wheel_layout
 from suspension_sim.errors import InputError
+from suspension_sim.loads.blocks import load_if_cached
 from suspension_sim.loads.cases import LoadCase
 from suspension_sim.loads.elements import T_BAR, THIRD
 from suspension_sim.loads.statics import (
     APPLIED,
-    AXIAL_SPLIT,
+    BASIS_ORDER,
     EXACT,
     LEGS,
-    LEGS_BENDING,
     MIN_NORM,
     Statics,
     load_layout,
@@ -36,8 +36,6 @@ from suspension_sim.loads.statics import (
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.solve.pose import Pose
 
-BASIS_ORDER: tuple[str, ...] = (EXACT, APPLIED, LEGS, AXIAL_SPLIT, LEGS_BENDING, MIN_NORM)
-"""Labels of how a force was found, from fully determined to least determined."""
 FORCE_COLUMNS: tuple[str, ...] = (
     "case",
     "body",
@@ -158,6 +156,7 @@ def sweep_loads(
 
 
 def _result(poses: list[Pose], cases: list[LoadCase], sweep: np.ndarray | None) -> LoadResult:
+    load_if_cached()  # the compiled block kernel whenever its code is on disk (no compile)
     st = statics(poses, cases)
     model = poses[0].model
     lay = load_layout(model)
@@ -167,10 +166,13 @@ def _result(poses: list[Pose], cases: list[LoadCase], sweep: np.ndarray | None) 
 
     # -- per copy: force on its body from every pair it is in -------------------------
     n_inst = len(model.inst_body)
-    force = np.zeros((B, n_inst, 3, C))
-    scatter_add(force, model.pair_b, st.pair_force)
-    scatter_add(force, model.pair_a, -st.pair_force)
-    rank = _basis_codes(st.pair_basis)  # (B, n_pairs)
+    if st.inst_force is not None:
+        force = st.inst_force
+    else:
+        force = np.zeros((B, n_inst, 3, C))
+        scatter_add(force, model.pair_b, st.pair_force)
+        scatter_add(force, model.pair_a, -st.pair_force)
+    rank = st.pair_basis_code if st.pair_basis_code is not None else _basis_codes(st.pair_basis)
     worst = np.zeros((B, n_inst), dtype=int)
     for side in (model.pair_a, model.pair_b):  # np.maximum.at, one fancy op per layer
         for pos, idx in occurrence_layers(np.asarray(side), n_inst):
@@ -289,7 +291,7 @@ def _element_table(st: Statics, cases: list[str], sweep: np.ndarray | None) -> p
     spring force N, bar torque N m, a T-bar's moment on the chassis N m (world)."""
     el = st.elements
     if el is None or st.element_deflection is None or st.element_force is None:
-        return pd.DataFrame(columns=(["step"] if sweep is not None else []) + list(ELEMENT_COLUMNS))
+        return _empty_elements(sweep is not None).copy()
     B, C, n = st.R.shape[0], len(cases), el.n
     spring = np.array([k == THIRD for k in el.kinds])
     deflection = np.where(spring, st.element_deflection, np.degrees(st.element_deflection))
@@ -317,7 +319,13 @@ def _element_table(st: Statics, cases: list[str], sweep: np.ndarray | None) -> p
     data["torque_Nm"] = per_case(torque)
     for a, col in enumerate(("Mx_Nm", "My_Nm", "Mz_Nm")):
         data[col] = np.moveaxis(moment[:, :, a], 2, 1).reshape(-1)
-    return pd.DataFrame(data)
+    return pd.DataFrame(data, copy=False)  # every column is a new array: no copies
+
+
+@cache
+def _empty_elements(sweep: bool) -> pd.DataFrame:
+    """The element table of a car with no force elements (copied for each result)."""
+    return pd.DataFrame(columns=(["step"] if sweep else []) + list(ELEMENT_COLUMNS))
 
 
 def _pairs_of(model: object, inst: np.ndarray) -> np.ndarray:
@@ -390,7 +398,7 @@ def _rows(
     codes = np.repeat(basis[:, None, :], C, axis=1).reshape(-1)
     data["basis"] = _categorical(codes, list(BASIS_ORDER))
     data["determinate"] = codes <= BASIS_ORDER.index(LEGS)
-    return pd.DataFrame(data)
+    return pd.DataFrame(data, copy=False)  # every column is a new array: no copies
 
 
 def _simple(

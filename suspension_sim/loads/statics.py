@@ -27,13 +27,21 @@ inside; tables in N and the world frame.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from suspension_sim.description import CHASSIS, wheel_layout
 from suspension_sim.errors import InputError, ModelError
-from suspension_sim.loads.blocks import BatchCOO, BlockPattern, block_lstsq, block_pattern
+from suspension_sim.loads.blocks import (
+    BatchCOO,
+    BlockPattern,
+    Method,
+    block_lstsq,
+    block_pattern,
+    compiled_kernel,
+)
 from suspension_sim.loads.cases import LoadCase
 from suspension_sim.loads.elements import (
     T_BAR,
@@ -69,6 +77,10 @@ LEGS_BENDING = "legs, arm in bending (least squares)"
 AXIAL_SPLIT = "axial split assumed equal"
 MIN_NORM = "minimum-norm (statically indeterminate)"
 APPLIED = "applied"
+BASIS_ORDER: tuple[str, ...] = (EXACT, APPLIED, LEGS, AXIAL_SPLIT, LEGS_BENDING, MIN_NORM)
+"""Labels of how a force was found, from fully determined to least determined."""
+_LABELS = np.array(BASIS_ORDER, dtype=object)
+_CODE = {label: i for i, label in enumerate(BASIS_ORDER)}
 
 
 @dataclass(frozen=True)
@@ -286,7 +298,7 @@ class Statics:
     """
 
     pair_force: np.ndarray  # (B, n_pairs, 3, C), chassis frame
-    pair_basis: np.ndarray  # (B, n_pairs) str labels
+    pair_basis: np.ndarray  # (B, n_pairs) str labels (object array)
     pair_exact: np.ndarray  # (B, n_pairs) bool
     input_force: np.ndarray  # (B, n_inputs, C)
     input_exact: np.ndarray  # (B, n_inputs) bool
@@ -304,6 +316,8 @@ class Statics:
     element_force: np.ndarray | None = None  # (B, n_e) N (third springs) or N mm (bars)
     element_end_force: np.ndarray | None = None  # (B, n_s, 2, 3) on the spring ends, chassis
     bar_reaction: np.ndarray | None = None  # (B, n_b, 3, C) N mm: a T-bar's moment on the chassis
+    pair_basis_code: np.ndarray | None = None  # (B, n_pairs) pair_basis as indices into BASIS_ORDER
+    inst_force: np.ndarray | None = None  # (B, n_inst, 3, C) on each copy from its pairs, chassis
 
 
 def wheel_loads(
@@ -368,10 +382,11 @@ def _statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None
     T = np.stack([p.chassis_transform for p in poses])  # (B, 4, 4)
     R, t = T[:, :3, :3], T[:, :3, 3]
 
-    P, dP = model.instance_positions(q, derivatives=True)
-    assert dP is not None
-    P = np.moveaxis(P, -1, 0)  # (B, n_inst, 3)
-    dP = np.moveaxis(dP, -1, 0)  # (B, n_inst, kmax, 3)
+    # The compiled kernel (`suspension_sim.loads.blocks`) or None: one choice for every step.
+    kernel = compiled_kernel(B)
+    method: Method = "compiled" if kernel is not None else "numpy"
+    local = model.local_transforms(q)  # shared by the copies and the wheel carriers
+    P, dP = _positions(model, local, kernel)  # (B, n_inst, 3), (B, n_inst, kmax, 3)
     J = _sparse_jacobian(model, dP)  # (B, m, n_params) as its nonzeros
     JxT, JuT = _columns(J, lay.x).T, _columns(J, lay.u).T
 
@@ -397,15 +412,12 @@ def _statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None
     )  # N mm, (n_w, C)
     M_c = a_left[..., None] * torque[None, :, None, :]  # (B, n_w, 3, C)
 
-    G, dG = model.part_transforms(q, derivatives=True)
-    assert dG is not None
-    G = np.moveaxis(G, -1, 0)  # (B, n_parts, 3, 4)
-    dG = np.moveaxis(dG, -1, 0)  # (B, n_parts, kmax, 3, 4)
     part = lay.wheel_part
-    Gw = G[:, part]  # (B, n_w, 3, 4)
+    Gw, dGw = _part_transforms(model, local, part)
+    Gw = np.moveaxis(Gw, -1, 0)  # (B, n_w, 3, 4)
+    dGw = np.moveaxis(dGw, -1, 0)  # (B, n_w, kmax, 3, 4)
     Rg, tg = Gw[..., :3], Gw[..., 3]
     x0 = np.einsum("bwji,bwj->bwi", Rg, cp_c - tg)  # contact point at design, carrier frame
-    dGw = dG[:, part]  # (B, n_w, kmax, 3, 4)
     dcp = np.einsum("bwkij,bwj->bwki", dGw[..., :3], x0) + dGw[..., 3]  # (B, n_w, kmax, 3)
     W = np.einsum("bwkij,bwlj->bwkil", dGw[..., :3], Rg)  # dR R^T (skew)
     omega = np.stack([W[..., 2, 1], W[..., 0, 2], W[..., 1, 0]], axis=-1)  # (B, n_w, kmax, 3)
@@ -426,7 +438,7 @@ def _statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None
         Q = Q + known.Q[..., None]
 
     # -- multipliers: J_x^T lambda = -Q_x (min-norm; null space = redundant joints) ----
-    sol = block_lstsq(JxT, -Q[:, lay.x], lay.lambda_blocks)
+    sol = block_lstsq(JxT, -Q[:, lay.x], lay.lambda_blocks, method=method)
     lam = sol.x  # (B, m, C)
     unbalanced = np.linalg.norm(JxT.matmul(lam) + Q[:, lay.x], axis=1)
     if np.any(unbalanced > UNBALANCED_TOL * np.maximum(np.linalg.norm(Q[:, lay.x], axis=1), 1.0)):
@@ -463,32 +475,32 @@ def _statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None
     null_force[:, lay.act] = N.reshape(B, len(lay.act), 3, k)
     applied = (F_c, cp_c, M_c)
     f_s, f_s_null, local_null, lever = _structural(
-        model, lay, P, act3, null_force[:, lay.act], applied, known
+        model, lay, P, act3, null_force[:, lay.act], applied, known, kernel
     )
     pair_force[:, lay.struct] = f_s
     null_force[:, lay.struct] = f_s_null
 
     pair_exact = np.linalg.norm(null_force.reshape(B, n_pairs, -1), axis=2) <= NULL_TOL
-    basis = np.where(pair_exact, EXACT, MIN_NORM).astype(object)
+    codes = np.where(pair_exact, _CODE[EXACT], _CODE[MIN_NORM])  # labels as BASIS_ORDER indices
     struct_local = local_null & pair_exact[:, lay.struct]
-    basis[:, lay.struct] = np.where(struct_local, AXIAL_SPLIT, basis[:, lay.struct])
+    codes[:, lay.struct] = np.where(struct_local, _CODE[AXIAL_SPLIT], codes[:, lay.struct])
     exact_struct = pair_exact[:, lay.struct] & ~local_null
     pair_exact[:, lay.struct] = exact_struct
 
-    arm_axial = _wishbone_legs(model, lay, P, pair_force, pair_exact, basis)
+    arm_axial = _wishbone_legs(model, lay, P, pair_force, pair_exact, codes)
 
     # -- the rack assembly's reaction on the chassis -------------------------------------
-    inst_force = _instance_forces(model, lay, pair_force)  # (B, n_inst, 3, C)
+    inst_force = _instance_forces(model, lay, pair_force, kernel)  # (B, n_inst, 3, C)
     rack_mount = (
         inst_force[:, lay.rack_inst].sum(axis=1) if len(lay.rack_inst) else (np.zeros((B, 3, C)))
     )
 
-    jacking = _jacking(model, lay, J, dcp, slots, Q_tyre, F_w, R)
+    jacking = _jacking(model, lay, J, dcp, slots, Q_tyre, F_w, R, method)
     if known is not None:
         rack_mount = rack_mount + known.inst_force[:, lay.rack_inst].sum(axis=1)[..., None]
     return Statics(
         pair_force=pair_force,
-        pair_basis=basis,
+        pair_basis=_LABELS[codes],
         pair_exact=pair_exact,
         input_force=f_u,
         input_exact=input_exact,
@@ -506,6 +518,8 @@ def _statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None
         element_force=known.force if known is not None else None,
         element_end_force=known.end_force if known is not None else None,
         bar_reaction=lever,
+        pair_basis_code=codes,
+        inst_force=inst_force,
     )
 
 
@@ -612,6 +626,67 @@ def occurrence_layers(index: np.ndarray, size: int) -> tuple[tuple[np.ndarray, n
     return _LAYER_CACHE[key]
 
 
+def _positions(
+    model: KinematicModel, local: np.ndarray, kernel: ModuleType | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """`KinematicModel.instance_positions` with derivatives (the same operations, so the
+    same numbers) from the local transforms `model.local_transforms(q)` computed once for
+    the copies and the wheel carriers: P (B, n_inst, 3), dP (B, n_inst, kmax, 3). By
+    `kernel` (`suspension_sim.loads.blocks_kernel.positions`) when given."""
+    if kernel is not None and local.shape[-1]:
+        B, n = local.shape[-1], len(model.inst_part)
+        P = np.empty((B, n, 3))
+        dP = np.empty((B, n, model.kmax, 3))
+        kernel.positions(
+            np.ascontiguousarray(local, dtype=float),
+            np.ascontiguousarray(model.inst_part, dtype=np.int64),
+            np.ascontiguousarray(model.inst_local, dtype=float),
+            np.ascontiguousarray(model.inst_rot, dtype=float),
+            np.ascontiguousarray(model.inst_origin, dtype=float),
+            P,
+            dP,
+        )
+        return P, dP
+    return _positions_numpy(model, local)
+
+
+def _positions_numpy(model: KinematicModel, local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`_positions` by numpy (the reference: `KinematicModel.instance_positions`' einsums)."""
+    loc = local[model.inst_part]
+    Y = np.einsum("nkijb,nj->nkib", loc[:, :, :, :3], model.inst_local)
+    Y[:, 0] += loc[:, 0, :, 3]
+    Y[:, 1:] += loc[:, 1:, :, 3]
+    W = np.einsum("nij,nkjb->nkib", model.inst_rot, Y)
+    P = W[:, 0] + model.inst_origin[:, :, None]
+    return np.moveaxis(P, -1, 0), np.moveaxis(W[:, 1:], -1, 0)
+
+
+def _part_transforms(
+    model: KinematicModel, local: np.ndarray, parts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """`KinematicModel.part_transforms` with derivatives for the parts `parts` only (the
+    same operations per part, so the same numbers; tests/test_loads_fast.py checks):
+    G (n, 3, 4, B), dG (n, kmax, 3, 4, B)."""
+    n, kmax = len(parts), model.kmax
+    loc = local[parts]
+    G = _conjugate(model.frame[parts], loc[:, 0], model.frame_inv[parts], homogeneous=True)
+    rep = np.repeat(parts, kmax)
+    d = loc[:, 1:].reshape(n * kmax, 3, 4, loc.shape[-1])
+    dG = _conjugate(model.frame[rep], d, model.frame_inv[rep], homogeneous=False)
+    return G, dG.reshape(n, kmax, 3, 4, loc.shape[-1])
+
+
+def _conjugate(F: np.ndarray, T: np.ndarray, Finv: np.ndarray, homogeneous: bool) -> np.ndarray:
+    """F @ [T; 0 0 0 h] @ Finv for stacks F, Finv (n, 4, 4), T (n, 3, 4, B) -> (n, 3, 4, B),
+    h = 1 for a transform, 0 for a derivative (the model's own arithmetic, matmul)."""
+    n, _, _, B = T.shape
+    FT = np.matmul(F[:, :3, :3], T.reshape(n, 3, 4 * B)).reshape(n, 3, 4, B)
+    if homogeneous:
+        FT[:, :, 3] += F[:, :3, 3, None]
+    out = np.matmul(FT.transpose(0, 1, 3, 2), Finv[:, None, :, :])  # (n, 3, B, 4)
+    return out.transpose(0, 1, 3, 2)
+
+
 def _sparse_jacobian(model: KinematicModel, dP: np.ndarray) -> BatchCOO:
     """d residual (active pairs) / d every parameter (B, m, n_params), as its nonzeros:
     the dense matrix is ~90 % zeros and only its blocks are ever read."""
@@ -628,10 +703,24 @@ def _columns(J: BatchCOO, cols: np.ndarray) -> BatchCOO:
     return BatchCOO(J.values[:, on], J.rows[on], new[J.cols[on]], J.n_rows, len(cols))
 
 
-def _instance_forces(model: KinematicModel, lay: LoadLayout, pair_force: np.ndarray) -> np.ndarray:
-    """Force on every copy from its pairs: +f on copy b, -f on copy a (B, n_inst, 3, C)."""
+def _instance_forces(
+    model: KinematicModel,
+    lay: LoadLayout,
+    pair_force: np.ndarray,
+    kernel: ModuleType | None = None,
+) -> np.ndarray:
+    """Force on every copy from its pairs: +f on copy b, -f on copy a (B, n_inst, 3, C)
+    (by `kernel.pair_scatter` when given: the same sums in the same order)."""
     B, _, _, C = pair_force.shape
     out = np.zeros((B, len(model.inst_body), 3, C))
+    if kernel is not None:
+        kernel.pair_scatter(
+            np.ascontiguousarray(pair_force, dtype=float),
+            np.ascontiguousarray(model.pair_a, dtype=np.int64),
+            np.ascontiguousarray(model.pair_b, dtype=np.int64),
+            out,
+        )
+        return out
     scatter_add(out, model.pair_b, pair_force)
     scatter_add(out, model.pair_a, -pair_force)
     return out
@@ -645,6 +734,7 @@ def _structural(
     act_null: np.ndarray,
     applied: tuple[np.ndarray, np.ndarray, np.ndarray],
     element_loads: ElementLoads | None = None,
+    kernel: ModuleType | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Forces in the construction pairs from six equilibrium equations per body.
 
@@ -656,6 +746,7 @@ def _structural(
     moment the chassis puts on the lever through its pivot and the bar, which the
     lever's balance fixes (the pivot carries no moment about its own axis, the
     bar its torque about the shaft axis, the pivot bearings the rest).
+    kernel: the compiled block kernel (`suspension_sim.loads.blocks_kernel`) or None (numpy).
     """
     B = P.shape[0]
     n_b, n_s = len(lay.bodies), len(lay.struct)
@@ -682,20 +773,25 @@ def _structural(
     # each copy, summed per body, then the applied loads.
     forces = np.concatenate([act_force, act_null], axis=3)  # (B, n_act, 3, K)
     K = forces.shape[3]
-    inst_f = np.tensordot(lay.act_incidence, forces, axes=(1, 1))  # (n_inst, B, 3, K)
-    inst_f = np.moveaxis(inst_f, 0, 1)  # (B, n_inst, 3, K)
-    if element_loads is not None:  # the third springs' forces, in every case (not the null columns)
-        inst_f[..., :C] += element_loads.inst_force[..., None]
-    inst_m = _cross(r[:, :, None, :], np.swapaxes(inst_f, 2, 3))  # (B, n_inst, K, 3)
-    w = np.empty((B, n_b, 6, K))
-    w[:, :, :3] = np.moveaxis(np.tensordot(lay.incidence, inst_f, axes=(1, 1)), 0, 1)
-    w[:, :, 3:] = np.swapaxes(
-        np.moveaxis(np.tensordot(lay.incidence, inst_m, axes=(1, 1)), 0, 1), 2, 3
-    )
+    if kernel is not None:  # the same sums, compiled
+        w = np.zeros((B, n_b, 6, K))
+        extra = element_loads.inst_force if element_loads is not None else np.zeros((B, 0, 3))
+        kernel.body_wrenches(
+            forces,
+            np.ascontiguousarray(model.pair_a[lay.act], dtype=np.int64),
+            np.ascontiguousarray(model.pair_b[lay.act], dtype=np.int64),
+            np.ascontiguousarray(lay.inst_body, dtype=np.int64),
+            np.ascontiguousarray(r),
+            np.ascontiguousarray(extra if extra.shape[1] else np.zeros_like(r)),
+            C,
+            w,
+        )
+    else:
+        w = _body_wrenches(lay, r, forces, C, element_loads)
     F_c, cp_c, M_c = applied
     wb = lay.wheel_body
     arm = (cp_c - P[:, lay.body_ref[wb]]) * MOMENT_SCALE  # (B, n_w, 3)
-    mom = np.cross(arm[..., None, :], np.swapaxes(F_c, 2, 3)) + np.swapaxes(M_c, 2, 3) * (
+    mom = _cross(arm[..., None, :], np.swapaxes(F_c, 2, 3)) + np.swapaxes(M_c, 2, 3) * (
         MOMENT_SCALE
     )
     app = np.zeros((B, n_b, 6, C))
@@ -712,16 +808,39 @@ def _structural(
             assert reaction is not None
             reaction[:, k] = about_centre[..., :C] / MOMENT_SCALE
     rows = w.reshape(B, 6 * n_b, K)
-    known, known_null = rows[..., :C], rows[..., C:]
 
-    rhs = -np.concatenate([known, known_null], axis=2)
-    sol = block_lstsq(A, rhs, lay.struct_blocks)
+    rhs = -rows  # the known wrenches of the cases, then of the null directions
+    sol = block_lstsq(A, rhs, lay.struct_blocks, method="numpy" if kernel is None else "compiled")
     f = sol.x[..., :C].reshape(B, n_s, 3, C)
     f_null = sol.x[..., C:].reshape(B, n_s, 3, m)
     # Local freedom: the right null space of A (e.g. two pivots' shared axial force).
     local = np.abs(sol.null_basis).max(axis=2, initial=0.0).reshape(B, n_s, 3).max(axis=2)
     local = local > NULL_TOL
     return f, f_null, local, reaction
+
+
+def _body_wrenches(
+    lay: LoadLayout,
+    r: np.ndarray,
+    forces: np.ndarray,
+    C: int,
+    element_loads: ElementLoads | None,
+) -> np.ndarray:
+    """The wrench on each body (B, n_b, 6, K) from the pair forces (B, n_act, 3, K) on
+    copy b (minus on copy a) and the third springs' forces (first C columns): sum f and
+    sum r x f over its copies (the numpy path of `blocks_kernel.body_wrenches`)."""
+    B, K, n_b = forces.shape[0], forces.shape[3], len(lay.bodies)
+    inst_f = np.tensordot(lay.act_incidence, forces, axes=(1, 1))  # (n_inst, B, 3, K)
+    inst_f = np.moveaxis(inst_f, 0, 1)  # (B, n_inst, 3, K)
+    if element_loads is not None:  # the third springs' forces, in every case (not the null columns)
+        inst_f[..., :C] += element_loads.inst_force[..., None]
+    inst_m = _cross(r[:, :, None, :], np.swapaxes(inst_f, 2, 3))  # (B, n_inst, K, 3)
+    w = np.empty((B, n_b, 6, K))
+    w[:, :, :3] = np.moveaxis(np.tensordot(lay.incidence, inst_f, axes=(1, 1)), 0, 1)
+    w[:, :, 3:] = np.swapaxes(
+        np.moveaxis(np.tensordot(lay.incidence, inst_m, axes=(1, 1)), 0, 1), 2, 3
+    )
+    return w
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -746,7 +865,7 @@ def _wishbone_legs(
     P: np.ndarray,
     pair_force: np.ndarray,
     pair_exact: np.ndarray,
-    basis: np.ndarray,
+    codes: np.ndarray,
 ) -> np.ndarray:
     """Split each wishbone's axial pivot force so both legs carry force along themselves.
 
@@ -754,7 +873,8 @@ def _wishbone_legs(
     other). An A-arm made of two legs that meet at the outer ball joint is two
     two-force members: t is chosen so that each pivot force lies along its leg
     (least squares when the arm carries another joint, e.g. a pushrod mount, and
-    so is in bending). Updates pair_force, pair_exact and basis in place;
+    so is in bending). Updates pair_force, pair_exact and the basis codes
+    (indices into `BASIS_ORDER`) in place;
     returns the leg forces (B, n_arms, 2, C), + = tension.
     """
     B, C = pair_force.shape[0], pair_force.shape[-1]
@@ -765,10 +885,10 @@ def _wishbone_legs(
     a = _unit(pB - pA)
     dA, dB = _unit(pO - pA), _unit(pO - pB)
     fA, fB = pair_force[:, sA], pair_force[:, sB]  # (B, n_a, 3, C): on the arm
-    cA = np.cross(a, dA)[..., None]  # (B, n_a, 3, 1)
-    cB = np.cross(a, dB)[..., None]
-    eA = np.cross(np.swapaxes(fA, 2, 3), dA[:, :, None, :])  # (B, n_a, C, 3)
-    eB = np.cross(np.swapaxes(fB, 2, 3), dB[:, :, None, :])
+    cA = _cross(a, dA)[..., None]  # (B, n_a, 3, 1)
+    cB = _cross(a, dB)[..., None]
+    eA = _cross(np.swapaxes(fA, 2, 3), dA[:, :, None, :])  # (B, n_a, C, 3)
+    eB = _cross(np.swapaxes(fB, 2, 3), dB[:, :, None, :])
     num = np.einsum("bacj,baj->bac", eA, cA[..., 0]) - np.einsum("bacj,baj->bac", eB, cB[..., 0])
     den = (cA[..., 0] ** 2).sum(-1) + (cB[..., 0] ** 2).sum(-1)
     tt = -num / den[..., None]  # (B, n_a, C)
@@ -776,8 +896,8 @@ def _wishbone_legs(
     fB = fB - a[..., None] * tt[:, :, None, :]
     pair_force[:, sA], pair_force[:, sB] = fA, fB
     off = np.linalg.norm(
-        np.cross(np.swapaxes(fA, 2, 3), dA[:, :, None, :]), axis=-1
-    ) + np.linalg.norm(np.cross(np.swapaxes(fB, 2, 3), dB[:, :, None, :]), axis=-1)
+        _cross(np.swapaxes(fA, 2, 3), dA[:, :, None, :]), axis=-1
+    ) + np.linalg.norm(_cross(np.swapaxes(fB, 2, 3), dB[:, :, None, :]), axis=-1)
     size = np.linalg.norm(fA, axis=2) + np.linalg.norm(fB, axis=2) + 1e-9
     along = (off <= 1e-6 * size).all(axis=2)  # (B, n_a): legs carry pure axial forces
     # Leg force, + = tension: the chassis pulls the pivot end away from the ball joint.
@@ -787,9 +907,11 @@ def _wishbone_legs(
     for s in (sA, sB):
         # Exact under the legs model when both legs are pure two-force members
         # and nothing upstream is indeterminate.
-        upstream = basis[:, s] == MIN_NORM
+        upstream = codes[:, s] == _CODE[MIN_NORM]
         ok = along & ~upstream
-        basis[:, s] = np.where(ok, LEGS, np.where(upstream, MIN_NORM, LEGS_BENDING))
+        codes[:, s] = np.where(
+            ok, _CODE[LEGS], np.where(upstream, _CODE[MIN_NORM], _CODE[LEGS_BENDING])
+        )
         pair_exact[:, s] = ok
     return axial
 
@@ -807,6 +929,7 @@ def _jacking(
     Q: np.ndarray,
     F_w: np.ndarray,
     R: np.ndarray,
+    method: Method = "auto",
 ) -> np.ndarray:
     """Jacking force per wheel and case (N): the vertical load at the contact patch
     that the springs do not carry, Fz - Q . dq_i with dq_i the motion that lifts
@@ -836,7 +959,7 @@ def _jacking(
     )
     rhs = np.zeros((B, m + n_w, n_w))
     rhs[:, m + np.arange(n_w), np.arange(n_w)] = 1.0
-    dq = block_lstsq(K, rhs, lay.jacking_blocks).x  # (B, len(keep), n_w)
+    dq = block_lstsq(K, rhs, lay.jacking_blocks, method=method).x  # (B, len(keep), n_w)
     miss = np.linalg.norm(K.matmul(dq) - rhs, axis=1) > 1e-6  # (B, n_w)
     work = np.swapaxes(dq, 1, 2) @ Q[:, keep]  # springs' share of wheel w's vertical load
     jack = F_w[:, :, 2, :] - work
