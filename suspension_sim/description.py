@@ -21,7 +21,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from suspension_sim.errors import WorkbookError
-from suspension_sim.tolerances import AXLE_GAP_MM, SAME_AXLE_X_MM
+from suspension_sim.tolerances import (
+    AXLE_GAP_MM,
+    BAR_AXIS_MM,
+    SAME_AXLE_X_MM,
+)
 
 CHASSIS = "Chassis"
 """Name of the body that is the chassis (the sprung mass)."""
@@ -200,14 +204,6 @@ class AntiRollBar:
 
 
 _Vec = Sequence[float] | np.ndarray
-
-BAR_AXIS_MM = 0.01
-"""A U-bar arm's chassis points may lie this far (mm) from the bar axis line: the arm
-turns about the line through its own two chassis points, which then leans from the bar
-axis by at most this over their spacing (twist error of that order, negligible)."""
-TBAR_SQUARE_DEG = 0.1
-"""A T-bar's shaft axis must be perpendicular to its pivot axis within this (deg); the
-model then makes it exactly perpendicular (docs/model.md, "Anti-roll bars")."""
 
 
 def line_offset(p: _Vec, a: _Vec, b: _Vec) -> float:

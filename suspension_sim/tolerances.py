@@ -136,3 +136,10 @@ least-squares point: redundant joints that bind cannot close further."""
 STATIONARY_GAIN = 1e-6
 """A step whose predicted reduction of the squared residual is below this share of it
 also marks a least-squares point (round-off decides the rest)."""
+BAR_AXIS_MM = 0.01
+"""A U-bar arm's chassis points may lie this far (mm) from the bar axis line: the arm
+turns about the line through its own two chassis points, which then leans from the bar
+axis by at most this over their spacing (twist error of that order, negligible)."""
+TBAR_SQUARE_DEG = 0.1
+"""A T-bar's shaft axis must be perpendicular to its pivot axis within this (deg); the
+model then makes it exactly perpendicular (docs/model.md, "Anti-roll bars")."""

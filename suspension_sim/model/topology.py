@@ -37,7 +37,6 @@ import numpy as np
 
 from suspension_sim.description import (
     CHASSIS,
-    TBAR_SQUARE_DEG,
     AntiRollBar,
     Car,
     t_bar_axes,
@@ -45,7 +44,7 @@ from suspension_sim.description import (
 )
 from suspension_sim.errors import ModelError
 from suspension_sim.model.screws import JointSpec, frame_from_axis, transform
-from suspension_sim.tolerances import AXIS_ALONG_Y_MIN, COINCIDENT_MM, ON_LINE_MM
+from suspension_sim.tolerances import AXIS_ALONG_Y_MIN, COINCIDENT_MM, ON_LINE_MM, TBAR_SQUARE_DEG
 
 SIGNATURES: dict[str, tuple[JointSpec, ...]] = {
     "fixed": (),

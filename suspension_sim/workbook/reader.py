@@ -24,7 +24,6 @@ from suspension_sim import units
 from suspension_sim.description import (
     ANTI_ROLL_BAR_KINDS,
     CHASSIS,
-    TBAR_SQUARE_DEG,
     AntiRollBar,
     Body,
     Car,
@@ -39,7 +38,12 @@ from suspension_sim.description import (
     u_bar_arm_fault,
 )
 from suspension_sim.names import did_you_mean
-from suspension_sim.tolerances import LIMIT_SLACK_MM, MAX_COORDINATE_MM, SAME_PLACE_MM
+from suspension_sim.tolerances import (
+    LIMIT_SLACK_MM,
+    MAX_COORDINATE_MM,
+    SAME_PLACE_MM,
+    TBAR_SQUARE_DEG,
+)
 from suspension_sim.workbook import mirror
 from suspension_sim.workbook.cells import (
     Book,
