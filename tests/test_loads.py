@@ -556,3 +556,31 @@ def test_the_chassis_pickups_balance_force_and_moment(path: Path) -> None:
     chassis = table[table.body == "Chassis"][["Fx_N", "Fy_N", "Fz_N"]].to_numpy(float)
     assert np.abs(chassis.sum(axis=0) - force).max() < 1e-6
     assert np.abs(got_moment - moment).max() < 1e-9 * np.abs(moment).max()
+
+
+@pytest.mark.parametrize("numpy_blocks", [True, False])
+def test_leg_labels_do_not_depend_on_the_other_cases(
+    numpy_blocks: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether a wishbone's legs are pure two-force members is judged per loaded case:
+    an arm that another case leaves unloaded (round-off forces only) keeps the label it
+    gets when its own case is solved alone (numpy blocks, and whatever auto picks)."""
+    from suspension_sim.loads import blocks
+
+    if numpy_blocks:
+        monkeypatch.setattr(blocks, "use_compiled", lambda poses=0: False)
+    model = suspension_sim.load(ROOT / "workbooks" / "fsae_car_arb.xlsx")
+    rng = np.random.default_rng(1)  # a state where the old rule flipped the label
+    shocks, rack = rng.uniform(-15, 15, (200, 4)), rng.uniform(-10, 10, 200)
+    batch = model.solve_batch(shocks, rack, None, method="numpy")
+    pose = batch.pose(0)
+    a = LoadCase("a", {"FL": WheelLoad((300.0, -800.0, 1500.0)), "RR": WheelLoad((0, -400, 700))})
+    b = LoadCase("b", {"RL": WheelLoad((-900.0, 200.0, 1100.0))})
+
+    def legs(cases: list[LoadCase]) -> list[tuple[str, bool]]:
+        m = solve_loads(pose, cases).members()
+        rows = m[(m["case"] == "b") & m["member"].astype(str).str.startswith("RL_LCA")]
+        return sorted(zip(rows["member"].astype(str), rows["determinate"], strict=True))
+
+    assert legs([b]) == legs([a, b])
+    assert all(exact for _, exact in legs([b]))  # RL_LCA: two two-force legs here

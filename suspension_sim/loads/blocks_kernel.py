@@ -15,6 +15,12 @@ Per block (rows scaled to unit norm, as in the numpy path):
   As ``sigma_min >= 1/|R^-1|_F`` and ``sigma_max <= |R|_F``, the SVD would then
   keep every singular value, so the least-squares (tall) or minimum-norm
   (wide, null space = the last columns of the full Q) answer is the SVD's;
+* otherwise, tall or square, one null direction: Householder QR with column
+  pivoting, accepted when ``|R_nn| <= cert tol |R_11|`` (so s_n <= tol s_max: the
+  SVD drops it) and ``|R|_F |R11^-1|_F < cert / tol`` (it keeps the others); the
+  null vector from R, the minimum-norm answer the basic solution less its part
+  along it (`_rank_one_short`; the rank-5 body blocks of a car's wishbones,
+  ~4x cheaper than the SVD);
 * otherwise (rank-deficient, or too close to tell) a one-sided Jacobi SVD
   (Hestenes), singular values sorted descending like LAPACK's, the same rank
   rule as the numpy path (``s > tol * s_max``, at most min(r, c) kept).
@@ -149,6 +155,136 @@ def _certified(H: np.ndarray, n: int, Rinv: np.ndarray, limit: float) -> bool:  
 
 
 @njit()
+def _pivoted_qr(
+    H: np.ndarray, m: int, n: int, beta: np.ndarray, piv: np.ndarray
+) -> bool:  # pragma: no cover - compiled
+    """`_householder` with column pivoting (the largest remaining column first; piv[k]:
+    the original column in place k). False when the block is zero."""
+    for j in range(n):
+        piv[j] = j
+    for k in range(n):
+        best = -1.0
+        p = k
+        for j in range(k, n):
+            norm2 = 0.0
+            for i in range(k, m):
+                norm2 += H[j, i] * H[j, i]
+            if norm2 > best:
+                best = norm2
+                p = j
+        if p != k:
+            for i in range(m):
+                t = H[k, i]
+                H[k, i] = H[p, i]
+                H[p, i] = t
+            t2 = piv[k]
+            piv[k] = piv[p]
+            piv[p] = t2
+        alpha = H[k, k]
+        if best == 0.0:
+            if k == 0:
+                return False
+            beta[k] = 0.0
+            continue
+        rkk = -np.sqrt(best) if alpha >= 0.0 else np.sqrt(best)
+        v0 = alpha - rkk
+        for i in range(k + 1, m):
+            H[k, i] /= v0
+        beta[k] = -v0 / rkk
+        H[k, k] = rkk
+        for j in range(k + 1, n):
+            s = H[j, k]
+            for i in range(k + 1, m):
+                s += H[k, i] * H[j, i]
+            s *= beta[k]
+            H[j, k] -= s
+            for i in range(k + 1, m):
+                H[j, i] -= s * H[k, i]
+    return True
+
+
+@njit()
+def _rank_one_short(
+    H: np.ndarray, n: int, Rinv: np.ndarray, tol: float, cert: float
+) -> bool:  # pragma: no cover - compiled
+    """True when the pivoted R (n, n) of `_pivoted_qr` certifies rank n - 1 under the SVD's
+    rule (s > tol s_max): s_n <= |R_nn| <= cert tol |R_11| <= cert tol s_max drops the last
+    singular value, and s_(n-1) >= 1 / |R11^-1|_F > tol |R|_F / cert >= tol s_max / cert keeps
+    the others (R11 the leading (n-1) block). Fills Rinv[:n-1, :n-1] with R11^-1."""
+    if not abs(H[n - 1, n - 1]) <= cert * tol * abs(H[0, 0]):
+        return False
+    normR = 0.0
+    for j in range(n):
+        for i in range(j + 1):
+            normR += H[j, i] * H[j, i]
+    for j in range(n - 1):
+        if H[j, j] == 0.0:
+            return False
+    normI = 0.0
+    for j in range(n - 1):  # column j of R11^-1 by back substitution on e_j
+        for i in range(n - 2, -1, -1):
+            if i > j:
+                Rinv[i, j] = 0.0
+                continue
+            acc = 1.0 if i == j else 0.0
+            for k in range(i + 1, j + 1):
+                acc -= H[k, i] * Rinv[k, j]
+            v = acc / H[i, i]
+            Rinv[i, j] = v
+            normI += v * v
+    return bool(np.sqrt(normR * normI) < cert / tol)
+
+
+@njit()
+def _null_and_solve(
+    H: np.ndarray,
+    m: int,
+    n: int,
+    beta: np.ndarray,
+    piv: np.ndarray,
+    Rinv: np.ndarray,
+    Yt: np.ndarray,
+    K: int,
+    Z: np.ndarray,
+    xb: np.ndarray,
+    v: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """From `_pivoted_qr` and `_rank_one_short` (rank n - 1, R_nn taken as zero): the unit
+    null vector v[:n] = P [-R11^-1 r12; 1] / norm and the minimum-norm least-squares
+    answers xb[j, :n] of the right-hand sides Yt[j, :m] (j < K): the basic solution
+    P [R11^-1 (Q^T y)[:n-1]; 0] less its component along v (the pseudo-inverse of the
+    rank n - 1 matrix, so the SVD's answer to rounding)."""
+    norm2 = 1.0
+    for i in range(n - 1):
+        acc = 0.0
+        for k in range(i, n - 1):
+            acc -= Rinv[i, k] * H[n - 1, k]
+        Z[0, i] = acc
+        norm2 += acc * acc
+    Z[0, n - 1] = 1.0
+    inv = 1.0 / np.sqrt(norm2)
+    for i in range(n):
+        v[piv[i]] = Z[0, i] * inv
+    for j in range(K):
+        for i in range(m):
+            Z[j, i] = Yt[j, i]
+    _reflect(H, m, n, beta, Z, K, True)
+    for j in range(K):
+        for i in range(n):
+            xb[j, i] = 0.0
+        for i in range(n - 1):
+            acc = 0.0
+            for k in range(i, n - 1):
+                acc += Rinv[i, k] * Z[j, k]
+            xb[j, piv[i]] = acc
+        dot = 0.0
+        for i in range(n):
+            dot += v[i] * xb[j, i]
+        for i in range(n):
+            xb[j, i] -= dot * v[i]
+
+
+@njit()
 def _jacobi(W: np.ndarray, V: np.ndarray, r: int, c: int) -> None:  # pragma: no cover
     """One-sided Jacobi on the columns W[j, :r] (j < c) of a block; V[j, :c] (start:
     identity) accumulates the rotations, so that A v_j = w_j. A column whose norm is
@@ -234,6 +370,7 @@ def solve_group(  # pragma: no cover - compiled
     xb = np.empty((K, c))
     s = np.empty(c)
     scale = np.empty(r)
+    piv = np.empty(c, dtype=np.int64)
     failed = 0
     limit = cert / tol
     for b in range(B):
@@ -330,6 +467,16 @@ def solve_group(  # pragma: no cover - compiled
                         free[b, g, p] = True
                         for i in range(c):
                             V[b, g, i, p] = Z[p, i]
+                    solved = True
+            if not solved and r >= c >= 2:  # one null direction: pivoted QR, certified
+                for j in range(c):
+                    for i in range(r):
+                        H[j, i] = At[j, i]
+                if _pivoted_qr(H, r, c, beta, piv) and _rank_one_short(H, c, Rinv, tol, cert):
+                    _null_and_solve(H, r, c, beta, piv, Rinv, Yt, K, Z, xb, s)
+                    free[b, g, c - 1] = True
+                    for i in range(c):
+                        V[b, g, i, c - 1] = s[i]
                     solved = True
             if not solved:  # rank-deficient or not certified: Jacobi SVD
                 for j in range(c):

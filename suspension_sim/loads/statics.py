@@ -68,6 +68,9 @@ NULL_TOL = 1e-7
 """A force with a null-space component above this (relative) is not determined by statics."""
 UNBALANCED_TOL = 1e-6
 """Relative equilibrium residual above which a load case cannot be held by the mechanism."""
+LEG_FLOOR_N = 1e-6
+"""Sideways force (N) on a wishbone leg below which it counts as a two-force member
+whatever its load (round-off of an unloaded arm)."""
 MOMENT_SCALE = 1e-3
 """Moment rows of the body equations in N m instead of N mm (conditioning only)."""
 
@@ -438,8 +441,13 @@ def _statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None
         Q = Q + known.Q[..., None]
 
     # -- multipliers: J_x^T lambda = -Q_x (min-norm; null space = redundant joints) ----
-    sol = block_lstsq(JxT, -Q[:, lay.x], lay.lambda_blocks, method=method)
-    lam = sol.x  # (B, m, C)
+    # The same solve also takes the jacking's right-hand sides (`_jacking_setup`).
+    jack_setup = _jacking_setup(model, lay, dcp, slots, R, Q_tyre[:, lay.x], known is not None)
+    rhs = -Q[:, lay.x]
+    if jack_setup is not None:
+        rhs = np.concatenate([rhs, jack_setup[0]], axis=2)
+    sol = block_lstsq(JxT, rhs, lay.lambda_blocks, method=method)
+    lam = sol.x[..., :C]  # (B, m, C)
     unbalanced = np.linalg.norm(JxT.matmul(lam) + Q[:, lay.x], axis=1)
     if np.any(unbalanced > UNBALANCED_TOL * np.maximum(np.linalg.norm(Q[:, lay.x], axis=1), 1.0)):
         raise ModelError(
@@ -495,7 +503,11 @@ def _statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None
         inst_force[:, lay.rack_inst].sum(axis=1) if len(lay.rack_inst) else (np.zeros((B, 3, C)))
     )
 
-    jacking = _jacking(model, lay, J, dcp, slots, Q_tyre, F_w, R, method)
+    jacking = None
+    if jack_setup is not None and JxT.n_rows == JxT.n_cols and determinate.all():
+        jacking = _jacking_work(lay, JuT, jack_setup[1], sol.x[..., C:], Q_tyre, lam, F_w, known)
+    if jacking is None:
+        jacking = _jacking(model, lay, J, dcp, slots, Q_tyre, F_w, R, method)
     if known is not None:
         rack_mount = rack_mount + known.inst_force[:, lay.rack_inst].sum(axis=1)[..., None]
     return Statics(
@@ -898,8 +910,10 @@ def _wishbone_legs(
     off = np.linalg.norm(
         _cross(np.swapaxes(fA, 2, 3), dA[:, :, None, :]), axis=-1
     ) + np.linalg.norm(_cross(np.swapaxes(fB, 2, 3), dB[:, :, None, :]), axis=-1)
-    size = np.linalg.norm(fA, axis=2) + np.linalg.norm(fB, axis=2) + 1e-9
-    along = (off <= 1e-6 * size).all(axis=2)  # (B, n_a): legs carry pure axial forces
+    size = np.linalg.norm(fA, axis=2) + np.linalg.norm(fB, axis=2)
+    # Legs carry pure axial forces in every case; LEG_FLOOR_N keeps an unloaded arm
+    # (round-off only) from counting as bent, whatever the other cases load.
+    along = (off <= 1e-6 * size + LEG_FLOOR_N).all(axis=2)  # (B, n_a)
     # Leg force, + = tension: the chassis pulls the pivot end away from the ball joint.
     axial = np.stack(
         [np.einsum("baic,bai->bac", fA, -dA), np.einsum("baic,bai->bac", fB, -dB)], axis=2
@@ -918,6 +932,74 @@ def _wishbone_legs(
 
 def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+JACKING_COND = 1e8
+"""The dampers x wheels system of `_jacking_work` is solved only below this condition
+number (else the full jacking solve, `_jacking`, which also finds wheels it cannot lift)."""
+
+
+def _jacking_setup(
+    model: KinematicModel,
+    lay: LoadLayout,
+    dcp: np.ndarray,
+    slots: np.ndarray,
+    R: np.ndarray,
+    Qt_x: np.ndarray,
+    elements: bool,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Right-hand sides the multipliers' solve also takes for the jacking (`_jacking_work`),
+    or None when the short path does not apply (the dampers are not one per wheel):
+    [-Q_x of the tyres alone (with force elements only), V_x^T] (B, n_x, ...) and V_d (B,
+    n_w, n_d), with V (B, n_w, n_params) the contact patches' heights per parameter."""
+    n_w, n_d = dcp.shape[1], len(model.damper_names)
+    if n_w == 0 or n_d != n_w or len(lay.x) != len(model.active_pairs) * 3:
+        return None
+    B = dcp.shape[0]
+    up = R[:, 2, :]  # world +Z in chassis axes, (B, 3)
+    vert = np.einsum("bwki,bi->bwk", dcp, up)  # (B, n_w, kmax)
+    w_of, k_of = np.nonzero(slots >= 0)
+    V = np.zeros((B, n_w, model.n_params))
+    V[:, w_of, slots[w_of, k_of]] = vert[:, w_of, k_of]  # a wheel's parameters are distinct
+    if model.topology.rack_param is not None:
+        V[:, :, model.topology.rack_param] = 0.0  # the rack is held (not a jacking parameter)
+    extra = np.swapaxes(V[:, :, lay.x], 1, 2)  # (B, n_x, n_w)
+    if elements:
+        extra = np.concatenate([-Qt_x, extra], axis=2)
+    return extra, V[:, :, lay.u[:n_d]]
+
+
+def _jacking_work(
+    lay: LoadLayout,
+    JuT: BatchCOO,
+    V_d: np.ndarray,
+    extra: np.ndarray,
+    Q_tyre: np.ndarray,
+    lam: np.ndarray,
+    F_w: np.ndarray,
+    known: ElementLoads | None,
+) -> np.ndarray | None:
+    """The jacking forces (B, n_w, C) of `_jacking` from the multipliers' solve, or None
+    (use `_jacking`): with K = [J_x J_d; V_x V_d] (constraints and patch heights, the
+    rack held) the springs' share of wheel w's load is z_w in K^T [lambda'; z] = Q_keep
+    (the tyres' Q). With J_x^T Y = V_x^T and J_x^T lambda_t = -Q_x (both solved with the
+    multipliers), z = S^-1 (Q_d + J_d^T lambda_t), S = V_d^T - J_d^T Y: dampers x wheels,
+    solved when well conditioned. extra: the extra columns of that solve (B, m, ...)."""
+    n_w = V_d.shape[1]
+    C = lam.shape[-1]
+    n_d = V_d.shape[2]
+    if known is not None:
+        lam_t, Y = extra[..., :C], extra[..., C:]
+    else:
+        lam_t, Y = lam, extra
+    both = JuT.matmul(np.concatenate([lam_t, Y], axis=2))  # (B, n_u, C + n_w)
+    S = np.swapaxes(V_d, 1, 2) - both[:, :n_d, C:]  # (B, n_d, n_w)
+    rhs = Q_tyre[:, lay.u[:n_d]] + both[:, :n_d, :C]  # (B, n_d, C)
+    if not np.all(np.isfinite(S)) or not np.all(np.linalg.cond(S) < JACKING_COND):
+        return None
+    work = np.linalg.solve(S, rhs)  # (B, n_w, C)
+    assert work.shape[1] == n_w
+    return F_w[:, :, 2, :] - work
 
 
 def _jacking(
