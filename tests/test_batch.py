@@ -157,6 +157,21 @@ def test_compiled_equals_numpy_reference(model: Model) -> None:
     assert np.allclose(np.max(np.abs(r), axis=0), fast.max_residual_mm[both], atol=1e-12)
 
 
+def test_compiled_log_with_a_jump_and_quantised_strokes_matches_numpy(model: Model) -> None:
+    # Smooth stretches (extrapolated predictions), a jump in the middle and quantised
+    # strokes (first-order predictions): both paths must land on the same poses.
+    states = log_path(model, 60)
+    states["shocks"][30:] = states["shocks"][30:][::-1]
+    states["shocks"][45:] = np.round(states["shocks"][45:] / 0.2) * 0.2
+    engine.compile_kernel()
+    fast = model.solve_batch(**states, method="compiled")  # type: ignore[arg-type]
+    ref = model.solve_batch(**states, method="numpy")  # type: ignore[arg-type]
+    assert fast.converged.all() and ref.converged.all()
+    assert np.max(np.abs(fast.points - ref.points)) < SAME_MM
+    r = model.residuals(fast.params.T)
+    assert np.allclose(np.max(np.abs(r), axis=0), fast.max_residual_mm, atol=1e-12)
+
+
 @pytest.fixture(scope="module")
 def car() -> Model:
     return suspension_sim.load(Path(__file__).parents[1] / "workbooks" / "fsae_car.xlsx")
