@@ -17,7 +17,7 @@ import pandas as pd
 
 from suspension_sim.description import CHASSIS, wheel_layout
 from suspension_sim.errors import InputError
-from suspension_sim.loads.blocks import load_if_cached
+from suspension_sim.loads.blocks import compile_blocks, load_if_cached
 from suspension_sim.loads.cases import LoadCase
 from suspension_sim.loads.elements import T_BAR, THIRD
 from suspension_sim.loads.statics import (
@@ -65,6 +65,13 @@ ELEMENT_COLUMNS: tuple[str, ...] = (
 """Columns of `LoadResult.elements` (a sweep adds ``step`` first)."""
 RACK_MOUNTS = "(rack mounts)"
 """Point name of the rack assembly's total force on the chassis."""
+
+
+COMPILE_WITH_SOLVER_POSES = 20
+"""A sweep of at least this many poses, in a process where the compiled solver is
+loaded, compiles the compiled block kernel when it is not on disk yet (once per user,
+~10-20 s; later processes load it): a sweep solved by the compiled kernel then does
+not get its loads from the slower numpy path."""
 
 
 @dataclass(frozen=True)
@@ -156,7 +163,11 @@ def sweep_loads(
 
 
 def _result(poses: list[Pose], cases: list[LoadCase], sweep: np.ndarray | None) -> LoadResult:
-    load_if_cached()  # the compiled block kernel whenever its code is on disk (no compile)
+    if not load_if_cached() and len(poses) >= COMPILE_WITH_SOLVER_POSES:
+        from suspension_sim.solve import engine
+
+        if engine.kernel_compiled():  # the compiled solver is in use: once per user
+            compile_blocks()
     st = statics(poses, cases)
     model = poses[0].model
     lay = load_layout(model)
