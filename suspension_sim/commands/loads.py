@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from suspension_sim.commands.solve import add_pose_arguments, parse_shocks
+from suspension_sim.commands.solve import add_pose_arguments, solve_pose
 from suspension_sim.errors import InputError
 
 PARAMETER_OPTIONS = {"path": "--out", "mass_kg": "--mass", "front_weight": "--front-weight"}
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from suspension_sim.loads import car_cases, solve_loads
     from suspension_sim.loads.sheet import load_cases_sheet
     from suspension_sim.names import did_you_mean
-    from suspension_sim.outputs.tables import check_table_path, write_table
+    from suspension_sim.outputs.tables import check_table_path
 
     if args.out:
         check_table_path(
@@ -149,14 +149,7 @@ def run(args: argparse.Namespace) -> int:
         cases = [c for c in cases if c.name in args.case]
     if args.sweep is not None:
         return _run_sweep(args, model, cases)
-    pose = model.solve(
-        shocks=parse_shocks(args.shocks),
-        rack=args.rack,
-        chassis=tuple(args.chassis),
-        tolerance=args.tolerance,
-        on_failure="return",
-    )
-    print(f"{model.car.name}: {pose.info.summary()}")
+    pose = solve_pose(model, args)
     if not pose.converged:
         print(f"error: {pose.failure}", file=sys.stderr)
         print("no loads: the pose did not close", file=sys.stderr)
@@ -172,15 +165,7 @@ def run(args: argparse.Namespace) -> int:
     for line in summary_lines(result):
         print(line)
     if args.out:
-        path = write_table(
-            result.table,
-            args.out,
-            option="--out",
-            protect=args.workbook,
-            force=args.force,
-            sheet_name="Loads",
-        )
-        print(f"wrote {path}")
+        _write(result, args)
     if args.chart:
         from suspension_sim.loads.charts import member_force_figure
         from suspension_sim.outputs.plots import save_figure
@@ -228,7 +213,6 @@ def _check_sweep_options(args: argparse.Namespace) -> None:
 def _run_sweep(args: argparse.Namespace, model: Any, cases: list[Any]) -> int:
     """Loads at every solved step of a motion: one table with a step column (N, world)."""
     from suspension_sim.loads import sweep_loads
-    from suspension_sim.outputs.tables import write_table
     from suspension_sim.sweeps.run import run_sweep
     from suspension_sim.sweeps.standard import choose_sweep
 
@@ -269,17 +253,24 @@ def _run_sweep(args: argparse.Namespace, model: Any, cases: list[Any]) -> int:
                 f"{int(top['step'])} (+ = tension)"
             )
     if args.out:
-        path = write_table(
-            result.table,
-            args.out,
-            option="--out",
-            protect=args.workbook,
-            force=args.force,
-            sheet_name="Loads",
-        )
-        print(f"wrote {path} ({len(result.table)} rows)")
+        _write(result, args)
     print(sweep.summary())
     return 0 if sweep.ok else 3
+
+
+def _write(result: Any, args: argparse.Namespace) -> None:
+    """Write the load table to --out (never over the workbook)."""
+    from suspension_sim.outputs.tables import write_table
+
+    path = write_table(
+        result.table,
+        args.out,
+        option="--out",
+        protect=args.workbook,
+        force=args.force,
+        sheet_name="Loads",
+    )
+    print(f"wrote {path} ({len(result.table)} rows)")
 
 
 def _check_image(path: str, workbook: str) -> None:

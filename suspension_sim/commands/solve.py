@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -97,6 +98,20 @@ def pose_summary(pose: object) -> list[str]:
     return format_design_sheet(sheet, title).splitlines()
 
 
+def solve_pose(model: Any, args: argparse.Namespace) -> Any:
+    """The pose the pose options ask for (`add_pose_arguments`), returned even when it
+    does not close (check `pose.converged`); prints the convergence summary line."""
+    pose = model.solve(
+        shocks=parse_shocks(args.shocks),
+        rack=args.rack,
+        chassis=tuple(args.chassis),
+        tolerance=args.tolerance,
+        on_failure="return",
+    )
+    print(f"{model.car.name}: {pose.info.summary()}")
+    return pose
+
+
 def run(args: argparse.Namespace) -> int:
     from suspension_sim import load
     from suspension_sim.outputs.tables import check_table_path, write_table
@@ -105,17 +120,9 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         check_table_path(args.out, option="--out", protect=args.workbook, force=args.force)
     model = load(args.workbook)
-    shocks = parse_shocks(args.shocks)
     if args.tolerance is not None and not (args.tolerance > 0):
         raise InputError("must be positive", where="--tolerance")
-    pose = model.solve(
-        shocks=shocks,
-        rack=args.rack,
-        chassis=tuple(args.chassis),
-        tolerance=args.tolerance,
-        on_failure="return",
-    )
-    print(f"{model.car.name}: {pose.info.summary()}")
+    pose = solve_pose(model, args)
     strokes = ", ".join(f"{k} {v:g}" for k, v in pose.shocks.items()) or "(no dampers)"
     print(f"inputs: strokes [mm] {strokes}; rack {pose.rack:g} mm; chassis {pose.chassis}")
     near = near_limits(pose) if pose.converged else []

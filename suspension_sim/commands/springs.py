@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from suspension_sim.commands.solve import add_pose_arguments, parse_shocks
+from suspension_sim.commands.solve import add_pose_arguments, solve_pose
 from suspension_sim.errors import InputError, SuspensionSimError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -524,14 +524,7 @@ def run(args: argparse.Namespace) -> int:
     corner = parse_corner_weights(args.corner_weights, wheels) if args.corner_weights else None
     cg = cg_from_options(model, args.front_weight, args.cg_height) if args.mass else None
 
-    pose = model.solve(
-        shocks=parse_shocks(args.shocks),
-        rack=args.rack,
-        chassis=tuple(args.chassis),
-        tolerance=args.tolerance,
-        on_failure="return",
-    )
-    print(f"{model.car.name}: {pose.info.summary()}")
+    pose = solve_pose(model, args)
     if not pose.converged:
         print(f"error: {pose.failure}")
         print("no wheel rates: the pose did not close")
