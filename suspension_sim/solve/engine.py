@@ -687,6 +687,17 @@ class KernelSession:
         return int(st), int(its), float(res), q, pred
 
 
+def _call_entry(entry: list[Any], disp: Any, args: tuple[Any, ...]) -> None:
+    """Call a kernel function through its compiled entry point (no numba dispatch,
+    which costs ~100 us typing the tables' tuple); the first call goes through the
+    dispatcher and keeps the entry point in `entry` (one per kept work arrays)."""
+    if entry:
+        entry[0](*args)
+        return
+    disp(*args)
+    entry.append(disp.overloads[tuple(disp.typeof_pyval(a) for a in args)].entry_point)
+
+
 def chassis_points_compiled(model: KinematicModel, params: np.ndarray) -> np.ndarray:
     """Chassis-frame positions of every point copy, (N, n_inst, 3) mm, for parameter rows
     params (N, n_params), by the compiled kernel (the numpy reference is
@@ -709,13 +720,7 @@ def chassis_points_compiled(model: KinematicModel, params: np.ndarray) -> np.nda
     Q = np.ascontiguousarray(params, dtype=float)
     if lock.acquire(blocking=False):  # the kept work arrays, one thread at a time
         try:
-            args = (Q, tab.arrays, W, parts, insts, out)
-            if entry:  # the compiled entry point: no dispatch (typing the tables' tuple)
-                entry[0](*args)
-            else:
-                disp = k.chassis_points
-                disp(*args)
-                entry.append(disp.overloads[tuple(disp.typeof_pyval(a) for a in args)].entry_point)
+            _call_entry(entry, k.chassis_points, (Q, tab.arrays, W, parts, insts, out))
         finally:
             lock.release()
     else:
@@ -751,13 +756,7 @@ def body_spread_compiled(model: KinematicModel, Q: np.ndarray) -> np.ndarray:
     Q = np.ascontiguousarray(Q, dtype=float)
     if lock.acquire(blocking=False):
         try:
-            args = (Q, tab.arrays, W, parts, insts, body, out)
-            if entry:
-                entry[0](*args)
-            else:
-                disp = k.body_spread
-                disp(*args)
-                entry.append(disp.overloads[tuple(disp.typeof_pyval(a) for a in args)].entry_point)
+            _call_entry(entry, k.body_spread, (Q, tab.arrays, W, parts, insts, body, out))
         finally:
             lock.release()
     else:

@@ -98,6 +98,30 @@ in `solve_bordered`; past them its steps are plain chord steps."""
 
 
 @njit
+def turn(A, i, a0, a1, a2, th):
+    """A[i, :, :3] <- A[i, :, :3] @ exp([a] th): Rodrigues' rotation about the unit
+    axis a by th (rad), I + sin th [a] + (1 - cos th) [a]^2."""
+    s = np.sin(th)
+    c1 = 1.0 - np.cos(th)
+    e00 = 1.0 + c1 * (a0 * a0 - 1.0)
+    e11 = 1.0 + c1 * (a1 * a1 - 1.0)
+    e22 = 1.0 + c1 * (a2 * a2 - 1.0)
+    e01 = -s * a2 + c1 * a0 * a1
+    e10 = s * a2 + c1 * a0 * a1
+    e02 = s * a1 + c1 * a0 * a2
+    e20 = -s * a1 + c1 * a0 * a2
+    e12 = -s * a0 + c1 * a1 * a2
+    e21 = s * a0 + c1 * a1 * a2
+    for r in range(3):
+        x0 = A[i, r, 0]
+        x1 = A[i, r, 1]
+        x2 = A[i, r, 2]
+        A[i, r, 0] = x0 * e00 + x1 * e10 + x2 * e20
+        A[i, r, 1] = x0 * e01 + x1 * e11 + x2 * e21
+        A[i, r, 2] = x0 * e02 + x1 * e12 + x2 * e22
+
+
+@njit
 def eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o):
     """Chassis-frame transform A = F T(q) (3x4) and joint screws of the given parts."""
     for idx in range(parts.shape[0]):
@@ -117,24 +141,7 @@ def eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o):
                 for r in range(3):
                     A[i, r, 3] += tw_w[i, j, r] * th
             else:  # revolute: A[:, :3] <- A[:, :3] @ (I + s [a] + (1 - c) [a]^2)
-                s = np.sin(th)
-                c1 = 1.0 - np.cos(th)
-                e00 = 1.0 + c1 * (a0 * a0 - 1.0)
-                e11 = 1.0 + c1 * (a1 * a1 - 1.0)
-                e22 = 1.0 + c1 * (a2 * a2 - 1.0)
-                e01 = -s * a2 + c1 * a0 * a1
-                e10 = s * a2 + c1 * a0 * a1
-                e02 = s * a1 + c1 * a0 * a2
-                e20 = -s * a1 + c1 * a0 * a2
-                e12 = -s * a0 + c1 * a1 * a2
-                e21 = s * a0 + c1 * a1 * a2
-                for r in range(3):
-                    x0 = A[i, r, 0]
-                    x1 = A[i, r, 1]
-                    x2 = A[i, r, 2]
-                    A[i, r, 0] = x0 * e00 + x1 * e10 + x2 * e20
-                    A[i, r, 1] = x0 * e01 + x1 * e11 + x2 * e21
-                    A[i, r, 2] = x0 * e02 + x1 * e12 + x2 * e22
+                turn(A, i, a0, a1, a2, th)
 
 
 @njit
@@ -154,24 +161,7 @@ def eval_parts_only(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A):
                 for r in range(3):
                     A[i, r, 3] += (A[i, r, 0] * a0 + A[i, r, 1] * a1 + A[i, r, 2] * a2) * th
             else:
-                s = np.sin(th)
-                c1 = 1.0 - np.cos(th)
-                e00 = 1.0 + c1 * (a0 * a0 - 1.0)
-                e11 = 1.0 + c1 * (a1 * a1 - 1.0)
-                e22 = 1.0 + c1 * (a2 * a2 - 1.0)
-                e01 = -s * a2 + c1 * a0 * a1
-                e10 = s * a2 + c1 * a0 * a1
-                e02 = s * a1 + c1 * a0 * a2
-                e20 = -s * a1 + c1 * a0 * a2
-                e12 = -s * a0 + c1 * a1 * a2
-                e21 = s * a0 + c1 * a1 * a2
-                for r in range(3):
-                    x0 = A[i, r, 0]
-                    x1 = A[i, r, 1]
-                    x2 = A[i, r, 2]
-                    A[i, r, 0] = x0 * e00 + x1 * e10 + x2 * e20
-                    A[i, r, 1] = x0 * e01 + x1 * e11 + x2 * e21
-                    A[i, r, 2] = x0 * e02 + x1 * e12 + x2 * e22
+                turn(A, i, a0, a1, a2, th)
 
 
 @njit
