@@ -76,7 +76,7 @@ def main() -> None:
     def run(method: str, n: int) -> None:
         inputs = log_inputs(n, n_d)
         model.solve_batch(**{k: v[:50] for k, v in inputs.items()}, method=method)  # type: ignore[arg-type]
-        sess = engine.session(model)
+        sess = engine.batch_session(model)
         before = sess.counts.copy()
         tracemalloc.start()
         t = time.perf_counter()

@@ -416,7 +416,7 @@ def solve_batch(
     kind = _choose(method, n)
     if kind == "compiled":
         engine.compile_kernel()
-        res = engine.solve_compiled(model, U, q0, target)
+        res = engine.solve_compiled(model, U, q0, target, reduced=True)
     else:
         with blas_controller().limit(limits=1, user_api="blas"):
             res = engine.solve_numpy(model, U, q0, target)

@@ -519,6 +519,7 @@ def _build_tables(model: KinematicModel) -> KernelTables:
         lay.slot[ent].astype(np.int64),
         lay.axis[ent].astype(np.int64),
         np.ascontiguousarray(lay.sign[ent], dtype=float),
+        *_plain_rows(sum(len(x) for x in r_a), len(groups)),
     )
     return KernelTables(
         arrays=arrays,
@@ -530,6 +531,271 @@ def _build_tables(model: KinematicModel) -> KernelTables:
         k_max=K,
         n_parts=len(parts),
         n_inst=len(model.inst_part),
+    )
+
+
+def _plain_rows(n_rows: int, n_groups: int) -> tuple[np.ndarray, ...]:
+    """The extra table arrays of tables whose rows are all axis rows and that eliminate
+    no link: row kind 0, length 0, no stroke term; no link to rebuild in any block."""
+    return (
+        np.zeros(n_rows, dtype=np.int64),
+        np.zeros(n_rows),
+        np.zeros(n_rows),
+        np.full(n_rows, -1, dtype=np.int64),
+        np.zeros(n_groups + 1, dtype=np.int64),
+        *(np.zeros(0, dtype=np.int64) for _ in range(4)),
+    )
+
+
+LINK_CHAINS = ("link5", "universal", "damper_rod")
+"""Part chains that a batch solve can replace by one distance row between their ends: a
+two-point link (5 coordinates), a two-point link on a chassis point (universal), a
+damper's rod (its stroke an input)."""
+
+
+@dataclass(frozen=True)
+class _Link:
+    part: int  # the link's part
+    kind: int  # 0: link5 (translations + angles), 1: angles only (origin on the chassis)
+    ends: tuple[str, str]  # point at the frame's origin, point along its z axis
+    length: float  # design distance between the ends, mm
+    stroke: int  # the damper's stroke parameter, or -1
+
+
+def reduced_tables(model: KinematicModel) -> KernelTables | None:
+    """Kernel tables with every eligible two-point link eliminated (cached per model).
+
+    A ball-ended pushrod or tie rod, a link from a chassis point, a damper between a
+    chassis point and one moving point: its coordinates only place the link itself,
+    and its joined ends' three coincidence rows each come down to one equation,
+    |P_b - P_a| = L (L - stroke for a damper), on the copies of its end points on
+    the bodies it joins. The blocks lose those unknowns (21 -> 9 on the example car's
+    corners) and `kernel.rebuild_links` sets the links' coordinates from their ends
+    after each state. None when nothing can be eliminated or the reduced problem does
+    not split into the plan's blocks.
+    """
+    return model.derived.get("engine_reduced_tables", lambda: _build_reduced(model))
+
+
+def _links(model: KinematicModel, inputs: set[int]) -> dict[int, _Link]:
+    """The eligible links by part (see `reduced_tables`)."""
+    pts = model.car.point_map()
+    fixed_names = {
+        model.inst_point[i] for i in range(len(model.inst_part)) if model.inst_part[i] == 0
+    }
+    out: dict[int, _Link] = {}
+    for i, part in enumerate(model.parts):
+        if part.chain not in LINK_CHAINS:
+            continue
+        if part.chain == "link5" and len(part.points) == 2:
+            ends = (part.points[0], part.points[1])
+            kind, stroke = 0, -1
+        elif part.chain == "universal" and len(part.points) == 2:
+            origin = part.frame[:3, 3]
+            first = min(part.points, key=lambda p: float(np.linalg.norm(pts[p] - origin)))
+            other = next(p for p in part.points if p != first)
+            ends = (first, other)
+            kind, stroke = 1, -1
+        elif part.chain == "damper_rod" and len(part.points) == 1:
+            origin = part.frame[:3, 3]
+            chassis = [p for p in fixed_names if np.linalg.norm(pts[p] - origin) < 1e-9]
+            if len(chassis) != 1 or part.params[2] not in inputs:
+                continue
+            ends = (chassis[0], part.points[0])
+            kind, stroke = 1, part.params[2]
+        else:
+            continue
+        if kind == 1 and ends[0] not in fixed_names:
+            continue
+        if np.linalg.norm(pts[ends[0]] - part.frame[:3, 3]) > 1e-9:
+            continue  # the frame's origin must be the first end
+        out[i] = _Link(i, kind, ends, float(np.linalg.norm(pts[ends[1]] - pts[ends[0]])), stroke)
+    return out
+
+
+def _build_reduced(model: KinematicModel) -> KernelTables | None:
+    pl = plan(model)
+    full = kernel_tables(model)
+    p_nj, p_param = full.arrays[0], full.arrays[3]
+    inputs = [int(k) for k in pl.inputs]
+    in_col = {k: j for j, k in enumerate(inputs)}
+    links = _links(model, set(inputs))
+    # A link needs a copy of each end on a body that stays (iterate: links on links).
+    dropped: set[int] = set()
+    while True:
+        elim = {i for i in links if i not in dropped}
+        gone = set(elim)
+        gone |= {
+            j
+            for j, part in enumerate(model.parts)
+            if part.params and any(set(part.params) <= set(model.parts[i].params) for i in elim)
+        }
+        keep = [i for i in range(len(model.inst_part)) if int(model.inst_part[i]) not in gone]
+        copies: dict[str, list[int]] = {}
+        for i in keep:
+            copies.setdefault(model.inst_point[i], []).append(i)
+        bad = {i for i in elim if any(e not in copies for e in links[i].ends)}
+        if not bad:
+            break
+        dropped |= bad
+    if not elim:
+        return None
+    gone_params = {k for i in elim for k in model.parts[i].params if k not in in_col}
+    block_of: dict[int, int] = {}
+    for b, blk in enumerate(pl.blocks):
+        for k in blk.params:
+            if int(k) not in gone_params:
+                block_of[int(k)] = b
+    # Which copies move at all (as `KinematicModel._active_pairs` judges pairs).
+    rng = np.random.default_rng(0)
+    P, _ = model.instance_positions(rng.uniform(-0.5, 0.5, size=(model.n_params, 3)), False)
+    moves = np.abs(P - model.inst_design[:, :, None]).max(axis=(1, 2)) > 1e-6
+    fixed = model.inst_part < model.n_fixed_parts
+    # rows: (a, b, axis, kind, length, stroke parameter)
+    rows: list[tuple[int, int, int, int, float, int]] = []
+    for cs in copies.values():
+        ref = cs[0]
+        for c in cs[1:]:
+            if not (moves[ref] or moves[c]) and (fixed[ref] or fixed[c]):
+                continue
+            rows += [(ref, c, ax, 0, 0.0, -1) for ax in range(3)]
+    x_of: dict[int, tuple[int, int, int]] = {}  # link part -> (its row, end a copy, end b copy)
+    for i in sorted(elim):
+        lk = links[i]
+        a, e = copies[lk.ends[0]][0], copies[lk.ends[1]][0]
+        x_of[i] = (len(rows), a, e)
+        rows.append((a, e, 0, 1, lk.length, lk.stroke))
+
+    def unknowns(row: tuple[int, int, int, int, float, int]) -> set[int]:
+        out = set()
+        for inst in row[:2]:
+            part = int(model.inst_part[inst])
+            out |= {int(p_param[part, j]) for j in range(int(p_nj[part]))} - set(in_col)
+        if row[5] >= 0 and row[5] not in in_col:
+            out.add(row[5])
+        return out
+
+    n_b = len(pl.blocks)
+    rows_of: list[list[int]] = [[] for _ in range(n_b + 1)]
+    for k, row in enumerate(rows):
+        ks = unknowns(row)
+        if any(u in gone_params or u not in block_of for u in ks):
+            return None
+        bs = {block_of[u] for u in ks}
+        if len(bs) > 1:
+            return None
+        rows_of[bs.pop() if bs else n_b].append(k)
+    cols_of = [
+        np.array([int(k) for k in blk.params if int(k) not in gone_params], dtype=np.int64)
+        for blk in pl.blocks
+    ] + [np.zeros(0, dtype=np.int64)]
+    if any(len(rows_of[b]) < len(cols_of[b]) for b in range(n_b)):
+        return None
+
+    arr: dict[str, list[Any]] = {k: [] for k in ("c", "ra", "rb", "ax", "kd", "ln", "cf", "pr")}
+    pa: list[np.ndarray] = []
+    ins: list[np.ndarray] = []
+    ent: dict[str, list[Any]] = {k: [] for k in ("row", "col", "inst", "slot", "axis", "sign")}
+    e_ptr = [0]
+    x_ptr = [0]
+    xs: dict[str, list[int]] = {k: [] for k in ("part", "kind", "a", "b")}
+    for b in range(n_b + 1):
+        local = {int(k): j for j, k in enumerate(cols_of[b])}
+        arr["c"].append(cols_of[b])
+        chosen = [rows[k] for k in rows_of[b]]
+        insts: set[int] = set()
+        for lr, (ia, ib, ax, kd, ln, st) in enumerate(chosen):
+            arr["ra"].append(ia)
+            arr["rb"].append(ib)
+            arr["ax"].append(ax)
+            arr["kd"].append(kd)
+            arr["ln"].append(ln)
+            arr["cf"].append(1.0 if st >= 0 else 0.0)
+            arr["pr"].append(st)
+            insts |= {ia, ib}
+            if b == n_b:
+                continue
+            for inst, sign in ((ia, -1.0), (ib, 1.0)):
+                part = int(model.inst_part[inst])
+                for j in range(int(p_nj[part])):
+                    k = int(p_param[part, j])
+                    col = local[k] if k in local else -1 - in_col[k]
+                    for axis in (ax,) if kd == 0 else (0, 1, 2):
+                        ent["row"].append(lr)
+                        ent["col"].append(col)
+                        ent["inst"].append(inst)
+                        ent["slot"].append(j)
+                        ent["axis"].append(axis)
+                        ent["sign"].append(sign)
+            if st >= 0:  # d(|P_b - P_a| - L + stroke)/d stroke = 1
+                ent["row"].append(lr)
+                ent["col"].append(local[st] if st in local else -1 - in_col[st])
+                ent["inst"].append(-1)
+                ent["slot"].append(0)
+                ent["axis"].append(0)
+                ent["sign"].append(1.0)
+        e_ptr.append(len(ent["row"]))
+        inst_arr = np.array(sorted(insts), dtype=np.int64)
+        ins.append(inst_arr)
+        pa.append(np.unique(model.inst_part[inst_arr]).astype(np.int64))
+        for i in sorted(elim):
+            row_k, a, e = x_of[i]
+            if row_k in rows_of[b]:
+                xs["part"].append(i)
+                xs["kind"].append(links[i].kind)
+                xs["a"].append(a)
+                xs["b"].append(e)
+        x_ptr.append(len(xs["part"]))
+
+    def ptr(xs_: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum([len(x) for x in xs_])]).astype(np.int64)
+
+    def i64(x: list[Any]) -> np.ndarray:
+        return np.ascontiguousarray(np.array(x, dtype=np.int64).reshape(-1))
+
+    def f64(x: list[Any]) -> np.ndarray:
+        return np.ascontiguousarray(np.array(x, dtype=float).reshape(-1))
+
+    rows_per = [len(r) for r in rows_of]
+    arrays = (
+        *full.arrays[:7],
+        ptr(arr["c"]),
+        i64(np.concatenate(arr["c"]).tolist()),
+        np.concatenate([[0], np.cumsum(rows_per)]).astype(np.int64),
+        i64(arr["ra"]),
+        i64(arr["rb"]),
+        i64(arr["ax"]),
+        ptr(pa),
+        i64(np.concatenate(pa).tolist()),
+        ptr(ins),
+        i64(np.concatenate(ins).tolist()),
+        np.array(e_ptr, dtype=np.int64),
+        i64(ent["row"]),
+        i64(ent["col"]),
+        i64(ent["inst"]),
+        i64(ent["slot"]),
+        i64(ent["axis"]),
+        f64(ent["sign"]),
+        i64(arr["kd"]),
+        f64(arr["ln"]),
+        f64(arr["cf"]),
+        i64(arr["pr"]),
+        np.array(x_ptr, dtype=np.int64),
+        i64(xs["part"]),
+        i64(xs["kind"]),
+        i64(xs["a"]),
+        i64(xs["b"]),
+    )
+    return KernelTables(
+        arrays=arrays,
+        n_blocks=n_b + 1,
+        max_rows=max(rows_per, default=0),
+        max_cols=max((len(c) for c in cols_of), default=0),
+        n_params=model.n_params,
+        inputs=full.inputs,
+        k_max=full.k_max,
+        n_parts=full.n_parts,
+        n_inst=full.n_inst,
     )
 
 
@@ -547,6 +813,7 @@ def _work(tab: KernelTables) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
         np.zeros((tab.n_parts, tab.k_max, 3)),
         np.zeros((tab.n_inst, 3)),
         np.zeros((tab.n_inst, tab.k_max, 3)),
+        np.zeros((m, 3)),  # unit vectors of distance rows (`kernel.eval_block`)
     )
     S = (
         np.zeros((nb, n, m)),
@@ -571,6 +838,7 @@ def _work(tab: KernelTables) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...]]:
         np.zeros((nb, n, m)),
         np.zeros(n),
         np.zeros(m),
+        np.zeros(max(n, m), dtype=np.int64),  # pivots (`kernel.invert`)
     )
     return W, S
 
@@ -584,8 +852,8 @@ class KernelSession:
     on the shared work arrays; a second thread gets fresh ones.
     """
 
-    def __init__(self, model: KinematicModel) -> None:
-        self.tables = kernel_tables(model)
+    def __init__(self, model: KinematicModel, tables: KernelTables | None = None) -> None:
+        self.tables = kernel_tables(model) if tables is None else tables
         self.W, self.S = _work(self.tables)
         self.counts = np.zeros(2, dtype=np.int64)  # evaluations, Jacobians (factorisations)
         self._lock = threading.Lock()
@@ -797,6 +1065,44 @@ def tangents_compiled(
     return P.transpose(1, 2, 0), dP.transpose(1, 2, 3, 0), T
 
 
+def tangents_reduced(
+    model: KinematicModel, Q: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`tangents_compiled` with the unknowns' rates solved on the reduced tables (links
+    eliminated, `reduced_tables`): the same results from blocks about half the size.
+    Falls back to `tangents_compiled` when the car has nothing to eliminate."""
+    red = reduced_tables(model)
+    if red is None:
+        return tangents_compiled(model, Q)
+    k = kernel_module()
+    assert k is not None
+    tab = kernel_tables(model)
+    W, S = _work(tab)
+    WR, SR = _work(red)
+    N = Q.shape[1]
+    n_in = len(tab.inputs)
+    P = np.empty((N, tab.n_inst, 3))
+    dP = np.empty((N, tab.n_inst, tab.k_max, 3))
+    T = np.zeros((N, tab.n_params, n_in))
+    T[:, tab.inputs, np.arange(n_in)] = 1.0
+    k.reduced_tangents(
+        np.ascontiguousarray(Q.T, dtype=float),
+        np.arange(n_in, dtype=np.int64),
+        tab.arrays,
+        W,
+        S,
+        red.arrays,
+        WR,
+        SR,
+        np.arange(tab.n_parts, dtype=np.int64),
+        np.arange(tab.n_inst, dtype=np.int64),
+        P,
+        dP,
+        T,
+    )
+    return P.transpose(1, 2, 0), dP.transpose(1, 2, 3, 0), T
+
+
 @dataclass(frozen=True)
 class TargetTables:
     """Targets laid out for `kernel.solve_single` (see `kernel.eval_targets`): per block
@@ -984,6 +1290,18 @@ def session(model: KinematicModel) -> KernelSession:
     return model.derived.get("engine_kernel_session", lambda: KernelSession(model))
 
 
+def batch_session(model: KinematicModel) -> KernelSession:
+    """The kernel session for batches (`solve_batch`): the reduced tables, with each
+    two-point link as one distance row (`reduced_tables`), when the car allows; else the
+    model's own `session`."""
+
+    def build() -> KernelSession:
+        tab = reduced_tables(model)
+        return session(model) if tab is None else KernelSession(model, tab)
+
+    return model.derived.get("engine_batch_session", build)
+
+
 _READY = False
 
 
@@ -1060,6 +1378,7 @@ def compile_kernel() -> float:
         _NO_HISTORY,
     )
     k.chassis_points(np.zeros((1, 1)), tab.arrays, W, one, one, np.zeros((1, 1, 3)))
+    k.row_residuals(np.zeros((1, 1)), tab.arrays, W, one, one, np.zeros(1))
     k.body_spread(
         np.zeros((3, 1)), tab.arrays, W, one, one, np.zeros(1, dtype=np.int64), np.zeros((1, 3))
     )
@@ -1107,6 +1426,7 @@ def _dummy_tables() -> KernelTables:
         z,
         z,
         np.zeros(0),
+        *_plain_rows(0, 1),
     )
     return KernelTables(arrays, 1, 0, 0, 1, np.zeros(1, dtype=np.int64), 1, 1, 1)
 
@@ -1173,6 +1493,7 @@ def solve_compiled(
     target: float,
     max_iter: int = MAX_ITERATIONS,
     fresh: bool = False,
+    reduced: bool = False,
 ) -> EngineResult:
     """Solve the states with inputs U (N, n_in) one after another from q0 (compiled).
 
@@ -1180,5 +1501,42 @@ def solve_compiled(
     from the previous call; fresh=True factorises them at q0 first (the first
     state's prediction is then Newton's first step from q0: what a single
     solve from a guess, and the continuation's branch screen, want).
+    reduced: solve with the two-point links eliminated (`batch_session`): the same
+    solutions from blocks about half the size; the predictions then cover only the
+    unknowns that remain (the links' parameters follow from their ends).
     """
-    return session(model).solve(U, q0, target, max_iter, fresh)
+    sess = batch_session(model) if reduced else session(model)
+    out = sess.solve(U, q0, target, max_iter, fresh)
+    if sess.tables is not kernel_tables(model):  # links eliminated: the model's own residual
+        worst = row_residuals_compiled(model, out.params)
+        out.max_residual_mm[:] = np.where(np.isnan(out.max_residual_mm), np.nan, worst)
+    return out
+
+
+def row_residuals_compiled(model: KinematicModel, params: np.ndarray) -> np.ndarray:
+    """Largest |residual| (mm) of the model's solved rows at each parameter row of params
+    (N, n_params), by the compiled kernel (`kernel.row_residuals`)."""
+    k = kernel_module()
+    assert k is not None
+    tab = kernel_tables(model)
+    entry: list[Any]
+    W, parts, insts, lock, entry = model.derived.get(
+        "engine_residual_work",
+        lambda: (
+            _work(tab)[0],
+            np.arange(tab.n_parts, dtype=np.int64),
+            np.arange(tab.n_inst, dtype=np.int64),
+            threading.Lock(),
+            [],
+        ),
+    )
+    out = np.empty(len(params))
+    Q = np.ascontiguousarray(params, dtype=float)
+    if lock.acquire(blocking=False):
+        try:
+            _call_entry(entry, k.row_residuals, (Q, tab.arrays, W, parts, insts, out))
+        finally:
+            lock.release()
+    else:
+        k.row_residuals(Q, tab.arrays, _work(tab)[0], parts, insts, out)
+    return out

@@ -59,17 +59,25 @@ CACHED = _CODE_DIR is not None
 the first process compiles; otherwise every process compiles once, in memory."""
 
 
-def njit(func: Any) -> Any:
+def njit(func: Any, nrt: bool = True) -> Any:
     """numba.njit with the on-disk cache in our private folder, when there is one."""
     if not CACHED:
-        return numba.njit(cache=False)(func)
+        return numba.njit(cache=False, _nrt=nrt)(func)
     config: Any = numba.config
     previous = config.CACHE_DIR
     config.CACHE_DIR = str(_CODE_DIR)  # read once, when the function's cache locator is made
     try:
-        return numba.njit(cache=True)(func)
+        return numba.njit(cache=True, _nrt=nrt)(func)
     finally:
         config.CACHE_DIR = previous
+
+
+def plain(func: Any) -> Any:
+    """`njit` without numba's reference counting, for the inner functions that allocate
+    nothing: every array they take out of the tables' tuples (or slice) would otherwise
+    cost an atomic increment and decrement per call, which was about a quarter of a
+    batch solve's time."""
+    return njit(func, nrt=False)
 
 
 CHORD_REFRESH = 1.5e-2
@@ -97,7 +105,7 @@ BROYDEN_PAIRS = 6
 in `solve_bordered`; past them its steps are plain chord steps."""
 
 
-@njit
+@plain
 def turn(A, i, a0, a1, a2, th):
     """A[i, :, :3] <- A[i, :, :3] @ exp([a] th): Rodrigues' rotation about the unit
     axis a by th (rad), I + sin th [a] + (1 - cos th) [a]^2."""
@@ -121,7 +129,7 @@ def turn(A, i, a0, a1, a2, th):
         A[i, r, 2] = x0 * e02 + x1 * e12 + x2 * e22
 
 
-@njit
+@plain
 def eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o):
     """Chassis-frame transform A = F T(q) (3x4) and joint screws of the given parts."""
     for idx in range(parts.shape[0]):
@@ -144,7 +152,7 @@ def eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o):
                 turn(A, i, a0, a1, a2, th)
 
 
-@njit
+@plain
 def eval_parts_only(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A):
     """`eval_parts` without the joint screws (for residuals and positions alone)."""
     for idx in range(parts.shape[0]):
@@ -164,7 +172,7 @@ def eval_parts_only(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A):
                 turn(A, i, a0, a1, a2, th)
 
 
-@njit
+@plain
 def eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, with_jac):
     """Positions P (n_inst, 3) and, if asked, slot derivatives dP (n_inst, K, 3)."""
     for idx in range(insts.shape[0]):
@@ -194,41 +202,24 @@ def eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, with_
                 dP[n, j, 2] = w0 * d1 - w1 * d0
 
 
-@njit
+@plain
 def eval_block(b, q, T, W, r, Jt, Jin, with_jac):
     """Residuals r (m_b) and, if asked, the transposed Jacobian Jt (n_b, m_b) and the
     input columns Jin (m_b, n_in) of block b.
 
     T: the model tables (see `engine.KernelTables.arrays`); W: work arrays. The
     Jacobian is stored transposed so that each column is contiguous for the QR.
+    A row is one axis of a joined pair, P_b - P_a (kind 0), or the distance between
+    the two ends of an eliminated two-point link, |P_b - P_a| - L + c q[k] (kind 1;
+    c q[k] a damper's stroke), whose Jacobian entries are scaled by the unit vector
+    along the link; an entry without a point copy (inst < 0) is the constant c.
     """
-    (
-        p_nj,
-        p_kind,
-        p_axis,
-        p_param,
-        p_frame,
-        i_part,
-        i_local,
-        c_ptr,
-        _c_param,
-        r_ptr,
-        r_a,
-        r_b,
-        r_axis,
-        pa_ptr,
-        pa_idx,
-        in_ptr,
-        in_idx,
-        e_ptr,
-        e_row,
-        e_col,
-        e_inst,
-        e_slot,
-        e_axis,
-        e_sign,
-    ) = T
-    A, tw_w, tw_o, P, dP = W
+    p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
+    c_ptr, r_ptr, r_a, r_b, r_axis = T[7], T[9], T[10], T[11], T[12]
+    pa_ptr, pa_idx, in_ptr, in_idx = T[13], T[14], T[15], T[16]
+    e_ptr, e_row, e_col, e_inst, e_slot, e_axis, e_sign = T[17:24]
+    r_kind, r_len, r_coef, r_par = T[24], T[25], T[26], T[27]
+    A, tw_w, tw_o, P, dP, U = W[0], W[1], W[2], W[3], W[4], W[5]
     if with_jac:
         eval_parts(
             q,
@@ -262,22 +253,77 @@ def eval_block(b, q, T, W, r, Jt, Jin, with_jac):
     r0 = r_ptr[b]
     m = r_ptr[b + 1] - r0
     for k in range(m):
-        ax = r_axis[r0 + k]
-        r[k] = P[r_b[r0 + k], ax] - P[r_a[r0 + k], ax]
+        ia = r_a[r0 + k]
+        ib = r_b[r0 + k]
+        if r_kind[r0 + k] == 0:
+            ax = r_axis[r0 + k]
+            r[k] = P[ib, ax] - P[ia, ax]
+        else:
+            d0 = P[ib, 0] - P[ia, 0]
+            d1 = P[ib, 1] - P[ia, 1]
+            d2 = P[ib, 2] - P[ia, 2]
+            ln = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+            v = ln - r_len[r0 + k]
+            if r_par[r0 + k] >= 0:
+                v += r_coef[r0 + k] * q[r_par[r0 + k]]
+            r[k] = v
+            U[k, 0] = d0 / ln
+            U[k, 1] = d1 / ln
+            U[k, 2] = d2 / ln
     if with_jac:
         n = c_ptr[b + 1] - c_ptr[b]
         Jt[:n, :m] = 0.0
         Jin[:m, :] = 0.0
         for e in range(e_ptr[b], e_ptr[b + 1]):
-            v = e_sign[e] * dP[e_inst[e], e_slot[e], e_axis[e]]
+            row = e_row[e]
+            if e_inst[e] < 0:
+                v = e_sign[e]
+            else:
+                v = e_sign[e] * dP[e_inst[e], e_slot[e], e_axis[e]]
+                if r_kind[r0 + row] != 0:
+                    v *= U[row, e_axis[e]]
             col = e_col[e]
             if col >= 0:
-                Jt[col, e_row[e]] += v
+                Jt[col, row] += v
             else:
-                Jin[e_row[e], -col - 1] += v
+                Jin[row, -col - 1] += v
 
 
-@njit
+@plain
+def rebuild_links(b, q, T, W):
+    """Set the parameters of block b's eliminated two-point links in q from their ends'
+    positions P (of the block's last evaluation at q): a link's frame F has its origin at
+    end a and z towards end b at design, its chain is translations (link5 only) then
+    rotations about local x then y, so with v = F_R^T (P_b - P_a):
+    angle_y = atan2(v_x, |v_yz|), angle_x = atan2(-v_y, v_z) and d = F_R^T (P_a - F_t)."""
+    p_param, p_frame = T[3], T[4]
+    x_ptr, x_part, x_kind, x_a, x_b = T[28], T[29], T[30], T[31], T[32]
+    P = W[3]
+    for x in range(x_ptr[b], x_ptr[b + 1]):
+        i = x_part[x]
+        a = x_a[x]
+        e = x_b[x]
+        v0 = 0.0
+        v1 = 0.0
+        v2 = 0.0
+        for r in range(3):
+            d = P[e, r] - P[a, r]
+            v0 += p_frame[i, r, 0] * d
+            v1 += p_frame[i, r, 1] * d
+            v2 += p_frame[i, r, 2] * d
+        first = 0
+        if x_kind[x] == 0:  # link5: dx, dy, dz of end a, then the two angles
+            for c in range(3):
+                t = 0.0
+                for r in range(3):
+                    t += p_frame[i, r, c] * (P[a, r] - p_frame[i, r, 3])
+                q[p_param[i, c]] = t
+            first = 3
+        q[p_param[i, first]] = np.arctan2(-v1, v2)
+        q[p_param[i, first + 1]] = np.arctan2(v0, np.sqrt(v1 * v1 + v2 * v2))
+
+
+@plain
 def qr_factor(Ft, m, n, tau):
     """Householder QR of J (m >= n) given as Ft = J^T (n rows of m), in place.
 
@@ -324,7 +370,7 @@ def qr_factor(Ft, m, n, tau):
     return small / big
 
 
-@njit
+@plain
 def apply_qt(Ft, tau, m, n, y):
     """y <- Q^T y for the factorisation in Ft (y has m entries)."""
     for j in range(n):
@@ -337,7 +383,7 @@ def apply_qt(Ft, tau, m, n, y):
             y[i] -= s * Ft[j, i]
 
 
-@njit
+@plain
 def solve_r(Ft, n, y, out):
     """out <- R^-1 y[:n] (back substitution by columns of R = rows of Ft)."""
     for i in range(n):
@@ -349,7 +395,7 @@ def solve_r(Ft, n, y, out):
             out[i] -= Ft[k, i] * v
 
 
-@njit
+@plain
 def mul_r(Ft, n, x, out):
     """out <- R x (n entries)."""
     for i in range(n):
@@ -360,7 +406,7 @@ def mul_r(Ft, n, x, out):
             out[i] += Ft[k, i] * v
 
 
-@njit
+@plain
 def max_abs(v, m):
     out = 0.0
     for i in range(m):
@@ -370,7 +416,7 @@ def max_abs(v, m):
     return out
 
 
-@njit
+@plain
 def sum_sq(v, m):
     out = 0.0
     for i in range(m):
@@ -378,7 +424,7 @@ def sum_sq(v, m):
     return out
 
 
-@njit
+@plain
 def store_qr(b, S, m, n):
     """Copy the Jacobian scratch (Jt, Jin) into block b's slot and QR-factor it (for the
     trust-region steps). The chord inverse B is invalid until `refactor`.
@@ -396,12 +442,12 @@ def store_qr(b, S, m, n):
     return qr_factor(F[b], m, n, tau[b]) > SINGULAR_PIVOT_RATIO
 
 
-@njit
-def invert(Jt, n, M, B):
+@plain
+def invert(Jt, n, piv, B):
     """B <- J^-1 for a square J given as Jt = J^T (n x n): Gauss-Jordan in place with
     partial pivoting (n^3 flops; the row swaps are undone as column swaps at the end).
-    M is unused scratch, kept for the signature. Returns min |pivot| / max column norm
-    (0 when singular)."""
+    piv: integer scratch of length >= n. Returns min |pivot| / max column norm (0 when
+    singular)."""
     big = 0.0
     for k in range(n):
         s = 0.0
@@ -409,7 +455,6 @@ def invert(Jt, n, M, B):
             s += Jt[k, i] * Jt[k, i]
             B[i, k] = Jt[k, i]
         big = max(big, np.sqrt(s))
-    piv = np.empty(n, dtype=np.int64)
     small = np.inf
     for c in range(n):
         p = c
@@ -452,7 +497,7 @@ def invert(Jt, n, M, B):
     return small / big
 
 
-@njit
+@plain
 def refactor(b, q, T, W, S, m, n):
     """Block b's chord inverse B (J^-1, or R^-1 Q^T for a tall block) and input columns
     at q, for the next chord steps and predictions. Returns True when usable."""
@@ -463,7 +508,7 @@ def refactor(b, q, T, W, S, m, n):
         for k in range(Fin.shape[2]):
             Fin[b, i, k] = Jin[i, k]
     if m == n:
-        have[b] = invert(Jt, n, F[b], B[b]) > SINGULAR_PIVOT_RATIO
+        have[b] = invert(Jt, n, S[22], B[b]) > SINGULAR_PIVOT_RATIO
         return have[b]
     if not store_qr(b, S, m, n):
         return False
@@ -480,7 +525,7 @@ def refactor(b, q, T, W, S, m, n):
     return True
 
 
-@njit
+@plain
 def solve_block(b, q, T, W, S, target, max_iter, stats):
     """Close block b of state q in place. Returns (status, iterations, largest residual mm).
 
@@ -648,7 +693,7 @@ def solve_block(b, q, T, W, S, target, max_iter, stats):
     return NOT_CONVERGED, it, res
 
 
-@njit
+@plain
 def predict_block(b, q, du, T, S):
     """Predict block b's unknowns for an input change du, in place.
 
@@ -702,7 +747,7 @@ def predict_block(b, q, du, T, S):
                 q[c_param[c0 + k]] += scale * Ep[b, k]
 
 
-@njit
+@plain
 def predict_smooth(b, q, Qh, coef, due, T, S):
     """Predict block b's unknowns in place by polynomial extrapolation in the sample index
     of the last closed states Qh (newest first, weights coef: `SMOOTH_COEF`), plus the
@@ -741,7 +786,7 @@ def predict_smooth(b, q, Qh, coef, due, T, S):
         q[c_param[c0 + k]] -= v
 
 
-@njit
+@plain
 def remember(b, q, T, S, usable):
     """After block b closed: store its prediction error for the next secant correction
     (usable: False when the factorisation changed during the solve)."""
@@ -836,6 +881,7 @@ def solve_sequence(
                 jacs = stats[1]
                 bst, bit, bres = solve_block(b, q, T, W, S, target, max_iter, stats)
                 remember(b, q, T, S, bst == OK and stats[1] == jacs)
+                rebuild_links(b, q, T, W)
                 it_max = max(it_max, bit)
                 if not bres <= worst:
                     worst = bres
@@ -880,12 +926,31 @@ def solve_sequence(
             nh = 0
 
 
+@plain
+def row_residuals(Q, T, W, parts, insts, out):
+    """Largest |residual| (mm) of the axis rows of the tables T at each state of Q
+    (N, n_params), every part and copy evaluated: out (N,). What a batch solved with
+    the links eliminated reports, so that it is the model's own residual."""
+    p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
+    r_a, r_b, r_axis = T[10], T[11], T[12]
+    A, tw_w, tw_o, P, dP = W[0], W[1], W[2], W[3], W[4]
+    for s in range(Q.shape[0]):
+        eval_parts_only(Q[s], parts, p_nj, p_kind, p_axis, p_param, p_frame, A)
+        eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, False)
+        worst = 0.0
+        for k in range(r_a.shape[0]):
+            v = abs(P[r_b[k], r_axis[k]] - P[r_a[k], r_axis[k]])
+            if not v <= worst:
+                worst = v
+        out[s] = worst
+
+
 @njit
 def chassis_points(Q, T, W, parts, insts, out):
     """Chassis-frame position of every point copy for the states Q (N, n_params):
     out (N, n_inst, 3), mm. parts/insts: every part and copy index."""
     p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
-    A, tw_w, tw_o, P, dP = W
+    A, tw_w, tw_o, P, dP = W[0], W[1], W[2], W[3], W[4]
     for s in range(Q.shape[0]):
         eval_parts_only(Q[s], parts, p_nj, p_kind, p_axis, p_param, p_frame, A)
         eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, False)
@@ -926,7 +991,7 @@ def points_and_slopes(q, T, W, parts, insts, P_out, dP_out):
     """Chassis-frame positions P_out (len(insts), 3) and PoE derivatives dP_out
     (len(insts), K, 3) of the point copies `insts` at q (their parts listed in `parts`)."""
     p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
-    A, tw_w, tw_o, P, dP = W
+    A, tw_w, tw_o, P, dP = W[0], W[1], W[2], W[3], W[4]
     eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o)
     eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, True)
     for a in range(insts.shape[0]):
@@ -944,7 +1009,7 @@ def batch_tangents(Q, cols, T, W, S, parts, insts, P_out, dP_out, T_out):
     input columns `cols`, T_out (N, n_params, len(cols)) (`block_tangents`; NaN for a
     state with a singular block)."""
     p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
-    A, tw_w, tw_o, P, dP = W
+    A, tw_w, tw_o, P, dP = W[0], W[1], W[2], W[3], W[4]
     for s in range(Q.shape[0]):
         q = Q[s]
         eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o)
@@ -959,8 +1024,103 @@ def batch_tangents(Q, cols, T, W, S, parts, insts, P_out, dP_out, T_out):
             T_out[s, :, :] = np.nan
 
 
-# -- single solves, with targets solved inside the kernel -----------------------------------
 @njit
+def reduced_tangents(Q, cols, T, W, S, R, WR, SR, parts, insts, P_out, dP_out, T_out):
+    """`batch_tangents` with the unknowns' dq/du solved on the reduced tables R (links
+    eliminated; their work arrays WR, SR): blocks about half the size. P_out, dP_out as
+    `batch_tangents` from the full tables T; T_out (N, n_params, len(cols)) must hold 1
+    at each input's own row and column and 0 elsewhere on entry. A link's rates follow
+    from its ends' velocities through the same formulas as `rebuild_links`."""
+    p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
+    A, tw_w, tw_o, P, dP = W[0], W[1], W[2], W[3], W[4]
+    c_ptr, c_param, r_ptr = R[7], R[8], R[9]
+    x_part, x_kind, x_a, x_b = R[29], R[30], R[31], R[32]
+    B, Jin = SR[19], SR[7]
+    n_blocks = c_ptr.shape[0] - 1
+    K = dP.shape[1]
+    for s in range(Q.shape[0]):
+        q = Q[s]
+        eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o)
+        eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, True)
+        for n in range(P.shape[0]):
+            nj = p_nj[i_part[n]]
+            for r in range(3):
+                P_out[s, n, r] = P[n, r]
+                for j in range(K):
+                    dP_out[s, n, j, r] = dP[n, j, r] if j < nj else 0.0
+        ok = True
+        for b in range(n_blocks):
+            m = r_ptr[b + 1] - r_ptr[b]
+            n = c_ptr[b + 1] - c_ptr[b]
+            if n == 0:
+                continue
+            if not refactor(b, q, R, WR, SR, m, n):
+                ok = False
+                break
+            for j in range(cols.shape[0]):
+                c = cols[j]
+                for k in range(n):
+                    v = 0.0
+                    for i in range(m):
+                        v -= B[b, k, i] * Jin[i, c]
+                    T_out[s, c_param[c_ptr[b] + k], j] = v
+        if not ok:
+            T_out[s, :, :] = np.nan
+            continue
+        for x in range(x_part.shape[0]):
+            i = x_part[x]
+            a = x_a[x]
+            e = x_b[x]
+            pa_ = i_part[a]
+            pe_ = i_part[e]
+            v0 = 0.0
+            v1 = 0.0
+            v2 = 0.0
+            for r in range(3):
+                d = P_out[s, e, r] - P_out[s, a, r]
+                v0 += p_frame[i, r, 0] * d
+                v1 += p_frame[i, r, 1] * d
+                v2 += p_frame[i, r, 2] * d
+            h2 = v1 * v1 + v2 * v2
+            h = np.sqrt(h2)
+            first = 3 if x_kind[x] == 0 else 0
+            for j in range(cols.shape[0]):
+                # velocities of the two ends, chassis frame
+                wa0 = 0.0
+                wa1 = 0.0
+                wa2 = 0.0
+                we0 = 0.0
+                we1 = 0.0
+                we2 = 0.0
+                for sl in range(p_nj[pa_]):
+                    rate = T_out[s, p_param[pa_, sl], j]
+                    wa0 += dP_out[s, a, sl, 0] * rate
+                    wa1 += dP_out[s, a, sl, 1] * rate
+                    wa2 += dP_out[s, a, sl, 2] * rate
+                for sl in range(p_nj[pe_]):
+                    rate = T_out[s, p_param[pe_, sl], j]
+                    we0 += dP_out[s, e, sl, 0] * rate
+                    we1 += dP_out[s, e, sl, 1] * rate
+                    we2 += dP_out[s, e, sl, 2] * rate
+                u0 = p_frame[i, 0, 0] * (we0 - wa0)
+                u0 += p_frame[i, 1, 0] * (we1 - wa1) + p_frame[i, 2, 0] * (we2 - wa2)
+                u1 = p_frame[i, 0, 1] * (we0 - wa0)
+                u1 += p_frame[i, 1, 1] * (we1 - wa1) + p_frame[i, 2, 1] * (we2 - wa2)
+                u2 = p_frame[i, 0, 2] * (we0 - wa0)
+                u2 += p_frame[i, 1, 2] * (we1 - wa1) + p_frame[i, 2, 2] * (we2 - wa2)
+                if x_kind[x] == 0:
+                    for c in range(3):
+                        T_out[s, p_param[i, c], j] = (
+                            p_frame[i, 0, c] * wa0 + p_frame[i, 1, c] * wa1 + p_frame[i, 2, c] * wa2
+                        )
+                # angle_x = atan2(-v1, v2), angle_y = atan2(v0, h)
+                T_out[s, p_param[i, first], j] = (-u1 * v2 + v1 * u2) / h2
+                hd = (v1 * u1 + v2 * u2) / h
+                T_out[s, p_param[i, first + 1], j] = (u0 * h - v0 * hd) / (v0 * v0 + h2)
+
+
+# -- single solves, with targets solved inside the kernel -----------------------------------
+@plain
 def block_touched(b, du, T):
     """True when an input that changed (du != 0) has a Jacobian entry in block b."""
     e_ptr, e_col = T[17], T[19]
@@ -981,7 +1141,7 @@ def eval_targets(b, q, T, W, TT, gv, G, with_jac):
     ``sz = R2 . (P[j] - P[i]) / |P[j] - P[i]|`` (contact; g holds the chassis
     rotation's third row R2 and off its t2), P in the chassis frame (mm)."""
     p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
-    A, tw_w, tw_o, P, dP = W
+    A, tw_w, tw_o, P, dP = W[0], W[1], W[2], W[3], W[4]
     tb_ptr, t_kind, t_i, t_j, t_g, t_off, t_rad, t_val, t_cols = TT[:9]
     tp_ptr, tp_idx, ti_ptr, ti_idx = TT[10:14]
     if with_jac:
@@ -1103,7 +1263,7 @@ def small_inverse(M, k, out):
     return small / big
 
 
-@njit
+@plain
 def lu_factor(Jt, n, LU, piv):
     """LU <- the LU factorisation with partial pivoting of the square J given as Jt = J^T
     (n^3/3 flops, a third of `invert`). Returns min |pivot| / max column norm (0 when
@@ -1145,7 +1305,7 @@ def lu_factor(Jt, n, LU, piv):
     return small / big
 
 
-@njit
+@plain
 def lu_solve(LU, piv, n, out):
     """out <- J^-1 out for the factorisation of `lu_factor`."""
     for c in range(n):
@@ -1493,7 +1653,7 @@ def body_spread(Q, T, W, parts, insts, inst_body, out):
     the same point copy in rows 1 and 0, 2 and 0, 2 and 1, out (n_bodies, 3) (chassis
     frame, mm): what continuation's branch screen compares (`_body_distances`)."""
     p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
-    A, tw_w, tw_o, P, dP = W
+    A, tw_w, tw_o, P, dP = W[0], W[1], W[2], W[3], W[4]
     n_inst = insts.shape[0]
     P3 = np.empty((3, n_inst, 3))
     for s in range(3):
