@@ -54,7 +54,7 @@ def main() -> None:
     parser.add_argument("workbook", nargs="?", default=str(DEFAULT))
     parser.add_argument("--states", type=int, nargs="+", default=[10_000, 1_000_000])
     parser.add_argument("--numpy-states", type=int, default=2_000)
-    parser.add_argument("--replay-samples", type=int, nargs="*", default=[10_000, 100_000])
+    parser.add_argument("--replay-samples", type=int, nargs="*", default=[10_000, 1_000_000])
     args = parser.parse_args()
 
     import suspension_sim
@@ -147,6 +147,15 @@ def replay(model: object, sizes: list[int]) -> None:
                     f"replay of {n:>9,} samples, {what}: {n / elapsed:8.0f} samples/s "
                     f"({elapsed:.1f} s, CSV in, Parquet out)"
                 )
+            out = folder / f"mem{n}.parquet"
+            tracemalloc.start()
+            replay_log(m, folder / "log.csv", folder / "map.yaml", out=out)
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            print(
+                f"replay of {n:>9,} samples, default columns: peak memory {peak / 2**20:.0f} MiB "
+                "(tracemalloc, a separate run; chunks of 20,000 samples)"
+            )
 
 
 if __name__ == "__main__":

@@ -127,16 +127,16 @@ class BatchResult:
         counts = np.diff(np.r_[starts, len(order)])
         compiled = engine.kernel_compiled()
         N = len(self)
-        out = np.empty((N, len(names), 3))
         R, t = chassis_transforms(m, self.chassis)
+        if compiled:  # one pass per state in the kernel (the numpy path below is its check)
+            bounds = np.r_[starts, len(order)]
+            return engine.world_points_compiled(m, self.params, order, bounds, R, t)
+        out = np.empty((N, len(names), 3))
         for start in range(0, N, POINTS_CHUNK):
             sl = slice(start, min(start + POINTS_CHUNK, N))
-            if compiled:
-                P = engine.chassis_points_compiled(m, self.params[sl])  # (B, n_inst, 3)
-            else:
-                P = np.moveaxis(m.instance_positions(self.params[sl].T, derivatives=False)[0], 2, 0)
+            P = np.moveaxis(m.instance_positions(self.params[sl].T, derivatives=False)[0], 2, 0)
             local = np.add.reduceat(P[:, order], starts, axis=1) / counts[None, :, None]
-            out[sl] = np.einsum("bij,bpj->bpi", R[sl], local) + t[sl, None, :]
+            out[sl] = np.matmul(local, R[sl].transpose(0, 2, 1)) + t[sl, None, :]
         return out
 
     def to_frame(self) -> pd.DataFrame:

@@ -1379,6 +1379,18 @@ def compile_kernel() -> float:
     )
     k.chassis_points(np.zeros((1, 1)), tab.arrays, W, one, one, np.zeros((1, 1, 3)))
     k.row_residuals(np.zeros((1, 1)), tab.arrays, W, one, one, np.zeros(1))
+    k.world_points(
+        np.zeros((1, 1)),
+        tab.arrays,
+        W,
+        one,
+        one,
+        one,
+        np.array([0, 1], dtype=np.int64),
+        np.zeros((1, 3, 3)),
+        np.zeros((1, 3)),
+        np.zeros((1, 1, 3)),
+    )
     k.body_spread(
         np.zeros((3, 1)), tab.arrays, W, one, one, np.zeros(1, dtype=np.int64), np.zeros((1, 3))
     )
@@ -1510,6 +1522,37 @@ def solve_compiled(
     if sess.tables is not kernel_tables(model):  # links eliminated: the model's own residual
         worst = row_residuals_compiled(model, out.params)
         out.max_residual_mm[:] = np.where(np.isnan(out.max_residual_mm), np.nan, worst)
+    return out
+
+
+def world_points_compiled(
+    model: KinematicModel,
+    params: np.ndarray,
+    order: np.ndarray,
+    starts: np.ndarray,
+    R: np.ndarray,
+    t: np.ndarray,
+) -> np.ndarray:
+    """World-frame points (N, n_points, 3) mm of parameter rows params (N, n_params) with
+    chassis rotations R (N, 3, 3) and translations t (N, 3), each point the mean of its
+    copies (`kernel.world_points`; order and starts group the copies by point)."""
+    k = kernel_module()
+    assert k is not None
+    tab = kernel_tables(model)
+    W = _work(tab)[0]
+    everything = np.arange(tab.n_parts, dtype=np.int64), np.arange(tab.n_inst, dtype=np.int64)
+    out = np.empty((len(params), len(starts) - 1, 3))
+    k.world_points(
+        np.ascontiguousarray(params, dtype=float),
+        tab.arrays,
+        W,
+        *everything,
+        np.ascontiguousarray(order, dtype=np.int64),
+        np.ascontiguousarray(starts, dtype=np.int64),
+        np.ascontiguousarray(R, dtype=float),
+        np.ascontiguousarray(t, dtype=float),
+        out,
+    )
     return out
 
 

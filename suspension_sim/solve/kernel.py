@@ -945,6 +945,34 @@ def row_residuals(Q, T, W, parts, insts, out):
         out[s] = worst
 
 
+@plain
+def world_points(Q, T, W, parts, insts, order, starts, R, t, out):
+    """World-frame points of the states Q (N, n_params): out (N, n_points, 3), mm, each
+    point the mean of its copies (order: copies grouped by point, point k's copies at
+    order[starts[k]:starts[k + 1]]), moved by the chassis rotations R (N, 3, 3) and
+    translations t (N, 3)."""
+    p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
+    A, tw_w, tw_o, P, dP = W[0], W[1], W[2], W[3], W[4]
+    for s in range(Q.shape[0]):
+        eval_parts_only(Q[s], parts, p_nj, p_kind, p_axis, p_param, p_frame, A)
+        eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, False)
+        for k in range(starts.shape[0] - 1):
+            x0 = 0.0
+            x1 = 0.0
+            x2 = 0.0
+            for c in range(starts[k], starts[k + 1]):
+                n = order[c]
+                x0 += P[n, 0]
+                x1 += P[n, 1]
+                x2 += P[n, 2]
+            w = 1.0 / (starts[k + 1] - starts[k])
+            x0 *= w
+            x1 *= w
+            x2 *= w
+            for r in range(3):
+                out[s, k, r] = R[s, r, 0] * x0 + R[s, r, 1] * x1 + R[s, r, 2] * x2 + t[s, r]
+
+
 @njit
 def chassis_points(Q, T, W, parts, insts, out):
     """Chassis-frame position of every point copy for the states Q (N, n_params):
