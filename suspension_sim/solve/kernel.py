@@ -61,13 +61,14 @@ the first process compiles; otherwise every process compiles once, in memory."""
 
 def njit(func: Any, nrt: bool = True) -> Any:
     """numba.njit with the on-disk cache in our private folder, when there is one."""
+    options: dict[str, Any] = {"cache": CACHED, "_nrt": nrt}  # _nrt: numba's own flag
     if not CACHED:
-        return numba.njit(cache=False, _nrt=nrt)(func)
+        return numba.njit(**options)(func)
     config: Any = numba.config
     previous = config.CACHE_DIR
     config.CACHE_DIR = str(_CODE_DIR)  # read once, when the function's cache locator is made
     try:
-        return numba.njit(cache=True, _nrt=nrt)(func)
+        return numba.njit(**options)(func)
     finally:
         config.CACHE_DIR = previous
 
