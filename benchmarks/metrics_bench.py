@@ -8,6 +8,12 @@ solved once with the numpy engine so no numba compile is timed). Also the
 largest difference between the two, as a sanity check. One core: BLAS is
 limited to one thread inside both.
 
+Then the compiled path (`metrics.batch_kernel`; the kernels are loaded or
+compiled first, not timed) against the numpy path, for geometry only, every
+column with rates, and the damper-log replay's default columns
+(`replay.run.default_columns`), with the largest relative difference between
+the two paths (``--compiled-states`` states, 20,000 by default).
+
 Run it on a quiet machine: on a loaded one the figures say little.
 """
 
@@ -33,6 +39,8 @@ def main() -> None:
     parser.add_argument("--states", type=int, default=2_000)
     parser.add_argument("--single", type=int, default=200, help="poses timed with pose_metrics")
     parser.add_argument("--convention", default="iso")
+    parser.add_argument("--compiled-states", type=int, default=20_000)
+    parser.add_argument("--no-compiled", action="store_true", help="skip the compiled timings")
     args = parser.parse_args()
 
     import suspension_sim
@@ -71,6 +79,64 @@ def main() -> None:
             f"pose_metrics {per_pose * 1e6:8.1f} us/state ({n1} poses), "
             f"x{per_pose / per_batch:.0f}; {table.shape[1]} columns, "
             f"largest difference {worst:.1e}"
+        )
+
+    if not args.no_compiled:
+        compiled_paths(model, args.compiled_states, args.convention)
+
+
+def compiled_paths(model: object, n: int, convention: str) -> None:
+    """Per-state microseconds (median of three after a warm-up) of `batch_metrics` on the
+    compiled and the numpy paths: geometry, all columns with rates, the replay's columns."""
+    from suspension_sim.metrics.batch import batch_metrics
+    from suspension_sim.metrics.catalogue import CATALOGUE
+    from suspension_sim.metrics.core import layout
+    from suspension_sim.replay.run import DEFAULT_METRICS
+    from suspension_sim.solve import engine
+    from suspension_sim.solve.batch import batch_inputs
+
+    if not engine.compiled_available():
+        print("numba is not installed: no compiled timings")
+        return
+    t = time.perf_counter()
+    engine.compile_kernel()
+    print(f"solve kernel ready in {time.perf_counter() - t:.1f} s")
+    inputs = batch_inputs(realistic_states(n, len(model.damper_names)))  # type: ignore[attr-defined]
+    res = model.solve_batch(**inputs, method="compiled")  # type: ignore[attr-defined]
+    # The replay's default set with every input mapped (replay.run.default_columns without
+    # the ride-height columns it derives from the contact points).
+    wanted = set(DEFAULT_METRICS) | {"rack", "steering_wheel_angle"}
+    wanted |= {"chassis_heave", "chassis_roll", "chassis_pitch"}
+    replay = [CATALOGUE[m].key(w, c) for m, w, c in layout(res.model, True) if m in wanted]
+    t = time.perf_counter()
+    warm = batch_inputs(realistic_states(4, len(model.damper_names)))  # type: ignore[attr-defined]
+    small = model.solve_batch(**warm, method="compiled")  # type: ignore[attr-defined]
+    batch_metrics(small, convention, True, method="compiled")
+    print(f"metrics kernel ready in {time.perf_counter() - t:.1f} s; {n} states")
+    cases = [
+        ("geometry", False, None),
+        ("all, rates", True, None),
+        (f"replay ({len(replay)} columns)", True, replay),
+    ]
+    for label, rates, columns in cases:
+        per = {}
+        tables = {}
+        for method in ("compiled", "numpy"):
+            tables[method] = batch_metrics(res, convention, rates, columns, method=method)
+            times = []
+            for _ in range(3):
+                t = time.perf_counter()
+                batch_metrics(res, convention, rates, columns, method=method)
+                times.append(time.perf_counter() - t)
+            per[method] = float(np.median(times)) / n
+        a, b = tables["compiled"].to_numpy(), tables["numpy"].to_numpy()
+        same = (np.isnan(a) & np.isnan(b)) | (a == b)
+        with np.errstate(invalid="ignore"):
+            rel = np.where(same, 0.0, np.abs(a - b) / np.maximum(1.0, np.abs(b)))
+        print(
+            f"{label:>22}: compiled {per['compiled'] * 1e6:7.1f} us/state, "
+            f"numpy {per['numpy'] * 1e6:7.1f} us/state (x{per['numpy'] / per['compiled']:.1f}); "
+            f"largest relative difference {float(np.nanmax(rel, initial=0.0)):.1e}"
         )
 
 

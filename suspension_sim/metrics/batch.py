@@ -23,6 +23,14 @@ S = 1 there). What is batched here is what feeds them:
   to the mechanism's tangent space) and the carriers' twists along them
   (`pose_metrics` solves one dense least-squares system per pose instead).
 
+Those are the numpy path (``method="numpy"``, the reference). When the solve
+kernel is loaded (``engine.kernel_compiled()``, e.g. after a compiled
+``solve_batch``), ``method="auto"`` takes the compiled path instead
+(`metrics.batch_kernel`, `kinematics_compiled`): positions, tangents on the
+engine's reduced blocks, wheel tangents, velocities and twists per state in
+numba, the same values to ~1e-11 relative. Either way, only the formulas of the
+columns asked for run (``ids``), with larger chunks on the compiled path.
+
 Not batched (computed state by state through `pose_metrics`, for the
 columns asked only): every rate column of a model whose wheel count differs
 from its damper count (the bordered travel system is then not square), and
@@ -34,8 +42,12 @@ Units: mm, deg in the columns (rad inside).
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -69,6 +81,16 @@ derivative, (parts, 7, 3, 4, S): ~25 MB at 1024 on the example car; larger is no
 RATES_CHUNK = 256
 """Most states per chunk when tangents are needed (the point copies' PoE derivatives,
 (copies, 6, 3, S), and the block Jacobians come on top)."""
+COMPILED_GEOMETRY_CHUNK = 4096
+"""Most states per chunk on the compiled path without tangents: the kernel returns only
+the copies the metrics read (40 on the example car: ~4 MB at 4096 states) and the
+formulas' temporaries are (S, n_wheels, 3) arrays (~0.4 MB each); a few tens of MB in
+all. Larger chunks were no faster (cache misses outweigh numpy's per-call overhead)."""
+COMPILED_RATES_CHUNK = 2048
+"""Most states per chunk on the compiled path with tangents: positions (~2 MB at 2048
+states on the example car), velocities, damper rows and twists (~2 kB a state: ~4 MB)
+and the rate and centre formulas' temporaries, (S, n_wheels, columns, 3) arrays of
+~0.5 MB; tens of MB in all."""
 
 INPUT_IDS = frozenset(
     {"chassis_heave", "chassis_roll", "chassis_pitch", "rack", "steering_wheel_angle"}
@@ -82,6 +104,11 @@ CENTRE_IDS = frozenset(
     | set(ANTI_CENTRES.values())
 )
 """Metrics `centre_columns` writes (they need the carriers' twists, the costliest step)."""
+KINGPIN_IDS = frozenset(
+    {"caster", "kpi", "scrub_radius", "mechanical_trail", "scrub_vehicle", "trail_vehicle"}
+    | {"spindle_length"}
+)
+"""Metrics that read the kingpin axis."""
 
 
 def batch_metrics(
@@ -89,7 +116,8 @@ def batch_metrics(
     convention: str | None = None,
     rates: bool = False,
     columns: Sequence[str] | None = None,
-    chunk: int = 4096,
+    chunk: int = 8192,
+    method: str = "auto",
 ) -> pd.DataFrame:
     """Every `pose_metrics` column for every state of `result`: one row per state.
 
@@ -98,9 +126,13 @@ def batch_metrics(
     columns: a subset of the column names, in the order wanted (None = all,
     in catalogue order); an unknown name raises `InputError` (where="columns").
     chunk: states per vectorised chunk (bounds memory; at most
-    `GEOMETRY_CHUNK`, with rates `RATES_CHUNK`). Values equal
+    `GEOMETRY_CHUNK`, with rates `RATES_CHUNK`; on the compiled path
+    `COMPILED_GEOMETRY_CHUNK`, `COMPILED_RATES_CHUNK`). Values equal
     ``pose_metrics(result.pose(i), convention, rates)``; a state that did
     not converge has NaN except its inputs.
+    method: "auto" (the compiled kernel, `metrics.batch_kernel`, when the solve
+    kernel is loaded in this process), "compiled" (load or compile it) or
+    "numpy" (the reference path; same values to rounding).
     For a car whose wheel and damper counts differ, the rate columns (and,
     with a rack and a wheel without kingpin points, every column but the
     inputs) are computed state by state through `pose_metrics` (slow: ask
@@ -114,43 +146,57 @@ def batch_metrics(
     want = {slots[j] for j in chosen}
     st = wheel_set(model)
     n = len(result)
-    out = np.full((n, len(chosen)), np.nan)
+    out = np.full((len(chosen), n), np.nan)  # one row per column: contiguous writes
     col = {slots[j]: k for k, j in enumerate(chosen)}
     ids = {s[0] for s in want}
     square = len(st.names) == len(st.dampers)
     need_geo = bool(st.names) and bool(ids - INPUT_IDS)
     # A wheel without kingpin points takes its axis from the carrier's steering twist.
     twist_axis = need_geo and st.has_rack and bool(np.any(st.i_lower < 0))
+    twist_axis = twist_axis and bool(ids & KINGPIN_IDS)
     steer_axis = twist_axis and square
     per_state = {s for s in want if CATALOGUE[s[0]].rates and not square}
     if twist_axis and not square:  # no batched tangents: that geometry pose by pose too
         per_state |= {s for s in want if s[0] not in INPUT_IDS}
     need_tangents = steer_axis or any(CATALOGUE[s[0]].rates for s in want - per_state)
-    step = max(1, min(chunk, RATES_CHUNK if need_tangents else GEOMETRY_CHUNK))
+    compiled = need_geo and use_compiled(method)
+    if compiled:
+        cap = COMPILED_RATES_CHUNK if need_tangents else COMPILED_GEOMETRY_CHUNK
+    else:
+        cap = RATES_CHUNK if need_tangents else GEOMETRY_CHUNK
+    step = max(1, min(chunk, cap))
     with blas_controller().limit(limits=1, user_api="blas"):  # small systems: threads only cost
         for start in range(0, n, step):
             sl = slice(start, min(start + step, n))
             values: dict[Slot, np.ndarray] = {}
             _inputs(result, sl, st, values)
-            ok = np.flatnonzero(result.converged[sl])
-            if need_geo and len(ok):
-                rows = ok + start
-                found = _states(model, st, pre, result, rows, need_tangents, steer_axis, ids)
-                for slot, v in found.items():
-                    full = np.full(sl.stop - start, np.nan)
-                    full[ok] = v
-                    values[slot] = full
             for slot, v in values.items():
                 k = col.get(slot)
                 if k is not None and slot not in per_state:
-                    out[sl, k] = v
+                    out[k, sl] = v
+            ok = np.flatnonzero(result.converged[sl])
+            if need_geo and len(ok):
+                rows = ok + start
+                found = _states(
+                    model, st, pre, result, rows, need_tangents, steer_axis, ids, compiled
+                )
+                every = len(ok) == sl.stop - start
+                for slot, v in found.items():
+                    k = col.get(slot)
+                    if k is None or slot in per_state:
+                        continue
+                    if every:
+                        out[k, sl] = v
+                    else:  # the others stay NaN
+                        out[k, rows] = v
     if per_state:
         name = pre.name
         for i in np.flatnonzero(result.converged):
             row = pose_metrics(result.pose(int(i)), name, rates=rates)
             for slot in per_state:
-                out[i, col[slot]] = row[CATALOGUE[slot[0]].key(slot[1], slot[2])]
-    table = pd.DataFrame(out + 0.0, columns=[keys[j] for j in chosen])  # + 0.0: no "-0"
+                out[col[slot], i] = row[CATALOGUE[slot[0]].key(slot[1], slot[2])]
+    out += 0.0  # no "-0"
+    table = pd.DataFrame(out.T, columns=[keys[j] for j in chosen], copy=False)
     table.attrs["convention"] = pre.name
     return table
 
@@ -322,6 +368,263 @@ def carrier_twists(
     return np.concatenate([w, v], axis=2)
 
 
+# -- kinematics of a chunk: numpy reference and compiled --------------------------------
+@dataclass
+class Kinematics:
+    """What the metric formulas need of S closed states (chassis frame, mm, rad).
+
+    P: point copies (S, n_copies, 3). With tangents: v_C, v_A the velocities of
+    the wheel centres and axis points along the wheel tangents (S, n_w, nv, 3;
+    one column per wheel's travel, then the rack) and Wd the damper parameters'
+    rows of those tangents (S, n_dampers, nv). steer: each carrier's twist per mm
+    of rack with the strokes held (S, n_w, 6); tw: the carriers' twists along the
+    wheel tangents (S, n_w, 6, nv).
+    """
+
+    P: np.ndarray
+    v_C: np.ndarray | None = None
+    v_A: np.ndarray | None = None
+    Wd: np.ndarray | None = None
+    steer: np.ndarray | None = None
+    tw: np.ndarray | None = None
+
+    def take(self, rows: np.ndarray, other: Kinematics) -> None:
+        """Overwrite states `rows` with those of `other` (same fields, len(rows) states)."""
+        for name in ("P", "v_C", "v_A", "Wd", "steer", "tw"):
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if mine is not None and theirs is not None:
+                mine[rows] = theirs
+
+
+def kinematics_numpy(
+    model: KinematicModel,
+    st: WheelSet,
+    Q: np.ndarray,
+    tangents: bool,
+    steer_axis: bool,
+    twists: bool,
+) -> Kinematics:
+    """`Kinematics` of the states Q (n_params, S) by the numpy reference path.
+
+    tangents: the wheel tangents and velocities; steer_axis: the steering twists;
+    twists: the carriers' twists along the wheel tangents (needs tangents).
+    """
+    if not (tangents or steer_axis):
+        return Kinematics(copy_positions(model, st, Q))
+    pl = engine.plan(model)
+    _r, data, P, dP = model.evaluate_state(Q, pl.layout)
+    T = input_tangents(model, data)
+    out = Kinematics(P.transpose(2, 0, 1))
+    W = wheel_tangents(model, st, T, dP) if tangents else None
+    cols = []
+    if steer_axis:
+        cols.append(T[:, :, -1:])
+    if twists and W is not None:
+        cols.append(W)
+    if cols:
+        both = carrier_twists(model, st, Q, np.concatenate(cols, axis=2))
+        if steer_axis:
+            out.steer = both[..., 0]
+            both = both[..., 1:]
+        if twists:
+            out.tw = both
+    if W is not None:
+        out.v_C = point_velocities(model, dP, W, st.i_centre)
+        out.v_A = point_velocities(model, dP, W, st.i_axis)
+        out.Wd = W[:, st.damper_params]
+    return out
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """Per-model constant arguments of `batch_kernel.metric_kinematics`."""
+
+    tables: engine.KernelTables
+    bc_ptr: np.ndarray
+    bc_idx: np.ndarray
+    parts: np.ndarray  # the parts of the blocks and of `insts` (tangents need them)
+    geo_parts: np.ndarray  # the parts of `insts`
+    insts: np.ndarray  # the copies the metrics read (the kernel returns only these)
+    vel_insts: np.ndarray
+    wheel: np.ndarray
+    dampers: np.ndarray
+    w_params: np.ndarray  # parameters whose wheel tangents the metrics read
+    st: WheelSet  # the wheel set with its copy indices into `insts`
+
+
+def _compiled_args(model: KinematicModel, st: WheelSet) -> _Compiled:
+    """`_Compiled` of the model (kept in ``model.derived``)."""
+
+    def build() -> _Compiled:
+        tab = _tangent_tables(model, st)
+        e_ptr, e_col = tab.arrays[17], tab.arrays[19]
+        per_block = []
+        for b in range(tab.n_blocks):  # input columns with entries in each block
+            c = e_col[e_ptr[b] : e_ptr[b + 1]]
+            per_block.append(np.unique(-c[c < 0] - 1))
+        counts = [len(c) for c in per_block]
+        fields = ("i_centre", "i_axis", "i_lower", "i_upper", "arms", "pushrod")
+        used = np.concatenate([getattr(st, f).reshape(-1) for f in fields])
+        insts = np.unique(used[used >= 0]).astype(np.int64)
+        remap = np.full(tab.n_inst + 1, -1, dtype=int)  # index -1 stays -1
+        remap[insts] = np.arange(len(insts))
+        compact = dataclasses.replace(st, **{f: remap[getattr(st, f)] for f in fields})
+        return _Compiled(
+            tables=tab,
+            bc_ptr=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+            bc_idx=np.concatenate([np.zeros(0), *per_block]).astype(np.int64),
+            parts=np.union1d(tab.arrays[14], model.inst_part[insts]).astype(np.int64),
+            geo_parts=np.unique(model.inst_part[insts]).astype(np.int64),
+            insts=insts,
+            vel_insts=np.unique(np.concatenate([st.i_centre, st.i_axis])).astype(np.int64),
+            wheel=np.ascontiguousarray(
+                np.stack([st.i_centre, st.i_axis, st.part]).reshape(3, -1), dtype=np.int64
+            ),
+            dampers=np.ascontiguousarray(st.damper_params, dtype=np.int64).reshape(-1),
+            w_params=np.union1d(
+                np.concatenate([model.parts[int(i)].params for i in st.part] + [[]]),
+                st.damper_params,
+            ).astype(np.int64),
+            st=compact,
+        )
+
+    return model.derived.get(("metrics", "batch_kernel_args"), build)
+
+
+def _tangent_tables(model: KinematicModel, st: WheelSet) -> engine.KernelTables:
+    """The kernel tables the compiled tangents use: the engine's reduced tables (its
+    two-point links eliminated: 9 instead of 21 unknowns per corner of the example car,
+    so the Jacobians and their LU cost a fraction) when every wheel carrier's parameters
+    stay unknowns or inputs there, else the full tables. The tangents of the carriers
+    and of the inputs are the same in both (the reduced constraints have the same
+    solutions); only the eliminated links' rows differ, and no metric reads them."""
+    full = engine.kernel_tables(model)
+    reduced_of = getattr(engine, "reduced_tables", None)
+    reduced = reduced_of(model) if reduced_of is not None else None
+    if reduced is None or reduced.n_inst != full.n_inst or reduced.n_parts != full.n_parts:
+        return full
+    kept = set(reduced.arrays[8].tolist()) | set(reduced.inputs.tolist())
+    carriers = {p for i in np.unique(st.part) for p in model.parts[int(i)].params}
+    if not carriers <= kept or not np.array_equal(reduced.inputs, full.inputs):
+        return full
+    return reduced
+
+
+def kinematics_compiled(
+    model: KinematicModel,
+    st: WheelSet,
+    Q: np.ndarray,
+    tangents: bool,
+    steer_axis: bool,
+    twists: bool,
+) -> Kinematics:
+    """`kinematics_numpy` by the compiled kernel (`metrics.batch_kernel`), with P holding
+    only the copies the metrics read (``_compiled_args(model, st).st`` indexes them);
+    states with a singular block or travel system are recomputed by the numpy path."""
+    bk = _batch_kernel()
+    c = _compiled_args(model, st)
+    tab = c.tables
+    S = Q.shape[1]
+    n_w, n_d = len(st.names), len(st.dampers)
+    nv = n_w + (1 if st.has_rack else 0)
+    n_tw = (1 if steer_axis else 0) + (nv if twists else 0)
+    if (tangents or steer_axis) and len(tab.inputs) != nv:  # not the square travel system
+        ref = kinematics_numpy(model, st, Q, tangents, steer_axis, twists)
+        ref.P = ref.P[:, c.insts]
+        return ref
+    P = np.empty((S, len(c.insts), 3))
+    v_C = np.empty((S, n_w, nv if tangents else 0, 3))
+    v_A = np.empty_like(v_C)
+    Wd = np.empty((S, n_d if tangents else 0, nv))
+    tw = np.empty((S, n_w, 6, n_tw))
+    ok = np.zeros(S, dtype=np.int8)
+    Wk = bk.work_arrays(tab.n_parts, tab.n_inst, tab.k_max, tab.max_rows)
+    scratch = bk.scratch_arrays(tab.max_rows, tab.max_cols, tab.n_params, len(tab.inputs), nv)
+    flags = np.array([st.has_rack, tangents, steer_axis, twists], dtype=np.int64)
+    bk.metric_kinematics(
+        np.ascontiguousarray(Q.T, dtype=float),
+        tab.arrays,
+        Wk,
+        tab.inputs,
+        c.bc_ptr,
+        c.bc_idx,
+        c.parts if tangents or steer_axis else c.geo_parts,
+        c.insts,
+        c.vel_insts,
+        c.wheel,
+        c.dampers,
+        c.w_params,
+        flags,
+        scratch,
+        P,
+        v_C,
+        v_A,
+        Wd,
+        tw,
+        ok,
+    )
+    out = Kinematics(P)
+    if tangents:
+        out.v_C, out.v_A, out.Wd = v_C, v_A, Wd
+    if steer_axis:
+        out.steer = tw[..., 0]
+    if twists:
+        out.tw = tw[..., 1:] if steer_axis else tw
+    bad = np.flatnonzero(ok == 0)
+    if len(bad):  # a singular block: least squares, as the numpy path does
+        ref = kinematics_numpy(model, st, Q[:, bad], tangents, steer_axis, twists)
+        ref.P = ref.P[:, c.insts]
+        out.take(bad, ref)
+    return out
+
+
+_BATCH_KERNEL: list[Any] = []
+
+
+def _batch_kernel() -> Any:
+    """`metrics.batch_kernel` (imports numba; only once the solve kernel is loaded).
+
+    numba's disk cache knows only the source file of the function it compiled, not the
+    kernel functions it inlined from `solve.kernel`: an index older than that file is
+    dropped first, so a changed kernel is never run from stale machine code.
+    """
+    if not _BATCH_KERNEL:
+        from suspension_sim.metrics import batch_kernel
+        from suspension_sim.solve import kernel
+
+        newest = Path(kernel.__file__).stat().st_mtime
+        for disp in batch_kernel.compiled_functions():
+            with contextlib.suppress(AttributeError, OSError):
+                index = Path(disp._cache._cache_file._index_path)
+                if index.exists() and index.stat().st_mtime < newest:
+                    disp._cache.flush()
+        _BATCH_KERNEL.append(batch_kernel)
+    return _BATCH_KERNEL[0]
+
+
+def use_compiled(method: str) -> bool:
+    """Whether `batch_metrics(method=...)` takes the compiled path ("auto": when the
+    solve kernel is loaded in this process)."""
+    if method == "numpy":
+        return False
+    if method == "compiled":
+        if not engine.compiled_available():
+            raise InputError(
+                "method='compiled' needs numba, which is not installed.",
+                where="method",
+                hint="pip install numba, or use method='numpy'",
+            )
+        engine.compile_kernel()
+        return True
+    if method == "auto":
+        return engine.kernel_compiled()
+    raise InputError(
+        f"method must be 'auto', 'compiled' or 'numpy', not {method!r}.",
+        where="method",
+        hint="'auto' takes the compiled kernel when it is loaded",
+    )
+
+
 # -- one chunk --------------------------------------------------------------------------------
 def _states(
     model: KinematicModel,
@@ -332,46 +635,37 @@ def _states(
     tangents: bool,
     steer_axis: bool,
     ids: set[str],
+    compiled: bool,
 ) -> dict[Slot, np.ndarray]:
     """Every batched column of the (converged) states `rows`: {slot: (S,)}."""
     Q = result.params[rows].T
-    T = None
-    if tangents and engine.kernel_compiled():  # compiled: points, slopes, tangents at once
-        P, dP, T = engine.tangents_compiled(model, Q)
-        P = P.transpose(2, 0, 1)
-        singular = np.flatnonzero(np.isnan(T).any(axis=(1, 2)))
-        if len(singular):  # a singular block: least squares, as the numpy path does
-            _r, data, _P, _dP = model.evaluate_state(Q[:, singular], engine.plan(model).layout)
-            T[singular] = input_tangents(model, data)
-    elif tangents:
-        pl = engine.plan(model)
-        _r, data, P, dP = model.evaluate_state(Q, pl.layout)
-        P = P.transpose(2, 0, 1)
-        T = input_tangents(model, data)
-    else:
-        P = copy_positions(model, st, Q)
+    centres = tangents and bool(ids & CENTRE_IDS)
+    twists = centres or (steer_axis and bool(np.any(st.damper_of < 0)))
+    kin = (kinematics_compiled if compiled else kinematics_numpy)(
+        model, st, Q, tangents, steer_axis, twists
+    )
+    if compiled:  # P holds only the copies the metrics read: indices into them
+        st = _compiled_args(model, st).st
     R, t = chassis_transforms(model, result.chassis[rows])
-    g = place_wheels(st, P, R, t)
+    g = place_wheels(st, kin.P, R, t)
+    steer = None
+    if steer_axis:
+        assert kin.steer is not None
+        steer = kin.steer.copy()
+        loose = st.damper_of < 0
+        if np.any(loose):
+            assert kin.tw is not None
+            steer[:, loose] = kin.tw[:, loose][..., -1]
     out: dict[Slot, np.ndarray] = {}
-    steer = tw = W = None
-    centres = bool(ids & CENTRE_IDS)
-    if tangents:
-        assert dP is not None and T is not None
-        W = wheel_tangents(model, st, T, dP)
-        if steer_axis or centres:
-            twist_cols = np.concatenate([T[:, :, -1:], W], axis=2) if steer_axis else W
-            both = carrier_twists(model, st, Q, twist_cols)
-            tw = both[..., 1:] if steer_axis else both
-            if steer_axis:
-                steer = both[..., 0].copy()
-                loose = st.damper_of < 0
-                steer[:, loose] = tw[:, loose][..., -1]
-    k_c, k0_c = kingpin_axes(st, g, steer)
-    out.update(geometry_columns(st, g, pre, k_c, k0_c, "ackermann" in ids))
+    if ids & KINGPIN_IDS:
+        k_c, k0_c = kingpin_axes(st, g, steer)
+    else:  # no column reads the kingpin axis
+        k_c = k0_c = np.full((len(rows), len(st.names), 3), np.nan)
+    out.update(geometry_columns(st, g, pre, k_c, k0_c, "ackermann" in ids, ids))
     if tangents and any(CATALOGUE[m].rates for m in ids - CENTRE_IDS):
-        assert W is not None and dP is not None
-        out.update(rate_columns(model, st, g, W, dP, pre))
-    if tangents and centres:
-        assert tw is not None
-        out.update(centre_columns(st, g, tw, model.car.options))
+        assert kin.v_C is not None and kin.v_A is not None and kin.Wd is not None
+        out.update(rate_columns(st, g, kin.v_C, kin.v_A, kin.Wd, pre, ids))
+    if centres:
+        assert kin.tw is not None
+        out.update(centre_columns(st, g, kin.tw, model.car.options, ids))
     return out

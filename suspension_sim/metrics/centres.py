@@ -20,6 +20,7 @@ screw-axis diagnostics use the wheel's own single-wheel travel.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -60,27 +61,31 @@ def world_homogeneous(R: np.ndarray, t: np.ndarray, N: np.ndarray, lam: np.ndarr
 
 
 def centre_columns(
-    st: WheelSet, g: Wheels, twists: np.ndarray, opts: Options
+    st: WheelSet,
+    g: Wheels,
+    twists: np.ndarray,
+    opts: Options,
+    ids: AbstractSet[str] | None = None,
 ) -> dict[Slot, np.ndarray]:
     """Instant centres, swing arms, antis, roll and pitch centres of S states: {slot: (S,)}.
 
     twists: carrier twists along the wheel tangents (S, n_w, 6, cols), chassis frame.
+    ids: only these metrics (None = all; the others are not computed).
     """
+
+    def want(*mids: str) -> bool:
+        return ids is None or any(m in ids for m in mids)
+
     n_w = len(st.names)
     R, t = g.R, g.t
     x_h, y_h = g.x_h, g.y_h
     m_front, m_side = to_chassis(R, x_h), to_chassis(R, y_h)  # (S, 3) chassis frame
     own = np.arange(n_w)
-    tw_own = twists[:, own, :, own].transpose(1, 0, 2)  # (S, n_w, 6)
     travel = twists[:, :, :, :n_w]
-    tw_side = np.einsum("siak,ik->sia", travel, st.heave)
-    tw_front = np.einsum("siak,ik->sia", travel, st.roll)
 
     def velocity(tw: np.ndarray, p: np.ndarray) -> np.ndarray:
         return to_world(R, tw[..., 3:] + cross(tw[..., :3], p))
 
-    cp_side, c_side = velocity(tw_side, g.cp_c), velocity(tw_side, g.C_c)
-    cp_front = velocity(tw_front, g.cp_c)
     mf, ms = m_front[:, None], m_side[:, None]
     xh, yh = x_h[:, None], y_h[:, None]
     out: dict[Slot, np.ndarray] = {}
@@ -91,22 +96,40 @@ def centre_columns(
             for comp in comps:
                 out[(mid, name, comp)] = pts[:, i, "xyz".index(comp)]
 
-    fN, fl = linkage.force_centre(tw_front, g.cp_c, mf)
-    fN = world_homogeneous(R, t, fN, fl)
-    sN, sl = linkage.force_centre(tw_side, g.cp_c, ms)
-    sN = world_homogeneous(R, t, sN, sl)
-    put("fvic", "yz", fN, fl)
-    put("svic", "xz", sN, sl)
-    fsa = linkage.view_distance(g.cp_w, fN, fl, xh)
-    ssa = linkage.view_distance(g.cp_w, sN, sl, yh)
-    for i, name in enumerate(st.names):
-        out[("fvsa", name, "")] = fsa[:, i]
-        out[("svsa", name, "")] = ssa[:, i]
-    aN, al = linkage.instant_centre(tw_own, g.cp_c, mf)
-    put("fvic_axis", "yz", world_homogeneous(R, t, aN, al), al)
-    aN, al = linkage.instant_centre(tw_own, g.cp_c, ms)
-    put("svic_axis", "xz", world_homogeneous(R, t, aN, al), al)
-    if st.has_wheelbase:
+    antis = st.has_wheelbase and want(*ANTIS, *ANTI_CENTRES.values())
+    side = want("svic", "svsa", "pitch_centre") or antis
+    front = want("fvic", "fvsa", "roll_centre_height", "roll_centre_lateral")
+    tw_own = twists[:, own, :, own].transpose(1, 0, 2)  # (S, n_w, 6)
+    if side:
+        tw_side = np.einsum("siak,ik->sia", travel, st.heave)
+        cp_side = velocity(tw_side, g.cp_c)
+    if front:
+        tw_front = np.einsum("siak,ik->sia", travel, st.roll)
+        cp_front = velocity(tw_front, g.cp_c)
+    if want("fvic", "fvsa"):
+        fN, fl = linkage.force_centre(tw_front, g.cp_c, mf)
+        fN = world_homogeneous(R, t, fN, fl)
+        if want("fvic"):
+            put("fvic", "yz", fN, fl)
+        fsa = linkage.view_distance(g.cp_w, fN, fl, xh)
+        for i, name in enumerate(st.names):
+            out[("fvsa", name, "")] = fsa[:, i]
+    if want("svic", "svsa"):
+        sN, sl = linkage.force_centre(tw_side, g.cp_c, ms)
+        sN = world_homogeneous(R, t, sN, sl)
+        if want("svic"):
+            put("svic", "xz", sN, sl)
+        ssa = linkage.view_distance(g.cp_w, sN, sl, yh)
+        for i, name in enumerate(st.names):
+            out[("svsa", name, "")] = ssa[:, i]
+    if want("fvic_axis"):
+        aN, al = linkage.instant_centre(tw_own, g.cp_c, mf)
+        put("fvic_axis", "yz", world_homogeneous(R, t, aN, al), al)
+    if want("svic_axis"):
+        aN, al = linkage.instant_centre(tw_own, g.cp_c, ms)
+        put("svic_axis", "xz", world_homogeneous(R, t, aN, al), al)
+    if antis:
+        c_side = velocity(tw_side, g.C_c)
         L = st.design_wheelbase
         for i, name in enumerate(st.names):
             for mid, share, at_centre in anti_cases(bool(st.front[i]), bool(st.rear[i]), opts):
@@ -121,7 +144,11 @@ def centre_columns(
                     for comp in "xz":
                         out[(ANTI_CENTRES[mid], name, comp)] = pts[:, "xyz".index(comp)]
 
-    for i in (int(k) for k in np.flatnonzero(st.double_wishbone)):
+    for i in (
+        (int(k) for k in np.flatnonzero(st.double_wishbone))
+        if want("fvic_arms", "svic_arms")
+        else ()
+    ):
         planes = []
         for arm in st.arms[i]:
             a, b, joint = (to_world(R, g.P[:, j]) + t for j in arm)  # pivots, ball joint
@@ -132,29 +159,34 @@ def centre_columns(
                 out[(mid, st.names[i], comp)] = pts[:, "xyz".index(comp)]
 
     for axle, (il, ir) in st.axles.items():
-        uv = linkage.centre_of_lines(
-            g.cp_w[:, il],
-            linkage.view_normal(cp_front[:, il], x_h),
-            g.cp_w[:, ir],
-            linkage.view_normal(cp_front[:, ir], x_h),
-            y_h,
-            Z_UP,
-        )
-        u_rc, h = uv[:, 0], uv[:, 1]
-        mid_cp = 0.5 * (g.cp_w[:, il] + g.cp_w[:, ir])
-        rc = dot(mid_cp, x_h)[:, None] * x_h + u_rc[:, None] * y_h + h[:, None] * Z_UP
-        out[("roll_centre_height", axle, "")] = h
-        out[("roll_centre_lateral", axle, "")] = to_chassis(R, rc - t)[:, 1]
-        # OptimumK's kinematic roll centre: the lines CP -> where each wheel's screw axis
-        # pierces the vertical plane through the two contact points.
-        mid_c = 0.5 * (g.cp_c[:, il] + g.cp_c[:, ir])
-        pierce = []
-        for i in (il, ir):
-            pN, pl = linkage.instant_centre(tw_own[:, i], mid_c, m_front)
-            pierce.append((world_homogeneous(R, t, pN, pl), pl))
-        uv = linkage.centre_of_lines(g.cp_w[:, il], pierce[0], g.cp_w[:, ir], pierce[1], y_h, Z_UP)
-        out[("roll_centre_axis_height", axle, "")] = uv[:, 1]
-    for side_name, (i_f, i_r) in st.sides.items():
+        if want("roll_centre_height", "roll_centre_lateral"):
+            uv = linkage.centre_of_lines(
+                g.cp_w[:, il],
+                linkage.view_normal(cp_front[:, il], x_h),
+                g.cp_w[:, ir],
+                linkage.view_normal(cp_front[:, ir], x_h),
+                y_h,
+                Z_UP,
+            )
+            u_rc, h = uv[:, 0], uv[:, 1]
+            out[("roll_centre_height", axle, "")] = h
+            if want("roll_centre_lateral"):
+                mid_cp = 0.5 * (g.cp_w[:, il] + g.cp_w[:, ir])
+                rc = dot(mid_cp, x_h)[:, None] * x_h + u_rc[:, None] * y_h + h[:, None] * Z_UP
+                out[("roll_centre_lateral", axle, "")] = to_chassis(R, rc - t)[:, 1]
+        if want("roll_centre_axis_height"):
+            # OptimumK's kinematic roll centre: the lines CP -> where each wheel's screw axis
+            # pierces the vertical plane through the two contact points.
+            mid_c = 0.5 * (g.cp_c[:, il] + g.cp_c[:, ir])
+            pierce = []
+            for i in (il, ir):
+                pN, pl = linkage.instant_centre(tw_own[:, i], mid_c, m_front)
+                pierce.append((world_homogeneous(R, t, pN, pl), pl))
+            uv = linkage.centre_of_lines(
+                g.cp_w[:, il], pierce[0], g.cp_w[:, ir], pierce[1], y_h, Z_UP
+            )
+            out[("roll_centre_axis_height", axle, "")] = uv[:, 1]
+    for side_name, (i_f, i_r) in st.sides.items() if want("pitch_centre") else ():
         xz = linkage.centre_of_lines(
             g.cp_w[:, i_f],
             linkage.view_normal(cp_side[:, i_f], y_h),

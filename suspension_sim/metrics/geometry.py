@@ -14,6 +14,7 @@ quantities", "Ackermann"). Lengths in mm, angles in rad inside.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
@@ -391,73 +392,101 @@ def geometry_columns(
     k_c: np.ndarray,
     k0_c: np.ndarray,
     ackermann: bool = True,
+    ids: AbstractSet[str] | None = None,
 ) -> dict[Slot, np.ndarray]:
     """The wheel, axle and side geometry of S states: {slot: (S,) values}, preset signs.
 
     k_c, k0_c: the kingpin axes (`kingpin_axes`). ackermann: also the
-    Ackermann percentage (a Python loop over states of the scalar
-    `linkage.ackermann_percent`, ~5 us a state). Formulas: `metrics.wheel`.
+    Ackermann percentage (`linkage.ackermann_percents`). ids: only these
+    metrics (None = all; the others are not computed). Formulas: `metrics.wheel`.
     """
+
+    def want(*mids: str) -> bool:
+        return ids is None or any(m in ids for m in mids)
+
     n = Z_UP
     R, t = g.R, g.t
-    camber = wheel.camber(g.s_w, n)
-    camber_fv = wheel.camber_front_view(g.s_w, g.y_h[:, None], n)
-    k_w = to_world(R, k_c)
-    k0_w = to_world(R, k0_c) + t[:, None]
-    g_w = wheel.kingpin_ground_point(k0_w, k_w, g.cp_w, n)
-    lat, head = wheel.ground_axes(g.s_w, st.side, n)
-    # OptimumK's contact patch: C + r unit(s x h), h = x_h turned by the wheel-plane steer.
     x_h, y_h = g.x_h[:, None], g.y_h[:, None]
-    toe_wp = wheel.toe_wheel_plane(g.s_c)
-    heading = wheel.turned_heading(x_h, y_h, wheel.steer(toe_wp, st.toe_wp0, st.side))
-    cp_ok = wheel.contact_patch(g.C_w, g.s_w, st.radius, heading, n)
-    g_ok = wheel.kingpin_ground_point(k0_w, k_w, cp_ok, n)
-    per_wheel: dict[str, np.ndarray] = {
-        "wheel_travel": g.C_c[..., 2] - st.centre0[:, 2],
-        "camber": (camber_fv if pre.camber == "front_view" else camber) * DEG,
-        "camber_chassis": wheel.camber(g.s_c, EZ) * DEG,
-        "camber_front_view": camber_fv * DEG,
-        "toe": pre.toe_sign * g.toe * DEG,
-        "toe_wheel_plane": pre.toe_sign * toe_wp * DEG,
-        "steer": preset_steer(pre, g.toe, st, s_chassis=g.s_c) * DEG,
-        "caster": wheel.caster(k_c) * DEG,
-        "kpi": wheel.kpi(k_c, st.side) * DEG,
-        "scrub_radius": wheel.scrub_radius(g.cp_w, g_w, lat),
-        "mechanical_trail": wheel.mechanical_trail(g.cp_w, g_w, head),
-        "scrub_vehicle": wheel.scrub_vehicle(cp_ok, g_ok, y_h, st.side),
-        "trail_vehicle": wheel.trail_vehicle(cp_ok, g_ok, x_h),
-        "pushrod_length": np.where(
+    per_wheel: dict[str, np.ndarray] = {}
+    if want("wheel_travel"):
+        per_wheel["wheel_travel"] = g.C_c[..., 2] - st.centre0[:, 2]
+    if want("camber", "camber_front_view"):
+        camber_fv = wheel.camber_front_view(g.s_w, y_h, n)
+        if want("camber"):
+            camber = camber_fv if pre.camber == "front_view" else wheel.camber(g.s_w, n)
+            per_wheel["camber"] = camber * DEG
+        if want("camber_front_view"):
+            per_wheel["camber_front_view"] = camber_fv * DEG
+    if want("camber_chassis"):
+        per_wheel["camber_chassis"] = wheel.camber(g.s_c, EZ) * DEG
+    if want("toe"):
+        per_wheel["toe"] = pre.toe_sign * g.toe * DEG
+    if want("toe_wheel_plane"):
+        per_wheel["toe_wheel_plane"] = pre.toe_sign * wheel.toe_wheel_plane(g.s_c) * DEG
+    if want("steer"):
+        per_wheel["steer"] = preset_steer(pre, g.toe, st, s_chassis=g.s_c) * DEG
+    if want("caster"):
+        per_wheel["caster"] = wheel.caster(k_c) * DEG
+    if want("kpi"):
+        per_wheel["kpi"] = wheel.kpi(k_c, st.side) * DEG
+    kingpin_world = want("scrub_radius", "mechanical_trail", "scrub_vehicle", "trail_vehicle")
+    if kingpin_world:
+        k_w = to_world(R, k_c)
+        k0_w = to_world(R, k0_c) + t[:, None]
+    if want("scrub_radius", "mechanical_trail"):
+        g_w = wheel.kingpin_ground_point(k0_w, k_w, g.cp_w, n)
+        lat, head = wheel.ground_axes(g.s_w, st.side, n)
+        per_wheel["scrub_radius"] = wheel.scrub_radius(g.cp_w, g_w, lat)
+        per_wheel["mechanical_trail"] = wheel.mechanical_trail(g.cp_w, g_w, head)
+    cp_ok = None
+    if want("scrub_vehicle", "trail_vehicle", "contact_patch"):
+        # OptimumK's contact patch: C + r unit(s x h), h = x_h turned by the wheel-plane steer.
+        toe_wp = wheel.toe_wheel_plane(g.s_c)
+        heading = wheel.turned_heading(x_h, y_h, wheel.steer(toe_wp, st.toe_wp0, st.side))
+        cp_ok = wheel.contact_patch(g.C_w, g.s_w, st.radius, heading, n)
+    if cp_ok is not None and want("scrub_vehicle", "trail_vehicle"):
+        g_ok = wheel.kingpin_ground_point(k0_w, k_w, cp_ok, n)
+        per_wheel["scrub_vehicle"] = wheel.scrub_vehicle(cp_ok, g_ok, y_h, st.side)
+        per_wheel["trail_vehicle"] = wheel.trail_vehicle(cp_ok, g_ok, x_h)
+    if want("pushrod_length"):
+        per_wheel["pushrod_length"] = np.where(
             st.pushrod[:, 0] >= 0,
             norm(g.P[:, st.pushrod[:, 0]] - g.P[:, st.pushrod[:, 1]]),
             np.nan,
-        ),
-        "spindle_length": wheel.spindle_length(g.C_c, k0_c, k_c),
-        "half_track": wheel.half_track(g.cp_c, st.side),
-    }
+        )
+    if want("spindle_length"):
+        per_wheel["spindle_length"] = wheel.spindle_length(g.C_c, k0_c, k_c)
+    half = wheel.half_track(g.cp_c, st.side) if want("half_track", "track") else None
+    if half is not None and want("half_track"):
+        per_wheel["half_track"] = half
     out: dict[Slot, np.ndarray] = {}
     for mid, arr in per_wheel.items():
         for i, name in enumerate(st.names):
             out[(mid, name, "")] = arr[:, i]
-    for i, name in enumerate(st.names):
-        for a, comp in enumerate("xyz"):
-            out[("wheel_centre", name, comp)] = g.C_w[:, i, a]
-            out[("contact_point", name, comp)] = g.cp_w[:, i, a]
-            out[("contact_patch", name, comp)] = cp_ok[:, i, a]
-    half = per_wheel["half_track"]
-    for axle, (il, ir) in st.axles.items():
-        out[("track", axle, "")] = half[:, il] + half[:, ir]
-    for side_name, (i_f, i_r) in st.sides.items():
-        out[("wheelbase", side_name, "")] = g.cp_c[:, i_f, 0] - g.cp_c[:, i_r, 0]
-    if ackermann and "front" in st.axles and st.has_rack:
+    points: list[tuple[str, np.ndarray | None]] = [
+        ("wheel_centre", g.C_w),
+        ("contact_point", g.cp_w),
+        ("contact_patch", cp_ok),
+    ]
+    for mid, xyz in points:
+        if xyz is None or not want(mid):
+            continue
+        for i, name in enumerate(st.names):
+            for a, comp in enumerate("xyz"):
+                out[(mid, name, comp)] = xyz[:, i, a]
+    if half is not None and want("track"):
+        for axle, (il, ir) in st.axles.items():
+            out[("track", axle, "")] = half[:, il] + half[:, ir]
+    if want("wheelbase"):
+        for side_name, (i_f, i_r) in st.sides.items():
+            out[("wheelbase", side_name, "")] = g.cp_c[:, i_f, 0] - g.cp_c[:, i_r, 0]
+    if ackermann and want("ackermann") and "front" in st.axles and st.has_rack:
         steer_iso = wheel.steer(g.toe, st.toe0, st.side)
         il, ir = st.axles["front"]
         wb, track = st.design_wheelbase, st.design_track["front"]
-        out[("ackermann", "front", "")] = np.array(
-            [
-                linkage.ackermann_percent(float(a), float(b), wb, track)
-                for a, b in zip(steer_iso[:, il], steer_iso[:, ir], strict=True)
-            ]
-        ).reshape(-1)
+        out[("ackermann", "front", "")] = linkage.ackermann_percents(
+            steer_iso[:, il], steer_iso[:, ir], wb, track
+        )
     return out
 
 

@@ -254,3 +254,24 @@ def ackermann_percent(
     with np.errstate(divide="ignore", invalid="ignore"):
         ideal = np.arctan(wheelbase / (wheelbase / np.tan(np.float64(d_o)) - track))
         return float((d_i - d_o) / (ideal - d_o) * 100.0)
+
+
+def ackermann_percents(
+    steer_left: np.ndarray,
+    steer_right: np.ndarray,
+    wheelbase: float,
+    track: float,
+    eps: float = STRAIGHT_AHEAD_RAD,
+) -> np.ndarray:
+    """`ackermann_percent` of arrays of roadwheel angles (rad, + = left, iso), elementwise."""
+    left = np.asarray(steer_left, dtype=float)
+    right = np.asarray(steer_right, dtype=float)
+    mean = 0.5 * (left + right)
+    turning = np.isfinite(mean) & (np.abs(mean) >= eps)
+    left_turn = mean > 0  # left turn: left wheel inside
+    d_i = np.where(left_turn, left, -right)
+    d_o = np.where(left_turn, right, -left)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ideal = np.arctan(wheelbase / (wheelbase / np.tan(d_o) - track))
+        value = (d_i - d_o) / (ideal - d_o) * 100.0
+    return np.where(turning, value, np.nan)

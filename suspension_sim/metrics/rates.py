@@ -20,6 +20,7 @@ stroke per mm of wheel travel, roll camber deg per deg of roll.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -135,72 +136,96 @@ def point_velocities(
 
 
 def rate_columns(
-    model: KinematicModel,
     st: WheelSet,
     g: Wheels,
-    W: np.ndarray,
-    dP: np.ndarray,
+    v_C: np.ndarray,
+    v_A: np.ndarray,
+    Wd: np.ndarray,
     pre: Preset,
+    ids: AbstractSet[str] | None = None,
 ) -> dict[Slot, np.ndarray]:
     """Camber gain, bump steer, steer rate, roll camber, steering toe gain and ratio, motion
     and installation ratios of S states: {slot: (S,)}.
 
-    W: the wheel tangents (S, n_params, cols): one column per wheel's travel, then the
-    rack (`solve.sensitivity.wheel_tangents`); dP the PoE derivatives (n_copies, kmax, 3, S).
+    Along the wheel tangents (one column per wheel's travel, then the rack;
+    `solve.sensitivity.wheel_tangents`): v_C, v_A the velocities of the wheel
+    centres and axis points (S, n_w, cols, 3), chassis frame (`point_velocities`);
+    Wd the damper parameters' rows (S, n_dampers, cols), mm of stroke per unit.
+    ids: only these metrics (None = all; the others are not computed).
     """
+
+    def want(*mids: str) -> bool:
+        return ids is None or any(m in ids for m in mids)
+
     n = Z_UP
     n_w = len(st.names)
     R = g.R
-    cols = W.shape[2]
-    v_C = point_velocities(model, dP, W, st.i_centre)  # (S, n_w, cols, 3)
-    v_A = point_velocities(model, dP, W, st.i_axis)
-    ds_c = d_spin_axis(g.C_c[:, :, None], g.A_c[:, :, None], st.orient[:, None], v_C, v_A)
-    ds_w = to_world(R, ds_c)
-    own = np.arange(n_w)
-    ds_c_own, ds_w_own = ds_c[:, own, own], ds_w[:, own, own]
-    s_w = g.s_w
-    gain = d_camber(s_w, ds_w_own, n)
-    gain_fv = d_camber_front_view(s_w, ds_w_own, g.y_h[:, None], n)
-    bump = pre.toe_sign * d_toe(g.s_c, ds_c_own)
-    wheel_rates: dict[str, np.ndarray] = {
-        "camber_gain": (gain_fv if pre.camber == "front_view" else gain) * DEG,
-        "bump_steer": bump * DEG,
-        "bump_steer_per_25mm": bump * DEG * 25.0,
-    }
-    if st.has_rack:
-        d_toe_rack = d_steer_toe(pre, g.s_c, ds_c[:, :, cols - 1])
-        wheel_rates["steer_rate"] = -st.side * d_toe_rack * DEG
-
-    # Roll camber: chassis roll with every contact point held on the ground.
-    rigid_ds_w = to_world(R, cross(EX, g.s_c))
-    rigid_dC_w = to_world(R, cross(EX, g.C_c - st.reference))
-    rigid_cp_z = d_contact_point(s_w, rigid_ds_w, rigid_dC_w, st.radius, n)[..., 2]
-    v_C_w = to_world(R, v_C[:, :, :n_w])
-    dcp_z = d_contact_point(s_w[:, :, None], ds_w[:, :, :n_w], v_C_w, st.radius[:, None], n)[..., 2]
-    dtau = square_solve(dcp_z, -rigid_cp_z)
-    dcam = d_camber(s_w[:, :, None], ds_w[:, :, :n_w], n)  # (S, i, k)
-    wheel_rates["roll_camber"] = d_camber(s_w, rigid_ds_w, n) + np.einsum("sik,sk->si", dcam, dtau)
-    # Heave with every contact point on the ground (the chassis up 1 mm lifts every CP 1 mm).
-    dtau_heave = square_solve(dcp_z, -np.ones(dcp_z.shape[:2]))
+    cols = v_C.shape[2]
     out: dict[Slot, np.ndarray] = {}
-    if st.has_rack and st.rack_ratio:
-        toe_gain, steer = steering_rates(g, st, pre, ds_c, ds_w, v_C, dcp_z)
-        wheel_rates["steering_toe_gain"] = toe_gain
-        for axle, (il, ir) in st.axles.items():
-            mean = 0.5 * (steer[:, il] + steer[:, ir])
-            out[("steering_ratio", axle, "")] = steering_ratio(mean, pre.steer == "wheel_plane")
+    wheel_rates: dict[str, np.ndarray] = {}
+    ground = want("roll_camber", "motion_ratio_heave") or (
+        st.has_rack and bool(st.rack_ratio) and want("steering_toe_gain", "steering_ratio")
+    )
+    if ground or want("camber_gain", "bump_steer", "bump_steer_per_25mm", "steer_rate"):
+        ds_c = d_spin_axis(g.C_c[:, :, None], g.A_c[:, :, None], st.orient[:, None], v_C, v_A)
+        ds_w = to_world(R, ds_c)
+        own = np.arange(n_w)
+        ds_c_own, ds_w_own = ds_c[:, own, own], ds_w[:, own, own]
+        s_w = g.s_w
+        if want("camber_gain"):
+            if pre.camber == "front_view":
+                gain = d_camber_front_view(s_w, ds_w_own, g.y_h[:, None], n)
+            else:
+                gain = d_camber(s_w, ds_w_own, n)
+            wheel_rates["camber_gain"] = gain * DEG
+        if want("bump_steer", "bump_steer_per_25mm"):
+            bump = pre.toe_sign * d_toe(g.s_c, ds_c_own)
+            wheel_rates["bump_steer"] = bump * DEG
+            wheel_rates["bump_steer_per_25mm"] = bump * DEG * 25.0
+        if st.has_rack and want("steer_rate"):
+            d_toe_rack = d_steer_toe(pre, g.s_c, ds_c[:, :, cols - 1])
+            wheel_rates["steer_rate"] = -st.side * d_toe_rack * DEG
+    if ground:
+        v_C_w = to_world(R, v_C[:, :, :n_w])
+        dcp_z = d_contact_point(s_w[:, :, None], ds_w[:, :, :n_w], v_C_w, st.radius[:, None], n)[
+            ..., 2
+        ]
+        if want("roll_camber"):
+            # Roll camber: chassis roll with every contact point held on the ground.
+            rigid_ds_w = to_world(R, cross(EX, g.s_c))
+            rigid_dC_w = to_world(R, cross(EX, g.C_c - st.reference))
+            rigid_cp_z = d_contact_point(s_w, rigid_ds_w, rigid_dC_w, st.radius, n)[..., 2]
+            dtau = square_solve(dcp_z, -rigid_cp_z)
+            dcam = d_camber(s_w[:, :, None], ds_w[:, :, :n_w], n)  # (S, i, k)
+            wheel_rates["roll_camber"] = d_camber(s_w, rigid_ds_w, n) + np.einsum(
+                "sik,sk->si", dcam, dtau
+            )
+        if st.has_rack and st.rack_ratio and want("steering_toe_gain", "steering_ratio"):
+            toe_gain, steer = steering_rates(g, st, pre, ds_c, ds_w, v_C, dcp_z)
+            wheel_rates["steering_toe_gain"] = toe_gain
+            for axle, (il, ir) in st.axles.items():
+                mean = 0.5 * (steer[:, il] + steer[:, ir])
+                out[("steering_ratio", axle, "")] = steering_ratio(mean, pre.steer == "wheel_plane")
     for mid, arr in wheel_rates.items():
         for i, name in enumerate(st.names):
             out[(mid, name, "")] = arr[:, i]
+    ratio = want("motion_ratio", "installation_ratio")
+    heave = want("motion_ratio_heave")
+    if heave:
+        # Heave with every contact point on the ground (the chassis up 1 mm lifts every CP 1 mm).
+        dtau_heave = square_solve(dcp_z, -np.ones(dcp_z.shape[:2]))
     for i, name in enumerate(st.names):
         d = st.damper_of[i]
-        if d >= 0:
-            mr = W[:, st.damper_params[d], i]
+        if d < 0:
+            continue
+        if ratio:
+            mr = Wd[:, d, i]
             out[("motion_ratio", name, "")] = mr
             with np.errstate(divide="ignore"):
                 out[("installation_ratio", name, "")] = np.where(mr != 0, 1.0 / mr, np.inf)
+        if heave:
             # d damper length / d heave = -(d stroke / d travel) . (d travel / d heave)
-            d_length = -np.einsum("sk,sk->s", W[:, st.damper_params[d], :n_w], dtau_heave)
+            d_length = -np.einsum("sk,sk->s", Wd[:, d, :n_w], dtau_heave)
             out[("motion_ratio_heave", name, "")] = wheel.ratio_per_motion(d_length)
     return out
 
@@ -270,5 +295,8 @@ def rate_metrics(
     tg: `wheel_tangents` of the pose (one column per wheel's travel, then the rack).
     """
     assert geo.dP is not None, "pose_geometry(..., derivatives=True) is needed for rates"
-    for slot, v in rate_columns(model, st, geo, tg.dq[None], geo.dP, pre).items():
+    W = tg.dq[None]
+    v_C = point_velocities(model, geo.dP, W, st.i_centre)
+    v_A = point_velocities(model, geo.dP, W, st.i_axis)
+    for slot, v in rate_columns(st, geo, v_C, v_A, W[:, st.damper_params], pre).items():
         out[slot] = float(v[0])

@@ -544,6 +544,12 @@ def _plain_rows(n_rows: int, n_groups: int) -> tuple[np.ndarray, ...]:
         np.full(n_rows, -1, dtype=np.int64),
         np.zeros(n_groups + 1, dtype=np.int64),
         *(np.zeros(0, dtype=np.int64) for _ in range(4)),
+        np.zeros(n_groups + 1, dtype=np.int64),
+        *(np.zeros(0, dtype=np.int64) for _ in range(3)),
+        np.zeros(n_groups + 1, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        np.zeros(n_groups + 1, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
     )
 
 
@@ -699,6 +705,7 @@ def _build_reduced(model: KinematicModel) -> KernelTables | None:
     e_ptr = [0]
     x_ptr = [0]
     xs: dict[str, list[int]] = {k: [] for k in ("part", "kind", "a", "b")}
+    xs_part_of: list[list[int]] = [[] for _ in range(n_b + 1)]
     for b in range(n_b + 1):
         local = {int(k): j for j, k in enumerate(cols_of[b])}
         arr["c"].append(cols_of[b])
@@ -741,6 +748,7 @@ def _build_reduced(model: KinematicModel) -> KernelTables | None:
         for i in sorted(elim):
             row_k, a, e = x_of[i]
             if row_k in rows_of[b]:
+                xs_part_of[b].append(i)
                 xs["part"].append(i)
                 xs["kind"].append(links[i].kind)
                 xs["a"].append(a)
@@ -756,6 +764,26 @@ def _build_reduced(model: KinematicModel) -> KernelTables | None:
     def f64(x: list[Any]) -> np.ndarray:
         return np.ascontiguousarray(np.array(x, dtype=float).reshape(-1))
 
+    # The model's own rows that involve a copy on an eliminated part, with the block of
+    # that part's link (`kernel.link_rows` checks them after the links are rebuilt).
+    owner = {int(p): b for b in range(n_b + 1) for p in xs_part_of[b]}
+    for i in sorted(elim):
+        for j, other in enumerate(model.parts):
+            if j in gone and j not in owner and set(other.params) <= set(model.parts[i].params):
+                owner[j] = owner[i]
+    act = model.active_pairs
+    checks: list[list[tuple[int, int, int]]] = [[] for _ in range(n_b + 1)]
+    for pair in act:
+        a, e = int(model.pair_a[pair]), int(model.pair_b[pair])
+        parts_ = [int(model.inst_part[a]), int(model.inst_part[e])]
+        mine = [owner[p] for p in parts_ if p in owner]
+        if mine:
+            checks[mine[0]] += [(a, e, ax) for ax in range(3)]
+    k_parts = [sorted({p for p, b in owner.items() if b == g}) for g in range(n_b + 1)]
+    k_insts = [
+        np.flatnonzero(np.isin(model.inst_part, k_parts[g])).astype(np.int64)
+        for g in range(n_b + 1)
+    ]
     rows_per = [len(r) for r in rows_of]
     arrays = (
         *full.arrays[:7],
@@ -785,6 +813,14 @@ def _build_reduced(model: KinematicModel) -> KernelTables | None:
         i64(xs["kind"]),
         i64(xs["a"]),
         i64(xs["b"]),
+        ptr([np.array(c) for c in checks]),
+        i64([a for c in checks for a, _, _ in c]),
+        i64([e for c in checks for _, e, _ in c]),
+        i64([ax for c in checks for _, _, ax in c]),
+        ptr([np.array(p) for p in k_parts]),
+        i64([p for ps in k_parts for p in ps]),
+        ptr(k_insts),
+        i64(np.concatenate(k_insts).tolist()),
     )
     return KernelTables(
         arrays=arrays,
@@ -1378,7 +1414,6 @@ def compile_kernel() -> float:
         _NO_HISTORY,
     )
     k.chassis_points(np.zeros((1, 1)), tab.arrays, W, one, one, np.zeros((1, 1, 3)))
-    k.row_residuals(np.zeros((1, 1)), tab.arrays, W, one, one, np.zeros(1))
     k.world_points(
         np.zeros((1, 1)),
         tab.arrays,
@@ -1518,11 +1553,7 @@ def solve_compiled(
     unknowns that remain (the links' parameters follow from their ends).
     """
     sess = batch_session(model) if reduced else session(model)
-    out = sess.solve(U, q0, target, max_iter, fresh)
-    if sess.tables is not kernel_tables(model):  # links eliminated: the model's own residual
-        worst = row_residuals_compiled(model, out.params)
-        out.max_residual_mm[:] = np.where(np.isnan(out.max_residual_mm), np.nan, worst)
-    return out
+    return sess.solve(U, q0, target, max_iter, fresh)
 
 
 def world_points_compiled(
@@ -1553,33 +1584,4 @@ def world_points_compiled(
         np.ascontiguousarray(t, dtype=float),
         out,
     )
-    return out
-
-
-def row_residuals_compiled(model: KinematicModel, params: np.ndarray) -> np.ndarray:
-    """Largest |residual| (mm) of the model's solved rows at each parameter row of params
-    (N, n_params), by the compiled kernel (`kernel.row_residuals`)."""
-    k = kernel_module()
-    assert k is not None
-    tab = kernel_tables(model)
-    entry: list[Any]
-    W, parts, insts, lock, entry = model.derived.get(
-        "engine_residual_work",
-        lambda: (
-            _work(tab)[0],
-            np.arange(tab.n_parts, dtype=np.int64),
-            np.arange(tab.n_inst, dtype=np.int64),
-            threading.Lock(),
-            [],
-        ),
-    )
-    out = np.empty(len(params))
-    Q = np.ascontiguousarray(params, dtype=float)
-    if lock.acquire(blocking=False):
-        try:
-            _call_entry(entry, k.row_residuals, (Q, tab.arrays, W, parts, insts, out))
-        finally:
-            lock.release()
-    else:
-        k.row_residuals(Q, tab.arrays, _work(tab)[0], parts, insts, out)
     return out

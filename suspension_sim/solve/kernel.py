@@ -291,6 +291,33 @@ def eval_block(b, q, T, W, r, Jt, Jin, with_jac):
 
 
 @plain
+def link_rows(b, q, T, W):
+    """Largest |residual| (mm) of block b's rows as the model has them, after its links
+    were rebuilt: its axis rows (from P of its last evaluation) and every model row that
+    involves a copy on one of its links (those links evaluated here). Every other row
+    of the model is an axis row of its block."""
+    p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
+    r_ptr, r_a, r_b, r_axis, r_kind = T[9], T[10], T[11], T[12], T[24]
+    k_ptr, k_a, k_b, k_axis = T[33], T[34], T[35], T[36]
+    kp_ptr, kp_idx, ki_ptr, ki_idx = T[37], T[38], T[39], T[40]
+    A, tw_w, tw_o, P, dP = W[0], W[1], W[2], W[3], W[4]
+    worst = 0.0
+    for k in range(r_ptr[b], r_ptr[b + 1]):
+        if r_kind[k] == 0:
+            v = abs(P[r_b[k], r_axis[k]] - P[r_a[k], r_axis[k]])
+            if not v <= worst:
+                worst = v
+    eval_parts_only(q, kp_idx[kp_ptr[b] : kp_ptr[b + 1]], p_nj, p_kind, p_axis, p_param, p_frame, A)
+    insts = ki_idx[ki_ptr[b] : ki_ptr[b + 1]]
+    eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, False)
+    for k in range(k_ptr[b], k_ptr[b + 1]):
+        v = abs(P[k_b[k], k_axis[k]] - P[k_a[k], k_axis[k]])
+        if not v <= worst:
+            worst = v
+    return worst
+
+
+@plain
 def rebuild_links(b, q, T, W):
     """Set the parameters of block b's eliminated two-point links in q from their ends'
     positions P (of the block's last evaluation at q): a link's frame F has its origin at
@@ -882,7 +909,11 @@ def solve_sequence(
                 jacs = stats[1]
                 bst, bit, bres = solve_block(b, q, T, W, S, target, max_iter, stats)
                 remember(b, q, T, S, bst == OK and stats[1] == jacs)
-                rebuild_links(b, q, T, W)
+                if T[28][b + 1] > T[28][b]:  # links rebuilt: report the model's own rows
+                    if bst != OK:  # its last evaluation may have been a rejected step
+                        eval_block(b, q, T, W, S[5], S[6], S[7], False)
+                    rebuild_links(b, q, T, W)
+                    bres = link_rows(b, q, T, W)
                 it_max = max(it_max, bit)
                 if not bres <= worst:
                     worst = bres
@@ -925,25 +956,6 @@ def solve_sequence(
             have[:] = False
             Eok[:] = False
             nh = 0
-
-
-@plain
-def row_residuals(Q, T, W, parts, insts, out):
-    """Largest |residual| (mm) of the axis rows of the tables T at each state of Q
-    (N, n_params), every part and copy evaluated: out (N,). What a batch solved with
-    the links eliminated reports, so that it is the model's own residual."""
-    p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
-    r_a, r_b, r_axis = T[10], T[11], T[12]
-    A, tw_w, tw_o, P, dP = W[0], W[1], W[2], W[3], W[4]
-    for s in range(Q.shape[0]):
-        eval_parts_only(Q[s], parts, p_nj, p_kind, p_axis, p_param, p_frame, A)
-        eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, False)
-        worst = 0.0
-        for k in range(r_a.shape[0]):
-            v = abs(P[r_b[k], r_axis[k]] - P[r_a[k], r_axis[k]])
-            if not v <= worst:
-                worst = v
-        out[s] = worst
 
 
 @plain

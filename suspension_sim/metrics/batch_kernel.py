@@ -1,0 +1,340 @@
+"""Compiled (numba) kinematics for `metrics.batch`: what the metric formulas need, per state.
+
+For each closed state q this computes, in one pass without Python:
+
+* the chassis-frame position of every point copy (``kernel.eval_parts`` /
+  ``kernel.eval_insts``);
+* the input tangents dq/du block by block of the engine plan: one Jacobian
+  evaluation (``kernel.eval_block``) and one factorisation per block (LU for a
+  square block, Householder QR for a tall one), solved only for the input
+  columns that have entries in that block (the others are exactly 0);
+* the wheel tangents ``W = T (B T)^-1`` (B the wheel-centre travel rows and
+  the rack row, as `metrics.batch.wheel_tangents`), the velocities of the
+  wheel centres and axis points along them, and the damper parameters' rows;
+* the twists (w, v) of the wheel carriers along those tangents, from the
+  joint screws of the kernel's product of exponentials: a revolute joint
+  with axis w through o adds ``(w, o x w) rate``, a prismatic one
+  ``(0, direction) rate`` (chassis frame, v the velocity of the body point
+  at the chassis origin).
+
+The numpy path of `metrics.batch` (``model.evaluate_state``,
+``model.part_transforms``, batched LAPACK) is the reference; tests compare
+the two on every example car. A state with a singular block or travel
+system is flagged (``ok = 0``) and recomputed there. Compiled code is kept in
+the kernel's private on-disk cache (`solve.kernel.njit`): compiled once per
+user. Units: mm, rad.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from suspension_sim.solve.kernel import (
+    apply_qt,
+    eval_insts,
+    eval_parts,
+    lu_factor,
+    lu_solve,
+    njit,
+    plain,
+    qr_factor,
+    solve_r,
+)
+from suspension_sim.tolerances import SINGULAR_PIVOT_RATIO
+
+
+@plain
+def block_jacobian(b, q, T, W, Jt, Jin):
+    """Transposed Jacobian Jt (n_b, m_b) and input columns Jin (m_b, n_in) of block b,
+    with every part's transform and joint screws already in W (`kernel.eval_parts` at q):
+    `kernel.eval_block` without evaluating the block's parts again (their sines and
+    cosines are most of its cost). Same rows and entries as `kernel.eval_block`."""
+    p_nj, p_kind, i_part, i_local = T[0], T[1], T[5], T[6]
+    c_ptr, r_ptr, r_a, r_b = T[7], T[9], T[10], T[11]
+    in_ptr, in_idx = T[15], T[16]
+    e_ptr, e_row, e_col, e_inst, e_slot, e_axis, e_sign = T[17:24]
+    r_kind = T[24]
+    A, tw_w, tw_o, P, dP, U = W[0], W[1], W[2], W[3], W[4], W[5]
+    eval_insts(
+        in_idx[in_ptr[b] : in_ptr[b + 1]], i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, True
+    )
+    r0 = r_ptr[b]
+    m = r_ptr[b + 1] - r0
+    for k in range(m):
+        if r_kind[r0 + k] != 0:  # a distance row: its unit vector scales the entries
+            ia = r_a[r0 + k]
+            ib = r_b[r0 + k]
+            d0 = P[ib, 0] - P[ia, 0]
+            d1 = P[ib, 1] - P[ia, 1]
+            d2 = P[ib, 2] - P[ia, 2]
+            ln = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+            U[k, 0] = d0 / ln
+            U[k, 1] = d1 / ln
+            U[k, 2] = d2 / ln
+    n = c_ptr[b + 1] - c_ptr[b]
+    for c in range(n):
+        for k in range(m):
+            Jt[c, k] = 0.0
+    for k in range(m):
+        for c in range(Jin.shape[1]):
+            Jin[k, c] = 0.0
+    for e in range(e_ptr[b], e_ptr[b + 1]):
+        row = e_row[e]
+        if e_inst[e] < 0:
+            v = e_sign[e]
+        else:
+            v = e_sign[e] * dP[e_inst[e], e_slot[e], e_axis[e]]
+            if r_kind[r0 + row] != 0:
+                v *= U[row, e_axis[e]]
+        col = e_col[e]
+        if col >= 0:
+            Jt[col, row] += v
+        else:
+            Jin[row, -col - 1] += v
+
+
+@plain
+def input_tangents_at(q, T, W, Jt, Jin, inputs, bc_ptr, bc_idx, LU, piv, x, y, Ft, tau, Tq):
+    """Tq (n_params, n_in) <- dq/du at the closed state q, block by block.
+
+    Each block: -J^-1 Jin[:, c] (LU) or its least-squares solution (QR, a tall
+    block) for the input columns c with entries in it (bc_idx[bc_ptr[b]:...]).
+    Every part must be evaluated at q in W first (`kernel.eval_parts`).
+    Returns False when a block is singular (pivot ratio <= SINGULAR_PIVOT_RATIO).
+    """
+    c_ptr, c_param, r_ptr = T[7], T[8], T[9]
+    Tq[:, :] = 0.0
+    for c in range(inputs.shape[0]):
+        Tq[inputs[c], c] = 1.0
+    for b in range(c_ptr.shape[0] - 1):
+        m = r_ptr[b + 1] - r_ptr[b]
+        n = c_ptr[b + 1] - c_ptr[b]
+        if n == 0:
+            continue
+        block_jacobian(b, q, T, W, Jt, Jin)
+        square = m == n
+        if square:
+            if not lu_factor(Jt, n, LU, piv) > SINGULAR_PIVOT_RATIO:
+                return False
+        else:
+            for k in range(n):
+                for i in range(m):
+                    Ft[k, i] = Jt[k, i]
+            if not qr_factor(Ft, m, n, tau) > SINGULAR_PIVOT_RATIO:
+                return False
+        for e in range(bc_ptr[b], bc_ptr[b + 1]):
+            c = bc_idx[e]
+            if square:
+                for i in range(m):
+                    x[i] = -Jin[i, c]
+                lu_solve(LU, piv, n, x)
+            else:
+                for i in range(m):
+                    y[i] = -Jin[i, c]
+                apply_qt(Ft, tau, m, n, y)
+                solve_r(Ft, n, y, x)
+            for k in range(n):
+                Tq[c_param[c_ptr[b] + k], c] = x[k]
+    return True
+
+
+@plain
+def add_velocity(n, T, dP, Wt, col, out):
+    """out (3,) <- velocity of point copy n along the tangent column Wt[:, col]."""
+    p_nj, p_param, i_part = T[0], T[3], T[5]
+    i = i_part[n]
+    for a in range(3):
+        out[a] = 0.0
+    for j in range(p_nj[i]):
+        rate = Wt[p_param[i, j], col]
+        for a in range(3):
+            out[a] += dP[n, j, a] * rate
+
+
+@plain
+def add_twist(i, T, W, dq, col, out):
+    """out (6,) <- twist (w, v) of part i along dq[:, col], chassis frame (v: the body
+    point at the chassis origin)."""
+    p_nj, p_kind, p_param = T[0], T[1], T[3]
+    tw_w, tw_o = W[1], W[2]
+    for a in range(6):
+        out[a] = 0.0
+    for j in range(p_nj[i]):
+        rate = dq[p_param[i, j], col]
+        w0 = tw_w[i, j, 0]
+        w1 = tw_w[i, j, 1]
+        w2 = tw_w[i, j, 2]
+        if p_kind[i, j] == 1:
+            out[3] += w0 * rate
+            out[4] += w1 * rate
+            out[5] += w2 * rate
+        else:
+            o0 = tw_o[i, j, 0]
+            o1 = tw_o[i, j, 1]
+            o2 = tw_o[i, j, 2]
+            out[0] += w0 * rate
+            out[1] += w1 * rate
+            out[2] += w2 * rate
+            out[3] += (o1 * w2 - o2 * w1) * rate
+            out[4] += (o2 * w0 - o0 * w2) * rate
+            out[5] += (o0 * w1 - o1 * w0) * rate
+
+
+@njit
+def metric_kinematics(
+    Q,
+    T,
+    W,
+    inputs,
+    bc_ptr,
+    bc_idx,
+    parts,
+    insts,
+    vel_insts,
+    wheel,
+    dampers,
+    w_params,
+    flags,
+    scratch,
+    P_out,
+    vC_out,
+    vA_out,
+    Wd_out,
+    tw_out,
+    ok,
+):
+    """Positions, wheel tangents, velocities and carrier twists of the states Q (N, n_params).
+
+    wheel: (3, n_w) int: centre copy, axis-point copy, carrier part of each wheel;
+    dampers: the damper parameters; w_params: the parameters whose wheel tangents are
+    needed (the carriers' and the dampers'). flags: (has_rack,
+    tangents, steer, twists): tangents = the wheel tangents and velocities
+    (vC_out, vA_out (N, n_w, nv, 3), Wd_out (N, n_d, nv)); steer = the carriers'
+    twist per mm of rack with the strokes held in tw_out[:, :, :, 0]; twists =
+    their twists along the wheel tangents in the next nv columns. parts: the parts to
+    evaluate (every part when tangents or steer are asked); P_out (N, len(insts), 3): the
+    positions of the copies `insts`.
+    ok[s] = 0 where a block or the travel system is singular (outputs then unset).
+    """
+    p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
+    A, tw_w, tw_o, P, dP = W[0], W[1], W[2], W[3], W[4]
+    LU, piv, x, y, Ft, tau, Tq, V, X, Wt, piv2, vec, Jt, Jin = scratch
+    has_rack, tangents, steer, twists = flags[0], flags[1], flags[2], flags[3]
+    n_w = wheel.shape[1]
+    n_d = Wd_out.shape[1]
+    n_in = inputs.shape[0]
+    nv = n_w + (1 if has_rack else 0)
+    for s in range(Q.shape[0]):
+        q = Q[s]
+        ok[s] = 1
+        need_t = tangents or steer
+        eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o)
+        if need_t and not input_tangents_at(
+            q, T, W, Jt, Jin, inputs, bc_ptr, bc_idx, LU, piv, x, y, Ft, tau, Tq
+        ):
+            ok[s] = 0
+            continue
+        eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, False)
+        eval_insts(vel_insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, need_t)
+        for k in range(insts.shape[0]):
+            n = insts[k]
+            for a in range(3):
+                P_out[s, k, a] = P[n, a]
+        if steer:
+            for w in range(n_w):
+                add_twist(wheel[2, w], T, W, Tq, n_in - 1, vec)
+                for a in range(6):
+                    tw_out[s, w, a, 0] = vec[a]
+        if not tangents:
+            continue
+        # B T: d travel / d u (rows: wheels, then the rack), solved for W = T (B T)^-1.
+        for i in range(n_w):
+            n = wheel[0, i]
+            k = i_part[n]
+            for c in range(n_in):
+                v = 0.0
+                for j in range(p_nj[k]):
+                    v += dP[n, j, 2] * Tq[p_param[k, j], c]
+                V[c, i] = v  # stored transposed, as lu_factor takes it
+        if has_rack:
+            for c in range(n_in):
+                V[c, n_w] = 0.0
+            V[n_in - 1, n_w] = 1.0
+        if not lu_factor(V, nv, X, piv2) > SINGULAR_PIVOT_RATIO:
+            ok[s] = 0
+            continue
+        for col in range(nv):
+            for i in range(nv):
+                x[i] = 0.0
+            x[col] = 1.0
+            lu_solve(X, piv2, nv, x)  # column col of (B T)^-1
+            for k in range(w_params.shape[0]):  # only the rows the metrics read
+                p = w_params[k]
+                v = 0.0
+                for c in range(n_in):
+                    v += Tq[p, c] * x[c]
+                Wt[p, col] = v
+        for i in range(n_w):
+            for col in range(nv):
+                add_velocity(wheel[0, i], T, dP, Wt, col, vec)
+                for a in range(3):
+                    vC_out[s, i, col, a] = vec[a]
+                add_velocity(wheel[1, i], T, dP, Wt, col, vec)
+                for a in range(3):
+                    vA_out[s, i, col, a] = vec[a]
+        for d in range(n_d):
+            for col in range(nv):
+                Wd_out[s, d, col] = Wt[dampers[d], col]
+        if twists:
+            first = 1 if steer else 0
+            for w in range(n_w):
+                for col in range(nv):
+                    add_twist(wheel[2, w], T, W, Wt, col, vec)
+                    for a in range(6):
+                        tw_out[s, w, a, first + col] = vec[a]
+
+
+def work_arrays(n_parts: int, n_inst: int, k_max: int, max_rows: int) -> tuple[np.ndarray, ...]:
+    """The kernel's work arrays W (`kernel.eval_block` layout): part transforms (3x4),
+    joint screw directions and origins, copies' positions and PoE derivatives, and the
+    unit vectors of distance rows."""
+    return (
+        np.zeros((n_parts, 3, 4)),
+        np.zeros((n_parts, k_max, 3)),
+        np.zeros((n_parts, k_max, 3)),
+        np.zeros((n_inst, 3)),
+        np.zeros((n_inst, k_max, 3)),
+        np.zeros((max(max_rows, 1), 3)),
+    )
+
+
+def scratch_arrays(
+    max_rows: int, max_cols: int, n_params: int, n_in: int, n_v: int
+) -> tuple[np.ndarray, ...]:
+    """Scratch arrays of `metric_kinematics` (LU, pivots, vectors, QR, tangents, travel
+    system, a block's transposed Jacobian and its input columns)."""
+    m, n = max(max_rows, 1), max(max_cols, 1)
+    big = max(m, n, n_v, 6)
+    return (
+        np.zeros((n, n)),
+        np.zeros(big, dtype=np.int64),
+        np.zeros(big),
+        np.zeros(big),
+        np.zeros((n, m)),
+        np.zeros(n),
+        np.zeros((n_params, max(n_in, 1))),
+        np.zeros((max(n_in, n_v, 1), max(n_v, 1))),
+        np.zeros((max(n_v, 1), max(n_v, 1))),
+        np.zeros((n_params, max(n_v, 1))),
+        np.zeros(big, dtype=np.int64),
+        np.zeros(6),
+        np.zeros((n, m)),
+        np.zeros((m, max(n_in, 1))),
+    )
+
+
+def compiled_functions() -> tuple[Any, ...]:
+    """The module's compiled entry points (for the stale-cache check of `metrics.batch`)."""
+    return (block_jacobian, input_tangents_at, add_velocity, add_twist, metric_kinematics)

@@ -1,0 +1,165 @@
+"""The compiled path of `batch_metrics` (`metrics.batch_kernel`) against the numpy path.
+
+The two are independent computations of what feeds the metric formulas: the
+numpy path places the copies and takes the Jacobian from the shipped sympy
+templates (``model.part_transforms`` / ``model.evaluate_state``), solves each
+block of the full engine plan with LAPACK and differentiates the part
+transforms for the carriers' twists; the compiled path evaluates the product
+of exponentials from the joint signatures, solves the engine's reduced blocks
+(two-point links eliminated) with its own LU/QR and builds the twists from the
+joint screws. tests/test_batch_metrics.py checks the numpy path against
+`pose_metrics` pose by pose.
+
+* every example workbook, random states, with and without rates, both
+  presets: every column within 1e-9 relative (instant centres and swing arms
+  within their conditioning, as in test_batch_metrics.py);
+* the point copies agree to 1e-9 mm;
+* a front axle without kingpin points (kingpin axis from the steering twist), a
+  state that did not converge, chunking;
+* the vectorised Ackermann percentage equals the scalar one, and closed-form cases.
+
+Compiling the kernels costs ~30 s once per test session (a fresh cache folder).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_batch import log_path, random_states
+from test_batch_metrics import tolerances
+
+import suspension_sim
+from suspension_sim import Model
+from suspension_sim.errors import InputError
+from suspension_sim.metrics import linkage
+from suspension_sim.metrics.batch import (
+    _compiled_args,
+    batch_metrics,
+    copy_positions,
+    kinematics_compiled,
+)
+from suspension_sim.metrics.geometry import wheel_set
+from suspension_sim.solve import engine
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKBOOKS = sorted(p for p in (ROOT / "workbooks").glob("*.xlsx") if p.stem != "template")
+REL = 1e-9
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled() -> None:
+    if not engine.compiled_available():  # pragma: no cover - numba is a dependency
+        pytest.skip("numba is not installed")
+    engine.compile_kernel()
+
+
+def assert_tables_close(fast: pd.DataFrame, ref: pd.DataFrame) -> None:
+    """Same columns; every value within REL relative (centres: their conditioning)."""
+    assert list(fast.columns) == list(ref.columns)
+    for i in range(len(ref)):
+        row = {k: float(v) for k, v in ref.iloc[i].items()}
+        tol = tolerances(row)
+        got = fast.iloc[i]
+        for key, want in row.items():
+            a = float(got[key])
+            if not np.isfinite(want):
+                assert a == want or (np.isnan(a) and np.isnan(want)), (i, key, a, want)
+            else:
+                allowed = max(REL * max(1.0, abs(want)), tol[key])
+                assert abs(a - want) <= allowed, (i, key, a, want, a - want)
+
+
+@pytest.fixture(scope="module", params=WORKBOOKS, ids=[p.stem for p in WORKBOOKS])
+def solved(request: pytest.FixtureRequest) -> suspension_sim.solve.batch.BatchResult:
+    model = suspension_sim.load(request.param)
+    res = model.solve_batch(**random_states(model, 6, seed=11), method="numpy")
+    assert res.converged.all()
+    return res
+
+
+@pytest.mark.parametrize("convention", ["iso", "optimumk"])
+@pytest.mark.parametrize("rates", [False, True])
+def test_compiled_equals_numpy_on_every_workbook(solved, convention: str, rates: bool) -> None:  # type: ignore[no-untyped-def]
+    fast = batch_metrics(solved, convention, rates, method="compiled")
+    ref = batch_metrics(solved, convention, rates, method="numpy")
+    assert_tables_close(fast, ref)
+    assert fast.attrs["convention"] == convention
+
+
+def test_point_copies_agree(solved) -> None:  # type: ignore[no-untyped-def]
+    model = solved.model
+    st = wheel_set(model)
+    Q = solved.params.T
+    ref, _ = model.instance_positions(Q, derivatives=False)  # the sympy templates
+    ref = ref.transpose(2, 0, 1)
+    assert np.max(np.abs(copy_positions(model, st, Q)[:, st.i_centre] - ref[:, st.i_centre])) < 1e-9
+    insts = _compiled_args(model, st).insts
+    for tangents in (False, True):
+        kin = kinematics_compiled(model, st, Q, tangents, False, tangents)
+        assert kin.P.shape == (Q.shape[1], len(insts), 3)
+        assert np.max(np.abs(kin.P - ref[:, insts])) < 1e-9
+
+
+def test_kingpin_from_the_steering_twist() -> None:
+    """Front wheels without kingpin points: the axis comes from the rack tangent."""
+    car = suspension_sim.load(ROOT / "workbooks" / "fsae_car.xlsx").car
+    wheels = tuple(
+        dataclasses.replace(w, kingpin_lower=None, kingpin_upper=None)
+        if w.name.startswith("F")
+        else w
+        for w in car.wheels
+    )
+    model = Model(dataclasses.replace(car, wheels=wheels))
+    res = model.solve_batch(**random_states(model, 4, seed=2), method="numpy")
+    for rates in (False, True):
+        fast = batch_metrics(res, "iso", rates, method="compiled")
+        assert_tables_close(fast, batch_metrics(res, "iso", rates, method="numpy"))
+        assert np.all(np.isfinite(fast["caster_FL_deg"]))
+
+
+def test_unconverged_state_and_chunks_and_columns() -> None:
+    model = suspension_sim.load(ROOT / "workbooks" / "fsae_car.xlsx")
+    states = log_path(model, 7)
+    states["rack"][3] = 150.0  # far past what the tie rods can follow
+    res = model.solve_batch(**states, method="numpy")
+    assert list(np.flatnonzero(~res.converged)) == [3]
+    fast = batch_metrics(res, "optimumk", rates=True, method="compiled")
+    assert_tables_close(fast, batch_metrics(res, "optimumk", rates=True, method="numpy"))
+    assert np.isnan(fast["camber_FL_deg"][3]) and fast["rack_mm"][3] == 150.0
+    small = batch_metrics(res, "optimumk", rates=True, chunk=2, method="compiled")
+    pd.testing.assert_frame_equal(small, fast, rtol=0, atol=1e-12)
+    pick = ["roll_centre_height_front_mm", "camber_FL_deg", "motion_ratio_RR", "rack_mm"]
+    part = batch_metrics(res, "optimumk", rates=True, columns=pick, method="compiled")
+    pd.testing.assert_frame_equal(part, fast[pick], rtol=0, atol=1e-12)
+
+
+def test_unknown_method_is_an_input_error() -> None:
+    model = suspension_sim.load(ROOT / "workbooks" / "fsae_car.xlsx")
+    res = model.solve_batch(**log_path(model, 2), method="numpy")
+    with pytest.raises(InputError) as exc:
+        batch_metrics(res, method="fast")
+    assert exc.value.where == "method"
+
+
+def test_vectorised_ackermann_equals_the_scalar_one() -> None:
+    L, t = 1530.0, 1200.0
+    d_o = 0.2
+    ideal = math.atan(L / (L / math.tan(d_o) - t))  # the inner angle of pure Ackermann
+    left = np.array([ideal, 0.5 * (ideal + d_o), d_o, -d_o, 0.0, np.nan, 0.3, -0.05])
+    right = np.array([d_o, d_o, d_o, -ideal, 0.0, 0.1, 0.25, -0.12])
+    got = linkage.ackermann_percents(left, right, L, t)
+    assert got[0] == pytest.approx(100.0, rel=1e-12)  # left turn, ideal inner angle
+    assert got[1] == pytest.approx(50.0, rel=1e-12)
+    assert got[2] == pytest.approx(0.0, abs=1e-12)  # parallel steer
+    assert got[3] == pytest.approx(100.0, rel=1e-12)  # right turn: right wheel inside
+    assert np.isnan(got[4]) and np.isnan(got[5])  # straight ahead; no angle
+    want = [
+        linkage.ackermann_percent(float(a), float(b), L, t)
+        for a, b in zip(left, right, strict=True)
+    ]
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
