@@ -359,7 +359,7 @@ def replay_log(
             inputs = convert(model, cmap, frame, offsets, rack_ratio)
             status = screen.status(inputs, start, problems)
             n = len(frame)
-            block = np.full((n, len(chosen)), np.nan)
+            columns = {c: np.full(n, np.nan) for c in chosen}
             good = np.flatnonzero(status == OK)
             if len(good):
                 t0 = time.perf_counter()
@@ -383,8 +383,8 @@ def replay_log(
                     values.update(_ride(model, heights, design_heights))
                 metrics_s += time.perf_counter() - t1
                 rows = good[closed]
-                for j, c in enumerate(chosen):
-                    block[rows, j] = values[c][closed] + 0.0  # + 0.0: no "-0"
+                for c in chosen:
+                    columns[c][rows] = values[c][closed] + 0.0  # + 0.0: no "-0"
                 failed = np.flatnonzero(~batch.converged)
                 if len(failed):
                     status[good[failed]] = NOT_CLOSED
@@ -398,9 +398,14 @@ def replay_log(
                             "not closed: " + (text.splitlines()[0] if text else "(no detail)"),
                             details=[text],
                         )
-            table = pd.DataFrame(block, columns=chosen)
-            table.insert(0, STATUS_COLUMN, np.array(STATUS_NAMES, dtype=object)[status])
-            table.insert(0, TIME_COLUMN, inputs.time)
+            table = pd.DataFrame(
+                {
+                    TIME_COLUMN: inputs.time,
+                    STATUS_COLUMN: np.array(STATUS_NAMES, dtype=object)[status],
+                    **columns,
+                },
+                copy=False,  # one column per array, no 2-D block to copy into
+            )
             for code, name in enumerate(STATUS_NAMES):
                 counts[name] += int(np.count_nonzero(status == code))
             if writer is not None:
