@@ -33,6 +33,7 @@ import numpy as np
 
 from suspension_sim.solve.kernel import (
     apply_qt,
+    block_entries,
     eval_insts,
     eval_parts,
     lu_factor,
@@ -52,9 +53,8 @@ def block_jacobian(b, q, T, W, Jt, Jin):
     `kernel.eval_block` without evaluating the block's parts again (their sines and
     cosines are most of its cost). Same rows and entries as `kernel.eval_block`."""
     p_nj, p_kind, i_part, i_local = T[0], T[1], T[5], T[6]
-    c_ptr, r_ptr, r_a, r_b = T[7], T[9], T[10], T[11]
+    r_ptr, r_a, r_b = T[9], T[10], T[11]
     in_ptr, in_idx = T[15], T[16]
-    e_ptr, e_row, e_col, e_inst, e_slot, e_axis, e_sign = T[17:24]
     r_kind = T[24]
     A, tw_w, tw_o, P, dP, U = W[0], W[1], W[2], W[3], W[4], W[5]
     eval_insts(
@@ -73,26 +73,7 @@ def block_jacobian(b, q, T, W, Jt, Jin):
             U[k, 0] = d0 / ln
             U[k, 1] = d1 / ln
             U[k, 2] = d2 / ln
-    n = c_ptr[b + 1] - c_ptr[b]
-    for c in range(n):
-        for k in range(m):
-            Jt[c, k] = 0.0
-    for k in range(m):
-        for c in range(Jin.shape[1]):
-            Jin[k, c] = 0.0
-    for e in range(e_ptr[b], e_ptr[b + 1]):
-        row = e_row[e]
-        if e_inst[e] < 0:
-            v = e_sign[e]
-        else:
-            v = e_sign[e] * dP[e_inst[e], e_slot[e], e_axis[e]]
-            if r_kind[r0 + row] != 0:
-                v *= U[row, e_axis[e]]
-        col = e_col[e]
-        if col >= 0:
-            Jt[col, row] += v
-        else:
-            Jin[row, -col - 1] += v
+    block_entries(b, T, W, Jt, Jin)
 
 
 @plain

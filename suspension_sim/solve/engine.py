@@ -1101,44 +1101,6 @@ def tangents_compiled(
     return P.transpose(1, 2, 0), dP.transpose(1, 2, 3, 0), T
 
 
-def tangents_reduced(
-    model: KinematicModel, Q: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`tangents_compiled` with the unknowns' rates solved on the reduced tables (links
-    eliminated, `reduced_tables`): the same results from blocks about half the size.
-    Falls back to `tangents_compiled` when the car has nothing to eliminate."""
-    red = reduced_tables(model)
-    if red is None:
-        return tangents_compiled(model, Q)
-    k = kernel_module()
-    assert k is not None
-    tab = kernel_tables(model)
-    W, S = _work(tab)
-    WR, SR = _work(red)
-    N = Q.shape[1]
-    n_in = len(tab.inputs)
-    P = np.empty((N, tab.n_inst, 3))
-    dP = np.empty((N, tab.n_inst, tab.k_max, 3))
-    T = np.zeros((N, tab.n_params, n_in))
-    T[:, tab.inputs, np.arange(n_in)] = 1.0
-    k.reduced_tangents(
-        np.ascontiguousarray(Q.T, dtype=float),
-        np.arange(n_in, dtype=np.int64),
-        tab.arrays,
-        W,
-        S,
-        red.arrays,
-        WR,
-        SR,
-        np.arange(tab.n_parts, dtype=np.int64),
-        np.arange(tab.n_inst, dtype=np.int64),
-        P,
-        dP,
-        T,
-    )
-    return P.transpose(1, 2, 0), dP.transpose(1, 2, 3, 0), T
-
-
 @dataclass(frozen=True)
 class TargetTables:
     """Targets laid out for `kernel.solve_single` (see `kernel.eval_targets`): per block

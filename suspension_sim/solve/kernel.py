@@ -216,9 +216,8 @@ def eval_block(b, q, T, W, r, Jt, Jin, with_jac):
     along the link; an entry without a point copy (inst < 0) is the constant c.
     """
     p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
-    c_ptr, r_ptr, r_a, r_b, r_axis = T[7], T[9], T[10], T[11], T[12]
+    r_ptr, r_a, r_b, r_axis = T[9], T[10], T[11], T[12]
     pa_ptr, pa_idx, in_ptr, in_idx = T[13], T[14], T[15], T[16]
-    e_ptr, e_row, e_col, e_inst, e_slot, e_axis, e_sign = T[17:24]
     r_kind, r_len, r_coef, r_par = T[24], T[25], T[26], T[27]
     A, tw_w, tw_o, P, dP, U = W[0], W[1], W[2], W[3], W[4], W[5]
     if with_jac:
@@ -272,22 +271,35 @@ def eval_block(b, q, T, W, r, Jt, Jin, with_jac):
             U[k, 1] = d1 / ln
             U[k, 2] = d2 / ln
     if with_jac:
-        n = c_ptr[b + 1] - c_ptr[b]
-        Jt[:n, :m] = 0.0
-        Jin[:m, :] = 0.0
-        for e in range(e_ptr[b], e_ptr[b + 1]):
-            row = e_row[e]
-            if e_inst[e] < 0:
-                v = e_sign[e]
-            else:
-                v = e_sign[e] * dP[e_inst[e], e_slot[e], e_axis[e]]
-                if r_kind[r0 + row] != 0:
-                    v *= U[row, e_axis[e]]
-            col = e_col[e]
-            if col >= 0:
-                Jt[col, row] += v
-            else:
-                Jin[row, -col - 1] += v
+        block_entries(b, T, W, Jt, Jin)
+
+
+@plain
+def block_entries(b, T, W, Jt, Jin):
+    """Block b's transposed Jacobian Jt (n_b, m_b) and input columns Jin (m_b, n_in) from
+    the point derivatives dP and the distance rows' unit vectors U already in W (an
+    evaluation with derivatives at the state)."""
+    c_ptr, r_ptr, r_kind = T[7], T[9], T[24]
+    e_ptr, e_row, e_col, e_inst, e_slot, e_axis, e_sign = T[17:24]
+    dP, U = W[4], W[5]
+    r0 = r_ptr[b]
+    m = r_ptr[b + 1] - r0
+    n = c_ptr[b + 1] - c_ptr[b]
+    Jt[:n, :m] = 0.0
+    Jin[:m, :] = 0.0
+    for e in range(e_ptr[b], e_ptr[b + 1]):
+        row = e_row[e]
+        if e_inst[e] < 0:
+            v = e_sign[e]
+        else:
+            v = e_sign[e] * dP[e_inst[e], e_slot[e], e_axis[e]]
+            if r_kind[r0 + row] != 0:
+                v *= U[row, e_axis[e]]
+        col = e_col[e]
+        if col >= 0:
+            Jt[col, row] += v
+        else:
+            Jin[row, -col - 1] += v
 
 
 @plain
@@ -1063,101 +1075,6 @@ def batch_tangents(Q, cols, T, W, S, parts, insts, P_out, dP_out, T_out):
                     dP_out[s, n, j, r] = dP[n, j, r] if j < nj else 0.0
         if not block_tangents(q, cols, T, W, S, T_out[s]):
             T_out[s, :, :] = np.nan
-
-
-@njit
-def reduced_tangents(Q, cols, T, W, S, R, WR, SR, parts, insts, P_out, dP_out, T_out):
-    """`batch_tangents` with the unknowns' dq/du solved on the reduced tables R (links
-    eliminated; their work arrays WR, SR): blocks about half the size. P_out, dP_out as
-    `batch_tangents` from the full tables T; T_out (N, n_params, len(cols)) must hold 1
-    at each input's own row and column and 0 elsewhere on entry. A link's rates follow
-    from its ends' velocities through the same formulas as `rebuild_links`."""
-    p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
-    A, tw_w, tw_o, P, dP = W[0], W[1], W[2], W[3], W[4]
-    c_ptr, c_param, r_ptr = R[7], R[8], R[9]
-    x_part, x_kind, x_a, x_b = R[29], R[30], R[31], R[32]
-    B, Jin = SR[19], SR[7]
-    n_blocks = c_ptr.shape[0] - 1
-    K = dP.shape[1]
-    for s in range(Q.shape[0]):
-        q = Q[s]
-        eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o)
-        eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, True)
-        for n in range(P.shape[0]):
-            nj = p_nj[i_part[n]]
-            for r in range(3):
-                P_out[s, n, r] = P[n, r]
-                for j in range(K):
-                    dP_out[s, n, j, r] = dP[n, j, r] if j < nj else 0.0
-        ok = True
-        for b in range(n_blocks):
-            m = r_ptr[b + 1] - r_ptr[b]
-            n = c_ptr[b + 1] - c_ptr[b]
-            if n == 0:
-                continue
-            if not refactor(b, q, R, WR, SR, m, n):
-                ok = False
-                break
-            for j in range(cols.shape[0]):
-                c = cols[j]
-                for k in range(n):
-                    v = 0.0
-                    for i in range(m):
-                        v -= B[b, k, i] * Jin[i, c]
-                    T_out[s, c_param[c_ptr[b] + k], j] = v
-        if not ok:
-            T_out[s, :, :] = np.nan
-            continue
-        for x in range(x_part.shape[0]):
-            i = x_part[x]
-            a = x_a[x]
-            e = x_b[x]
-            pa_ = i_part[a]
-            pe_ = i_part[e]
-            v0 = 0.0
-            v1 = 0.0
-            v2 = 0.0
-            for r in range(3):
-                d = P_out[s, e, r] - P_out[s, a, r]
-                v0 += p_frame[i, r, 0] * d
-                v1 += p_frame[i, r, 1] * d
-                v2 += p_frame[i, r, 2] * d
-            h2 = v1 * v1 + v2 * v2
-            h = np.sqrt(h2)
-            first = 3 if x_kind[x] == 0 else 0
-            for j in range(cols.shape[0]):
-                # velocities of the two ends, chassis frame
-                wa0 = 0.0
-                wa1 = 0.0
-                wa2 = 0.0
-                we0 = 0.0
-                we1 = 0.0
-                we2 = 0.0
-                for sl in range(p_nj[pa_]):
-                    rate = T_out[s, p_param[pa_, sl], j]
-                    wa0 += dP_out[s, a, sl, 0] * rate
-                    wa1 += dP_out[s, a, sl, 1] * rate
-                    wa2 += dP_out[s, a, sl, 2] * rate
-                for sl in range(p_nj[pe_]):
-                    rate = T_out[s, p_param[pe_, sl], j]
-                    we0 += dP_out[s, e, sl, 0] * rate
-                    we1 += dP_out[s, e, sl, 1] * rate
-                    we2 += dP_out[s, e, sl, 2] * rate
-                u0 = p_frame[i, 0, 0] * (we0 - wa0)
-                u0 += p_frame[i, 1, 0] * (we1 - wa1) + p_frame[i, 2, 0] * (we2 - wa2)
-                u1 = p_frame[i, 0, 1] * (we0 - wa0)
-                u1 += p_frame[i, 1, 1] * (we1 - wa1) + p_frame[i, 2, 1] * (we2 - wa2)
-                u2 = p_frame[i, 0, 2] * (we0 - wa0)
-                u2 += p_frame[i, 1, 2] * (we1 - wa1) + p_frame[i, 2, 2] * (we2 - wa2)
-                if x_kind[x] == 0:
-                    for c in range(3):
-                        T_out[s, p_param[i, c], j] = (
-                            p_frame[i, 0, c] * wa0 + p_frame[i, 1, c] * wa1 + p_frame[i, 2, c] * wa2
-                        )
-                # angle_x = atan2(-v1, v2), angle_y = atan2(v0, h)
-                T_out[s, p_param[i, first], j] = (-u1 * v2 + v1 * u2) / h2
-                hd = (v1 * u1 + v2 * u2) / h
-                T_out[s, p_param[i, first + 1], j] = (u0 * h - v0 * hd) / (v0 * v0 + h2)
 
 
 # -- single solves, with targets solved inside the kernel -----------------------------------
