@@ -888,10 +888,11 @@ def solve_sequence(
     Uh = np.zeros((nc, n_in))
     nh = 0  # how many of them follow one another
     due = np.zeros(n_in)
+    q = np.empty_like(q0)  # the state being solved (one buffer for the whole run)
     for s in range(U.shape[0]):
         ps = s if Pr.shape[0] > 1 else 0  # one row: predictions kept only as scratch
         for attempt in range(2):
-            q = q_good.copy()
+            q[:] = q_good
             big = 0.0
             off = 0.0
             for k in range(n_in):
