@@ -138,7 +138,10 @@ def main() -> None:
     print(
         f"workbook: {workbook.name} ({len(model.car.bodies)} bodies, {model.n_params} parameters)"
     )
-    print(f"machine: {os.cpu_count()} cores (everything below single-threaded)")
+    print(
+        f"machine: {os.cpu_count()} cores (everything below single-threaded), load average "
+        f"{os.getloadavg()[0]:.2f} (timings on a shared machine need a load well under 1)"
+    )
     print(f"fresh process to loaded model, cold cache:   {cold_build * 1e3:8.1f} ms")
     print(f"fresh process to loaded model, cached car:   {cached_build * 1e3:8.1f} ms")
     print(f"fresh process to first solved pose (cached): {first_pose * 1e3:8.1f} ms")
@@ -185,6 +188,7 @@ def main() -> None:
             f"run_sweep {name:<17} 41 steps: {ms:7.3f} ms per step, raw solve {raw:6.3f} ms "
             f"({ms / raw:.1f}x; solved by {sorted(methods)})"
         )
+    print(f"load average after the sweeps: {os.getloadavg()[0]:.2f}")
 
     from suspension_sim.metrics import pose_metrics
     from suspension_sim.metrics.batch import batch_metrics

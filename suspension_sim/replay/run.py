@@ -359,7 +359,7 @@ def replay_log(
             inputs = convert(model, cmap, frame, offsets, rack_ratio)
             status = screen.status(inputs, start, problems)
             n = len(frame)
-            columns = {c: np.full(n, np.nan) for c in chosen}
+            cells = {c: np.full(n, np.nan) for c in chosen}
             good = np.flatnonzero(status == OK)
             if len(good):
                 t0 = time.perf_counter()
@@ -384,7 +384,7 @@ def replay_log(
                 metrics_s += time.perf_counter() - t1
                 rows = good[closed]
                 for c in chosen:
-                    columns[c][rows] = values[c][closed] + 0.0  # + 0.0: no "-0"
+                    cells[c][rows] = values[c][closed] + 0.0  # + 0.0: no "-0"
                 failed = np.flatnonzero(~batch.converged)
                 if len(failed):
                     status[good[failed]] = NOT_CLOSED
@@ -402,7 +402,7 @@ def replay_log(
                 {
                     TIME_COLUMN: inputs.time,
                     STATUS_COLUMN: np.array(STATUS_NAMES, dtype=object)[status],
-                    **columns,
+                    **cells,
                 },
                 copy=False,  # one column per array, no 2-D block to copy into
             )

@@ -35,13 +35,13 @@ Units: mm and degrees (chassis angles).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.solve.inputs import CHASSIS_AXES, locked_params, set_inputs
+from suspension_sim.solve.inputs import CHASSIS_AXES, input_table, locked_params, set_inputs
 from suspension_sim.solve.pose import Pose, chassis_transform
 from suspension_sim.solve.state import State
 from suspension_sim.solve.targets import CompiledTargets, Target
@@ -152,7 +152,10 @@ def _body_distances(model: KinematicModel, Q: np.ndarray) -> tuple[list[str], np
     """Per body, the largest distance between its points in the three parameter
     columns of Q: (bodies, 3) of [|P1 - P0|, |P2 - P0|, |P2 - P1|] (chassis frame, mm)."""
     P = _positions(model, Q)  # (3, n_inst, 3)
-    diff = P[[1, 2, 2]] - P[[0, 0, 1]]
+    diff = np.empty(P.shape)  # P[[1, 2, 2]] - P[[0, 0, 1]], without the gathers
+    np.subtract(P[1], P[0], out=diff[0])
+    np.subtract(P[2], P[0], out=diff[1])
+    np.subtract(P[2], P[1], out=diff[2])
     d = np.sqrt(np.einsum("kic,kic->ik", diff, diff))  # (n_inst, 3)
     names, order, starts = model.derived.get(("continuation", "bodies"), lambda: _bodies(model))
     return names, np.maximum.reduceat(d[order], starts, axis=0)
@@ -200,9 +203,9 @@ def check_branch(prev: Pose, new: Pose, state: State) -> BranchJump | None:
     names, d = _body_distances(prev.model, np.stack([prev.params, pred, new.params], axis=1))
     predicted, moved, deviation = d[:, 0], d[:, 1], d[:, 2]
     excess = deviation - (JUMP_RATIO * predicted + JUMP_FLOOR_MM)
-    order = [i for i in np.argsort(-excess) if excess[i] > 0]
-    if not order:
+    if not (excess > 0).any():
         return None
+    order = [i for i in np.argsort(-excess) if excess[i] > 0]
     bodies = tuple((names[i], float(deviation[i])) for i in order)
     return BranchJump(bodies, float(moved[order[0]]), "prediction")
 
@@ -213,9 +216,9 @@ def compare_poses(direct: Pose, continued: Pose, start: Pose) -> BranchJump | No
         direct.model, np.stack([start.params, continued.params, direct.params], axis=1)
     )
     apart, moved = d[:, 2], d[:, 1]
-    order = [i for i in np.argsort(-apart) if apart[i] > SAME_POSE_MM]
-    if not order:
+    if not (apart > SAME_POSE_MM).any():
         return None
+    order = [i for i in np.argsort(-apart) if apart[i] > SAME_POSE_MM]
     bodies = tuple((names[i], float(apart[i])) for i in order)
     return BranchJump(bodies, float(moved[order[0]]), "continuation")
 
@@ -232,7 +235,7 @@ def measure_targets(pose: Pose, targets: dict[str, Target]) -> dict[str, float]:
         return {}
     model = pose.model
     P = _positions(model, pose.params[:, None])[0]
-    zeroed = {k: replace(t, value=0.0) for k, t in targets.items()}
+    zeroed = {k: Target(t.kind, t.name, 0.0, t.axis, t.frame) for k, t in targets.items()}
     ct = CompiledTargets(model, zeroed, chassis_transform(model, pose.chassis))
     slopes = np.zeros((P.shape[0], max(model.kmax, 1), 3))  # no unknowns: not used
     r, _ = ct.evaluate(P, slopes, np.zeros(0, dtype=int))
@@ -260,7 +263,7 @@ class Segment:
         rack = start.rack if "rack" in freed else _lerp(start.rack, end.rack, t)
         chassis = tuple(_lerp(a, b, t) for a, b in zip(start.chassis, end.chassis, strict=True))
         targets = {
-            k: replace(tg, value=_lerp(self.target_start[k], tg.value, t))
+            k: Target(tg.kind, tg.name, _lerp(self.target_start[k], tg.value, t), tg.axis, tg.frame)
             for k, tg in end.targets.items()
         }
         return State(shocks, rack, chassis, targets)  # type: ignore[arg-type]
@@ -268,11 +271,13 @@ class Segment:
     def increments(self, max_mm: float, max_deg: float) -> int:
         """How many equal increments keep every change within the limits."""
         end, start = self.end, self.start
-        freed = {k.lower() for k in end.targets}
+        table = input_table(start.model)
+        end_shocks, start_shocks = end.shocks, start.shocks
+        freed = {k.lower() for k in end.targets} if end.targets else ()
         worst = 0.0
-        for d in start.model.damper_names:
-            if d.lower() not in freed:
-                change = abs(end.shocks.get(d, 0.0) - start.shocks.get(d, 0.0))
+        for d, low in zip(table.names, table.lowered, strict=True):
+            if low not in freed:
+                change = abs(end_shocks.get(d, 0.0) - start_shocks.get(d, 0.0))
                 worst = max(worst, change / max_mm)
         if "rack" not in freed:
             worst = max(worst, abs(end.rack - start.rack) / max_mm)
@@ -293,7 +298,11 @@ def _lever_mm(pose: Pose, axis: str) -> float:
     """Largest distance of a wheel centre from the chassis axis of `axis` (roll: x,
     pitch: y, yaw: z) through the reference point, mm: how far one radian of
     chassis rotation moves a wheel. Computed once per model and axis."""
-    model = pose.model
+    return lever_mm(pose.model, axis)
+
+
+def lever_mm(model: KinematicModel, axis: str) -> float:
+    """`_lever_mm` of a model (mm), computed once per model and axis."""
     return model.derived.get(("continuation", "lever", axis), lambda: _lever(model, axis))
 
 

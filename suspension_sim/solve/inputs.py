@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -31,21 +32,82 @@ CHASSIS_AXES: tuple[str, ...] = ("x", "y", "z", "roll", "pitch", "yaw")
 
 ZERO_CHASSIS: tuple[float, float, float, float, float, float] = (0.0,) * 6
 
+CHASSIS_LIMITS: tuple[float, ...] = (
+    (MAX_CHASSIS_MM,) * 3 + (MAX_CHASSIS_TILT_DEG,) * 2 + (MAX_CHASSIS_YAW_DEG,)
+)
+"""Largest magnitude of each chassis state component (mm, deg) that `check_chassis` passes."""
+
 
 def axis_unit(axis: str) -> str:
     """Unit of a chassis state component at the API: mm for x/y/z, deg for angles."""
     return "mm" if axis in ("x", "y", "z") else "deg"
 
 
+@dataclass(frozen=True)
+class InputTable:
+    """Per-model constants of the input checks (built once, `input_table`).
+
+    names: damper bodies in Damping order, and `lowered` in lower case; lookup:
+    lower-case name -> name;
+    damper_params: stroke parameter of each damper (index array); rack_param: the
+    rack's parameter or None; inputs: `KinematicModel.input_params`; bounds: (input,
+    lowest, highest) value (mm) that `check_input_limits` lets pass, the slack
+    included (-inf/inf: no limit).
+    """
+
+    names: tuple[str, ...]
+    lowered: tuple[str, ...]
+    lookup: dict[str, str]
+    damper_params: np.ndarray
+    rack_param: int | None
+    inputs: np.ndarray
+    bounds: tuple[tuple[str, float, float], ...]
+
+
+def input_table(model: KinematicModel) -> InputTable:
+    """The model's `InputTable` (cached in ``model.derived``)."""
+    return model.derived.get("input_table", lambda: _input_table(model))
+
+
+def _input_table(model: KinematicModel) -> InputTable:
+    names = model.damper_names
+    bounds = tuple(
+        (
+            name,
+            -math.inf if low is None else low - LIMIT_SLACK_MM,
+            math.inf if high is None else high + LIMIT_SLACK_MM,
+        )
+        for name, (low, high) in input_limits(model).items()
+    )
+    return InputTable(
+        names,
+        tuple(n.lower() for n in names),
+        {n.lower(): n for n in names},
+        np.array(model.topology.damper_params, dtype=np.intp),
+        model.topology.rack_param,
+        model.input_params(),
+        bounds,
+    )
+
+
 def parse_shocks(
     model: KinematicModel, shocks: Sequence[float] | Mapping[str, float] | None
 ) -> dict[str, float]:
-    names = model.damper_names
+    """{damper body: stroke (mm)} for every damper (0 where not given) from a sequence in
+    Damping order or a mapping by (case-insensitive) name; InputError naming `shocks`."""
+    table = input_table(model)
+    names = table.names
+    seq: list[object] = []
+    if shocks is not None and not isinstance(shocks, Mapping):
+        seq = list(shocks)
+        fast = _finite_floats(seq, len(names), MAX_INPUT)
+        if fast is not None:  # every value a finite number in range: nothing to refuse
+            return dict(zip(names, fast, strict=True))
     values = dict.fromkeys(names, 0.0)
     if shocks is None:
         return values
     if isinstance(shocks, Mapping):
-        lookup = {n.lower(): n for n in names}
+        lookup = table.lookup
         seen: set[str] = set()
         for key, v in shocks.items():
             name = lookup.get(str(key).lower())
@@ -60,16 +122,31 @@ def parse_shocks(
                 )
             values[name] = finite_number(v, f"shocks[{key}]")
         return values
-    seq = list(shocks)
     if len(seq) != len(names):
         raise InputError(
             f"{len(seq)} stroke value(s) given, but the workbook has {len(names)} damper(s)",
             where="shocks",
             hint=f"give one stroke (mm) per damper in Damping order: {', '.join(names)}",
         )
-    for n, v in zip(names, seq, strict=True):
-        values[n] = finite_number(v, f"shocks ({n})")
+    for n, item in zip(names, seq, strict=True):
+        values[n] = finite_number(item, f"shocks ({n})")
     return values
+
+
+def _finite_floats(values: Sequence[object], n: int, limit: float) -> list[float] | None:
+    """`values` as n floats when each is a finite number no larger than `limit` in
+    magnitude (what `finite_number` passes); None otherwise, and then the caller's
+    item-by-item checks find and name the culprit (so this never raises)."""
+    try:
+        out = [float(v) for v in values]  # type: ignore[arg-type]
+    except Exception:  # any failure: the slow path raises the right error
+        return None
+    if len(out) != n:
+        return None
+    for v in out:
+        if not abs(v) <= limit:  # NaN fails too
+            return None
+    return out
 
 
 def finite_number(value: object, where: str, limit: float = MAX_INPUT) -> float:
@@ -95,13 +172,17 @@ def check_chassis(chassis: Sequence[object]) -> tuple[float, float, float, float
     sense: x, y, z beyond `MAX_CHASSIS_MM`, roll or pitch beyond `MAX_CHASSIS_TILT_DEG`,
     yaw beyond `MAX_CHASSIS_YAW_DEG`."""
     values = list(chassis)
+    limits = CHASSIS_LIMITS
+    fast = _finite_floats(values, 6, MAX_INPUT)
+    if fast is not None and all(abs(v) <= a for v, a in zip(fast, limits, strict=True)):
+        x, y, z, roll, pitch, yaw = fast  # every value fine: nothing to refuse
+        return (x, y, z, roll, pitch, yaw)
     if len(values) != 6:
         raise InputError(
             f"{len(values)} chassis values given",
             where="chassis",
             hint="give x y z (mm) roll pitch yaw (deg)",
         )
-    limits = (MAX_CHASSIS_MM,) * 3 + (MAX_CHASSIS_TILT_DEG,) * 2 + (MAX_CHASSIS_YAW_DEG,)
     out = []
     for axis, value, limit in zip(CHASSIS_AXES, values, limits, strict=True):
         v = finite_number(value, f"chassis ({axis})")
@@ -165,6 +246,12 @@ def check_input_limits(
 ) -> None:
     """Refuse a stroke or rack travel (mm) past its declared limit (`input_limits`) by
     more than `LIMIT_SLACK_MM`; the message prints both with enough digits to differ."""
+    for name, lowest, highest in input_table(model).bounds:  # the same tests, no message
+        given = rack if name == "rack" and rack is not None else strokes.get(name)
+        if given is not None and (given > highest or given < lowest):
+            break
+    else:
+        return
     limits = input_limits(model)
     values: dict[str, float] = dict(strokes)
     if rack is not None:
@@ -183,6 +270,24 @@ def check_input_limits(
                     hint=f"use a {'rack travel' if name == 'rack' else 'stroke'} of at "
                     f"{'most' if past == 'above' else 'least'} {limit_text(v, limit)[1]} mm",
                 )
+
+
+def within_limits(
+    model: KinematicModel, strokes: np.ndarray, rack: np.ndarray | None = None
+) -> np.ndarray:
+    """Which of many states `check_input_limits` passes, (S,) bool, without a message:
+    strokes (S, n_dampers) in Damping order, rack (S,) or None (not checked), mm. The
+    same comparisons, vectorised (a sweep checks all its steps at once)."""
+    table = input_table(model)
+    column = {name: strokes[:, k] for k, name in enumerate(table.names)}
+    if rack is not None:
+        column["rack"] = rack
+    ok = np.ones(len(strokes), dtype=bool)
+    for name, low, high in table.bounds:
+        v = column.get(name)
+        if v is not None:
+            ok &= ~((v > high) | (v < low))
+    return ok
 
 
 def _limit_message(model: KinematicModel, name: str, v: float, limit: float, past: str) -> str:
@@ -239,6 +344,12 @@ def set_inputs(
     Inputs named in `freed` (replaced by targets) keep the value q already has,
     which is their starting guess.
     """
+    if not freed:
+        table = input_table(model)
+        q[table.damper_params] = [strokes.get(name, 0.0) for name in table.names]
+        if table.rack_param is not None:
+            q[table.rack_param] = rack
+        return
     skip = {int(input_param(model, name)) for name in freed}
     for name, p in zip(model.damper_names, model.topology.damper_params, strict=True):
         if p not in skip:

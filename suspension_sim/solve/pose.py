@@ -162,10 +162,18 @@ class Pose:
 def chassis_transform(model: KinematicModel, chassis: ChassisState) -> np.ndarray:
     """World transform of the chassis: R about the reference point, then x, y, z (mm, deg)."""
     x, y, z, roll, pitch, yaw = (float(v) for v in chassis)
-    ref_name = model.car.options.chassis_reference_point
-    ref = model.car.point(ref_name) if ref_name else np.zeros(3)
+    ref = model.derived.get("chassis_reference_point", lambda: _reference_point(model))
     R = rotation_xyz(np.radians(roll), np.radians(pitch), np.radians(yaw))
     return transform(R, ref + np.array([x, y, z]) - R @ ref)
+
+
+def _reference_point(model: KinematicModel) -> np.ndarray:
+    """The chassis reference point's design position (mm; the origin when the workbook
+    names none), read-only: kept per model."""
+    ref_name = model.car.options.chassis_reference_point
+    ref = model.car.point(ref_name) if ref_name else np.zeros(3)
+    ref.flags.writeable = False
+    return ref
 
 
 def apply_transform(T: np.ndarray, P: np.ndarray) -> np.ndarray:

@@ -141,9 +141,28 @@ def _rack_bound(
     return lo, hi
 
 
+def reach_bounds(model: KinematicModel) -> tuple[tuple[str, float, float], ...]:
+    """(input, lowest, highest) value (mm) that `check_reach` lets pass: `link_bounds`
+    with the slack, cached per model."""
+
+    def build() -> tuple[tuple[str, float, float], ...]:
+        return tuple(
+            (name, lo - LIMIT_SLACK_MM, hi + LIMIT_SLACK_MM)
+            for name, (lo, hi) in link_bounds(model).items()
+        )
+
+    return model.derived.get("reach: bounds with slack", build)
+
+
 def check_reach(model: KinematicModel, strokes: dict[str, float], rack: float) -> None:
     """Refuse an input that no configuration of the links can reach (`SolveError`, before
     any solve). The bound is loose: inputs inside it may still not close."""
+    for name, lo, hi in reach_bounds(model):  # the same comparisons, no message
+        v = rack if name == "rack" else strokes.get(name, 0.0)
+        if not lo <= v <= hi:
+            break
+    else:
+        return
     bounds = link_bounds(model)
     values = {**strokes, "rack": rack}
     for name, (lo, hi) in bounds.items():
@@ -158,6 +177,21 @@ def check_reach(model: KinematicModel, strokes: dict[str, float], rack: float) -
             where=where,
             hint="check the value and its unit (mm)",
         )
+
+
+def within_reach(model: KinematicModel, strokes: np.ndarray, rack: np.ndarray) -> np.ndarray:
+    """Which of many states `check_reach` passes, (S,) bool, without a message: strokes
+    (S, n_dampers) in Damping order and rack (S,) as `check_reach` reads them (mm; 0 for
+    an input a target frees). The same comparisons, vectorised."""
+    names = model.damper_names
+    column = {name: strokes[:, k] for k, name in enumerate(names)}
+    column["rack"] = rack
+    zero = np.zeros(len(strokes))
+    ok = np.ones(len(strokes), dtype=bool)
+    for name, lo, hi in reach_bounds(model):
+        v = column.get(name, zero)
+        ok &= (lo <= v) & (v <= hi)
+    return ok
 
 
 def _interval(lo: float, hi: float) -> str:

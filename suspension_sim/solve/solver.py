@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 import scipy.sparse as sps
@@ -37,27 +38,32 @@ from suspension_sim.solve.diagnostics import (
     singular_ratio,
 )
 from suspension_sim.solve.inputs import (
+    CHASSIS_LIMITS,
     check_chassis,
     check_input_limits,
     check_tolerance,
     finite_number,
+    input_table,
     locked_params,
     parse_shocks,
     set_inputs,
+    within_limits,
 )
-from suspension_sim.solve.pose import Pose, SolveInfo, chassis_transform
+from suspension_sim.solve.pose import ChassisState, Pose, SolveInfo, chassis_transform
 from suspension_sim.solve.problem import blas_controller, problem
-from suspension_sim.solve.reach import check_reach
+from suspension_sim.solve.reach import check_reach, within_reach
 from suspension_sim.tolerances import (
     DENSE_LIMIT,
     INNER_TARGET_MM,
     LSQ_STOP,
+    MAX_INPUT,
     NEAR_SINGULAR_RATIO,
     SOLVE_TIME_LIMIT_S,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
+    from suspension_sim.model.mobility import Mobility
     from suspension_sim.solve.targets import CompiledTargets, Target
 
 
@@ -249,7 +255,7 @@ def solve_by_engine(
 
     t0 = time.perf_counter()
     pl = engine.plan(model)
-    if not len(pl.unknowns) or not np.all(np.isfinite(q_guess)):
+    if not len(pl.unknowns) or not np.isfinite(q_guess).all():
         return None
     target = min(tolerance, INNER_TARGET_MM)
     if engine.kernel_compiled():
@@ -292,21 +298,26 @@ def _engine_info(
     prediction: np.ndarray | None,
     q_guess: np.ndarray,
 ) -> SolveInfo:
-    """The solve record of a pose the engine closed (near-singular check on demand)."""
+    """The solve record of a pose the engine closed (near-singular check on demand).
+
+    Fields by position, in `SolveInfo`'s order (half the cost of naming them, once per
+    solve): converged, method, iterations, nfev, njev, max_residual_mm, tolerance_mm,
+    seconds, ratio, ratio_flag, message, ratio_of, prediction, predicted_from."""
     return SolveInfo(
-        converged=True,
-        method="engine",
-        iterations=its,
-        nfev=its + 1,
-        njev=its,
-        max_residual_mm=residual,
-        tolerance_mm=tolerance,
-        seconds=time.perf_counter() - t0,
-        ratio=float("nan"),
-        ratio_flag=False,
-        ratio_of=functools.partial(pose_singular_ratio, model, q.copy()),
-        prediction=prediction,
-        predicted_from=q_guess,
+        True,
+        "engine",
+        its,
+        its + 1,
+        its,
+        residual,
+        tolerance,
+        time.perf_counter() - t0,
+        math.nan,
+        False,
+        "",
+        functools.partial(pose_singular_ratio, model, q.copy()),
+        prediction,
+        q_guess,
     )
 
 
@@ -335,7 +346,7 @@ def solve_targets_in_kernel(
     if not engine.kernel_compiled():
         return None
     t0 = time.perf_counter()
-    if not np.all(np.isfinite(q_guess)):
+    if not np.isfinite(q_guess).all():
         return None
     tt = engine.target_tables(model, targets)
     if tt is None:
@@ -494,13 +505,7 @@ def solve(
     """
     if method not in ("auto", "trf"):
         raise InputError(f"unknown method {method!r}", where="method", hint="auto or trf")
-    mob = design_mobility(model)
-    if not mob.ok:
-        raise ModelError(
-            mechanism_problem(mob),
-            where=mechanism_where(model, mob),
-            hint="run 'suspension-sim check' on the workbook and fix what it names",
-        )
+    mob = _mobility(model)
     strokes = parse_shocks(model, shocks)
     rack_mm = finite_number(rack, "rack")
     if model.topology.rack_param is None and rack_mm != 0.0:
@@ -515,21 +520,182 @@ def solve(
     freed = {str(name).lower() for name in targets or ()}
     check_reach(
         model,
-        {k: v for k, v in strokes.items() if k.lower() not in freed},
+        {k: v for k, v in strokes.items() if k.lower() not in freed} if freed else strokes,
         0.0 if "rack" in freed else rack_mm,
     )
 
     if guess is None:
-        q0 = np.zeros(model.n_params)
+        q_guess = np.zeros(model.n_params)
     elif isinstance(guess, Pose):
-        q0 = guess.params.copy()
+        q_guess = guess.params.copy()
     else:
-        q0 = np.asarray(guess, dtype=float).copy()
-        if q0.shape != (model.n_params,):
+        q_guess = np.asarray(guess, dtype=float).copy()
+        if q_guess.shape != (model.n_params,):
             raise InputError(
-                f"guess has shape {q0.shape}, expected ({model.n_params},)", where="guess"
+                f"guess has shape {q_guess.shape}, expected ({model.n_params},)", where="guess"
             )
-    q_guess = q0.copy()
+    return _solve_inputs(
+        model,
+        mob,
+        strokes,
+        rack_mm,
+        ch,
+        tol,
+        q_guess,
+        guess if isinstance(guess, Pose) else None,
+        targets,
+        method,
+        on_failure,
+    )
+
+
+def solve_checked(
+    model: KinematicModel,
+    strokes: dict[str, float],
+    rack: float,
+    chassis: ChassisState,
+    guess: Pose,
+    targets: Mapping[str, Target] | None = None,
+) -> Pose:
+    """`solve` (method "auto", the workbook's tolerance, ``on_failure="return"``) of
+    inputs the caller has already checked as `solve` checks them: strokes {damper body:
+    mm} for every damper (as `inputs.parse_shocks` gives them; the dict becomes the
+    pose's), rack (mm), chassis (mm, deg) as floats. For many states checked at once
+    (a sweep, `check_states`): the same pose, without the per-state checks."""
+    return _solve_inputs(
+        model,
+        _mobility(model),
+        strokes,
+        rack,
+        chassis,
+        model.car.options.solver_tolerance_mm,
+        guess.params.copy(),
+        guess,
+        targets,
+        "auto",
+        "return",
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckedStates:
+    """Many states' inputs read as `solve` reads them, and which of the states pass every
+    check `solve` makes of its inputs (`check_states`). A row where `ok` is False may
+    hold anything: solve that state with `solve`, which names what is wrong.
+
+    strokes: (S, n_dampers) mm in Damping order (0 where a state sets none); rack: (S,)
+    mm; chassis: (S, 6) mm, deg; held: (S, n_dampers) True where no target frees the
+    damper's stroke; rack_held: (S,) True where no target frees the rack.
+    """
+
+    names: tuple[str, ...]
+    ok: np.ndarray
+    strokes: np.ndarray
+    rack: np.ndarray
+    chassis: np.ndarray
+    held: np.ndarray
+    rack_held: np.ndarray
+
+    @functools.cached_property
+    def _floats(self) -> tuple[list[list[float]], list[float], list[list[float]]]:
+        """strokes, rack and chassis as Python floats (the states' own values)."""
+        return self.strokes.tolist(), self.rack.tolist(), self.chassis.tolist()
+
+    def inputs(self, i: int) -> tuple[dict[str, float], float, ChassisState]:
+        """State i's strokes {damper body: mm}, rack (mm) and chassis state (mm, deg) as
+        `solve` reads them (a fresh dict: `solve_checked` keeps it in the pose)."""
+        strokes, rack, chassis = self._floats
+        x, y, z, roll, pitch, yaw = chassis[i]
+        return dict(zip(self.names, strokes[i], strict=True)), rack[i], (x, y, z, roll, pitch, yaw)
+
+
+class StateInputs(Protocol):
+    """What `check_states` reads of a state (`solve.state.State`, which imports this
+    module, so it is named by its shape here)."""
+
+    @property
+    def shocks(self) -> Mapping[str, float]: ...
+    @property
+    def rack(self) -> float: ...
+    @property
+    def chassis(self) -> tuple[float, float, float, float, float, float]: ...
+    @property
+    def targets(self) -> Mapping[str, Target]: ...
+
+
+def check_states(model: KinematicModel, states: Sequence[StateInputs]) -> CheckedStates:
+    """The checks `solve` makes of each state's inputs (`parse_shocks`, `finite_number`,
+    no rack on a car without one, `check_chassis`, `check_input_limits`, `check_reach`),
+    for all the states at once: `CheckedStates.ok` says which pass them all (the same
+    comparisons, vectorised, without messages). A sweep solves those by `solve_checked`
+    and hands the others to `solve`, whose error then names the culprit."""
+    table = input_table(model)
+    n, nd = len(states), len(table.names)
+    strokes = np.zeros((n, nd))
+    ok = np.ones(n, dtype=bool)
+    # States grouped by the strokes they name and by the inputs their targets free.
+    by_keys: dict[tuple[str, ...], list[int]] = {}
+    by_freed: dict[tuple[str, ...], list[int]] = {}
+    for i, st in enumerate(states):
+        by_keys.setdefault(tuple(st.shocks), []).append(i)
+        by_freed.setdefault(tuple(st.targets), []).append(i)
+    for keys, rows in by_keys.items():
+        if not keys:
+            continue
+        found = [table.lookup.get(str(k).lower()) for k in keys]
+        cols = [table.names.index(c) for c in found if c is not None]
+        if len(set(cols)) != len(keys):  # an unknown damper, or one given twice
+            ok[rows] = False
+            continue
+        values = [list(states[i].shocks.values()) for i in rows]
+        strokes[np.ix_(rows, cols)] = np.array(values, dtype=float).reshape(len(rows), len(cols))
+    held = np.ones((n, nd), dtype=bool)
+    rack_held = np.ones(n, dtype=bool)
+    for tkeys, rows in by_freed.items():
+        if tkeys:
+            freed = {str(k).lower() for k in tkeys}
+            held[rows] = [d not in freed for d in table.lowered]
+            rack_held[rows] = "rack" not in freed
+    rack = np.array([st.rack for st in states], dtype=float).reshape(n)
+    chassis = np.array([st.chassis for st in states], dtype=float).reshape(n, 6)
+    ok &= (np.abs(strokes) <= MAX_INPUT).all(axis=1)  # NaN fails too
+    ok &= np.abs(rack) <= MAX_INPUT
+    if table.rack_param is None:
+        ok &= rack == 0.0
+    ok &= (np.abs(chassis) <= np.minimum(CHASSIS_LIMITS, MAX_INPUT)).all(axis=1)
+    ok &= within_limits(model, strokes, rack)
+    ok &= within_reach(model, np.where(held, strokes, 0.0), np.where(rack_held, rack, 0.0))
+    return CheckedStates(table.names, ok, strokes, rack, chassis, held, rack_held)
+
+
+def _mobility(model: KinematicModel) -> Mobility:
+    """The model's design mobility (cached); ModelError when it cannot be solved."""
+    mob = design_mobility(model)
+    if not mob.ok:
+        raise ModelError(
+            mechanism_problem(mob),
+            where=mechanism_where(model, mob),
+            hint="run 'suspension-sim check' on the workbook and fix what it names",
+        )
+    return mob
+
+
+def _solve_inputs(
+    model: KinematicModel,
+    mob: Mobility,
+    strokes: dict[str, float],
+    rack_mm: float,
+    ch: ChassisState,
+    tol: float,
+    q_guess: np.ndarray,
+    guess: Pose | None,
+    targets: Mapping[str, Target] | None,
+    method: Literal["auto", "trf"],
+    on_failure: Literal["raise", "return"],
+) -> Pose:
+    """`solve` once its inputs are checked: q_guess is the start (a copy the solve may
+    keep), guess the Pose it came from (if any, for its first-order history)."""
+    q0 = q_guess.copy()
     set_inputs(model, q0, strokes, rack_mm)
     names = tuple(targets or ())
     locked = model.derived.get(("locked_params", names), lambda: locked_params(model, names))
@@ -541,10 +707,10 @@ def solve(
     found = None
     if method == "auto" and not mob.redundant:
         if compiled is None:
-            found = solve_by_engine(model, q_guess, q0[model.input_params()], tol)
+            found = solve_by_engine(model, q_guess, q0[input_table(model).inputs], tol)
         else:
             history = None
-            if isinstance(guess, Pose):
+            if guess is not None:
                 before, source = guess.info.prediction, guess.info.predicted_from
                 if before is not None and source is not None:
                     history = np.empty((2, len(before)))
@@ -555,12 +721,10 @@ def solve(
                 found = solve_targets_by_engine(model, q_guess, q0, locked, compiled, tol)
     q, info = found if found is not None else solve_params(model, q0, locked, tol, compiled)
     if targets:
-        for name, value in zip(
-            model.damper_names, q[list(model.topology.damper_params)], strict=True
-        ):
-            strokes[name] = float(value)
-        if model.topology.rack_param is not None:
-            rack_mm = float(q[model.topology.rack_param])
+        table = input_table(model)
+        strokes.update(zip(table.names, q[table.damper_params].tolist(), strict=True))
+        if table.rack_param is not None:
+            rack_mm = float(q[table.rack_param])
     if info.converged and info.max_residual_mm > INNER_TARGET_MM and mob.redundant:
         info = dataclasses.replace(
             info,

@@ -82,8 +82,7 @@ class CompiledTargets:
         self.R = chassis_T[:3, :3]
         self.t = chassis_T[:3, 3]
         self.signature = tuple(
-            (key, tg.kind, tg.name, tg.axis, tg.frame)
-            for key, tg in zip(self.keys, self.targets, strict=True)
+            [(key, tg.kind, tg.name, tg.axis, tg.frame) for key, tg in targets.items()]
         )
         """What fixes the targets' layout (everything but their values and the chassis)."""
         self.value = np.array([t.value for t in self.targets], dtype=float)
@@ -91,8 +90,9 @@ class CompiledTargets:
             ("compiled_targets", self.signature), lambda: _fixed_part(model, self.targets)
         )
         self.i, self.j, g, offset, self.radius, self.is_contact, world = fixed
-        self.g = g.copy()  # gradient on P[i] (linear kinds; chassis frame)
-        self.offset = offset.copy()  # constant term of linear kinds
+        # gradient on P[i] (linear kinds; chassis frame) and constant term of linear kinds:
+        # the model's (read-only) arrays, copied only to write world-frame rows in
+        self.g, self.offset = (g.copy(), offset.copy()) if world else (g, offset)
         for k, a in world:  # world-frame coordinates: the chassis rotation's row a
             self.g[k] = self.R[a]
             self.offset[k] = self.t[a]
@@ -202,4 +202,6 @@ def _fixed_part(
                 world.append((k, a))
             else:
                 g[k, a] = 1.0
+    for kept in (i, j, g, offset, radius, is_contact):
+        kept.flags.writeable = False  # kept per model and shared by every CompiledTargets
     return i, j, g, offset, radius, is_contact, world

@@ -24,6 +24,7 @@ Units: mm and degrees (docs/conventions.md).
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -46,17 +47,23 @@ from suspension_sim.solve.continuation import (
     MoveError,
     Segment,
     check_branch,
+    lever_mm,
     move,
 )
-from suspension_sim.solve.inputs import CHASSIS_AXES, check_damper_limits, parse_shocks
-from suspension_sim.solve.solver import solve
+from suspension_sim.solve.inputs import (
+    CHASSIS_AXES,
+    check_damper_limits,
+    parse_shocks,
+    within_limits,
+)
+from suspension_sim.solve.solver import CheckedStates, check_states, solve, solve_checked
 from suspension_sim.sweeps.motions import Motion
 from suspension_sim.sweeps.spec import SweepSpec
 from suspension_sim.tolerances import LIMIT_NOTE_MM, SAME_TARGET_MM
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
-    from suspension_sim.solve.pose import Pose
+    from suspension_sim.solve.pose import ChassisState, Pose
     from suspension_sim.solve.state import State
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -380,12 +387,25 @@ def run_sweep(
         rows = MetricRows(preset(convention or model.car.options.sign_convention).name)
     result = SweepResult(spec, motion, [], [], [], [], [], convention, model, rows)
     total = len(motion)
+    # Every step's inputs checked at once, as each step's solve and `_check_step_limits`
+    # check them: a step that passes is solved without repeating those checks; one that
+    # does not goes through them, so its problem names what is wrong as before.
+    states = [step.state for step in motion]
+    checked = check_states(model, states)
+    fine = (
+        checked.ok & within_limits(model, np.where(checked.held, checked.strokes, 0.0))
+    ).tolist()
+    single = _single_increments(model, states, checked, max_step_mm, max_step_deg).tolist()
+    last = -1  # the step that gave `pose` (-1: design)
     for i, step in enumerate(motion):
         t0 = time.perf_counter()
         notes: list[str] = []
         try:
-            _check_step_limits(model, step.state)
-            new = _direct(pose, step.state, max_step_mm, max_step_deg) or move(
+            inputs = checked.inputs(i) if fine[i] else None
+            if inputs is None:
+                _check_step_limits(model, step.state)
+            one = single[i] if last == i - 1 else -1
+            new = _direct(pose, step.state, max_step_mm, max_step_deg, inputs, one) or move(
                 pose,
                 step.state,
                 max_step_mm=max_step_mm,
@@ -418,12 +438,20 @@ def run_sweep(
             notes += damper_limit_notes(new)
             result.notes += [Problem(i, step.values, n, "note") for n in notes]
             pose = new
+            last = i
         if progress is not None:
             progress(i + 1, total)
     return result
 
 
-def _direct(pose: Pose, state: State, max_step_mm: float, max_step_deg: float) -> Pose | None:
+def _direct(
+    pose: Pose,
+    state: State,
+    max_step_mm: float,
+    max_step_deg: float,
+    inputs: tuple[dict[str, float], float, ChassisState] | None = None,
+    one: int = -1,
+) -> Pose | None:
     """The step solved as `move` solves a step it takes in one increment, or None (then
     `move` does the step, from the start).
 
@@ -434,29 +462,129 @@ def _direct(pose: Pose, state: State, max_step_mm: float, max_step_deg: float) -
     `pose` are not measured when `pose` was solved for the same targets (it meets them
     within its residual, <= 1e-10 mm, and their values only count the increments). A
     step that does not close or looks suspect returns None, and `move` then repeats
-    it and halves as it always does.
+    it and halves as it always does. inputs: the state's strokes, rack and chassis
+    already checked (`solver.check_states`): solved by `solver.solve_checked`, else by
+    `State.solve`, which checks them. one: that test (targets held, one increment)
+    made for the whole sweep (`_single_increments`): 1 passed, 0 failed, -1 not made.
     """
     if not (max_step_mm > 0 and max_step_deg > 0) or not pose.converged:
         return None
-    start: dict[str, float] = {}
-    for key, tg in state.targets.items():
-        held = pose.targets.get(key)
-        if held is None or (held.kind, held.name, held.axis, held.frame) != (
-            tg.kind,
-            tg.name,
-            tg.axis,
-            tg.frame,
-        ):
-            return None
-        start[key] = held.value
-    if Segment(pose, state, start).increments(max_step_mm, max_step_deg) != 1:
+    if one == 0:
         return None
-    trial = state.solve(pose.model, guess=pose, on_failure="return")
+    if one != 1:
+        start: dict[str, float] = {}
+        held_targets = pose.targets
+        for key, tg in state.targets.items():
+            held = held_targets.get(key)
+            if held is None or (held.kind, held.name, held.axis, held.frame) != (
+                tg.kind,
+                tg.name,
+                tg.axis,
+                tg.frame,
+            ):
+                return None
+            start[key] = held.value
+        if Segment(pose, state, start).increments(max_step_mm, max_step_deg) != 1:
+            return None
+    model = pose.model
+    if inputs is None:
+        trial = state.solve(model, guess=pose, on_failure="return")
+    else:
+        strokes, rack, chassis = inputs
+        trial = solve_checked(model, strokes, rack, chassis, pose, state.targets or None)
     if not trial.converged:
         return None
     if not _clear_of_branches(pose, trial) and check_branch(pose, trial, state) is not None:
         return None
     return trial
+
+
+_Kinds = tuple[tuple[str, str, str, str, str], ...]
+"""Each target of a state as (input, kind, name, axis, frame): all but its value."""
+
+
+def _single_increments(
+    model: KinematicModel,
+    states: Sequence[State],
+    checked: CheckedStates,
+    max_step_mm: float,
+    max_step_deg: float,
+) -> np.ndarray:
+    """`_direct`'s test of each step, made for all steps at once (int8, (S,)): from the
+    pose this sweep solved at step i - 1, does the pose hold step i's targets and would
+    `move` take step i in one increment (`continuation.Segment.increments`)? 1 yes, 0
+    no, -1 not decided here (step 0, which starts at design; a step whose inputs or
+    targets are not those of its predecessor's kind), and then `_direct` decides.
+
+    That pose's held strokes, rack, chassis and target values are step i - 1's own
+    inputs (a solve moves only what its targets free), so the changes are the
+    differences of the two steps' inputs, and the same quotients as
+    `Segment.increments` (mm over `max_step_mm`, deg over `max_step_deg`, a chassis
+    angle's wheel travel) decide, in the same floating-point operations.
+    """
+    n = len(states)
+    out = np.full(n, -1, dtype=np.int8)
+    if n < 2 or not (max_step_mm > 0 and max_step_deg > 0):
+        return out
+    # Decided only where both steps read cleanly, the strokes are keyed by the dampers'
+    # own names (`Segment` looks them up exactly), and the targets are the same ones
+    # (the same kinds on the same places, in the same order).
+    names = set(checked.names)
+    exact: dict[tuple[str, ...], bool] = {}
+    kinds: dict[tuple[object, ...], tuple[_Kinds, list[float]]] = {}
+    clean: list[bool] = []
+    sig: list[_Kinds] = []
+    target_values: list[list[float]] = []
+    for st in states:
+        keys = tuple(st.shocks)
+        if keys not in exact:
+            exact[keys] = all(k in names for k in keys)
+        clean.append(exact[keys])
+        held = st.targets
+        ids = (*held, *map(id, held.values()))  # the states hold their targets alive
+        if ids not in kinds:
+            kinds[ids] = (
+                tuple([(k, t.kind, t.name, t.axis, t.frame) for k, t in held.items()]),
+                [t.value for t in held.values()],
+            )
+        kind, value = kinds[ids]
+        sig.append(kind)
+        target_values.append(value)
+    known = checked.ok & np.array(clean, dtype=bool)
+    known[1:] &= known[:-1] & np.array([a == b for a, b in itertools.pairwise(sig)], dtype=bool)
+    known[0] = False
+    worst = np.zeros(n)
+    # Held strokes, the rack unless freed, chassis x, y, z: |change| / max_step_mm.
+    mm = np.column_stack([checked.strokes, checked.rack, checked.chassis[:, :3]])
+    counted = np.column_stack([checked.held, checked.rack_held, np.ones((n, 3), dtype=bool)])
+    change = np.abs(np.diff(mm, axis=0)) / max_step_mm
+    worst[1:] = np.max(change, axis=1, initial=0.0, where=counted[1:])
+    angles = checked.chassis[:, 3:]
+    turned = angles[1:] != angles[:-1]
+    if turned.any():  # a chassis angle that changes: degrees, and the wheels' travel
+        turn = np.abs(np.diff(angles, axis=0))
+        for k, axis in enumerate(("roll", "pitch", "yaw")):
+            lever = lever_mm(model, axis)
+            term = np.maximum(
+                turn[:, k] / max_step_deg, np.radians(turn[:, k]) * lever / max_step_mm
+            )
+            worst[1:] = np.maximum(worst[1:], np.where(turned[:, k], term, 0.0))
+    widths = {len(x) for x in sig}
+    if widths != {0}:  # the targets' changes, as `Segment.increments` takes them
+        if len(widths) == 1:  # the same count everywhere: one array, keys aligned if known
+            values = np.array(target_values, dtype=float)
+            moved_t = np.abs(np.diff(values, axis=0)) / max_step_mm
+            # fmax: a NaN change is passed over, as Python's max(worst, nan) passes it
+            worst[1:] = np.fmax(worst[1:], np.fmax.reduce(moved_t, axis=1))
+        else:
+            for i in np.flatnonzero(known).tolist():
+                w, before = float(worst[i]), states[i - 1].targets
+                for key, tg in states[i].targets.items():
+                    w = max(w, abs(tg.value - before[key].value) / max_step_mm)
+                worst[i] = w
+    single = np.maximum(1, np.ceil(worst - 1e-9)) == 1
+    out[known] = single[known]
+    return out
 
 
 def _clear_of_branches(pose: Pose, trial: Pose) -> bool:
@@ -467,16 +595,22 @@ def _clear_of_branches(pose: Pose, trial: Pose) -> bool:
     from suspension_sim.solve import engine
 
     info = trial.info
+    prediction, source = info.prediction, info.predicted_from
     if (
-        info.prediction is None
-        or info.predicted_from is None
+        prediction is None
+        or source is None
         or not engine.kernel_compiled()
-        or not np.array_equal(info.predicted_from, pose.params)
+        or source.shape != pose.params.shape
+        or not (source == pose.params).all()
     ):
         return False
-    Q = np.stack([pose.params, info.prediction, trial.params])
-    d = engine.body_spread_compiled(pose.model, Q)
-    return bool(np.all(d[:, 2] <= JUMP_RATIO * d[:, 0] + JUMP_FLOOR_MM))
+    Q = np.empty((3, len(prediction)))
+    Q[0], Q[1], Q[2] = pose.params, prediction, trial.params
+    d = engine.body_spread_compiled(pose.model, Q).T  # a fresh array: scaled in place
+    allowed = d[0]
+    allowed *= JUMP_RATIO
+    allowed += JUMP_FLOOR_MM
+    return bool((d[2] <= allowed).all())
 
 
 def _difference(at: State, end: State) -> str:
