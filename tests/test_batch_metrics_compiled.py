@@ -105,6 +105,44 @@ def test_point_copies_agree(solved) -> None:  # type: ignore[no-untyped-def]
         assert np.max(np.abs(kin.P - ref[:, insts])) < 1e-9
 
 
+def test_block_jacobian_equals_the_solvers_assembly(solved) -> None:  # type: ignore[no-untyped-def]
+    """`batch_kernel.block_jacobian` (row by row from the joint screws) against the
+    solver's own assembly (`kernel.eval_block`: per-copy derivatives scattered by the
+    engine's entry lists), on the full and the reduced tables, at solved states and at
+    states moved off them (rows not closed, so the distance rows' unit vectors differ
+    from the design direction)."""
+    from suspension_sim.metrics import batch_kernel as bk
+    from suspension_sim.solve import kernel as k
+
+    model = solved.model
+    reduced = engine.reduced_tables(model)
+    rng = np.random.default_rng(5)
+    for tab in [engine.kernel_tables(model)] + ([reduced] if reduced is not None else []):
+        T = tab.arrays
+        pcol = bk.param_columns(T[7], T[8], tab.inputs, tab.n_params)
+        W = bk.work_arrays(tab.n_parts, tab.n_inst, tab.k_max, tab.max_rows)
+        n, m, n_in = max(tab.max_cols, 1), max(tab.max_rows, 1), max(len(tab.inputs), 1)
+        Jt, Jin = np.zeros((n, m)), np.zeros((m, n_in))
+        Jt_ref, Jin_ref, r = np.zeros((n, m)), np.zeros((m, n_in)), np.zeros(m)
+        checked = 0
+        for q0 in solved.params:
+            for q in (q0, q0 + rng.normal(0.0, 0.01, size=q0.shape)):
+                q = np.ascontiguousarray(q)
+                for b in range(tab.n_blocks):
+                    rows, cols = T[9][b + 1] - T[9][b], T[7][b + 1] - T[7][b]
+                    if cols == 0:
+                        continue
+                    k.eval_block(b, q, T, W, r, Jt_ref, Jin_ref, True)
+                    k.eval_parts(q, T[14][T[13][b] : T[13][b + 1]], *T[:5], *W[:3])
+                    bk.block_jacobian(b, T, W, pcol, Jt, Jin)
+                    scale = max(1.0, float(np.abs(Jt_ref[:cols, :rows]).max()))
+                    assert np.abs(Jt[:cols, :rows] - Jt_ref[:cols, :rows]).max() <= 1e-12 * scale
+                    assert np.abs(Jin[:rows] - Jin_ref[:rows]).max() <= 1e-12 * scale
+                    assert np.abs(Jt_ref[:cols, :rows]).max() > 0.0
+                    checked += 1
+        assert checked > 0
+
+
 def test_kingpin_from_the_steering_twist() -> None:
     """Front wheels without kingpin points: the axis comes from the rack tangent."""
     car = suspension_sim.load(ROOT / "workbooks" / "fsae_car.xlsx").car

@@ -387,6 +387,35 @@ def test_a_pose_on_another_branch_is_flagged(model: Model) -> None:
     assert "jumped to another assembly branch" in jump.explain()
 
 
+def test_the_compiled_screen_gives_the_numpy_screens_verdict(
+    model: Model, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`check_branch` with the kernel's distances and pass test (one call) and with the
+    numpy model's: the same verdict, the same bodies and distances, on a clean step, a
+    jump to the other assembly, and a step whose start repeats (the kernel's memo)."""
+    from suspension_sim.solve import engine
+
+    state = State(shocks={"FL_Damper": 36.0})
+    design = model.solve()
+    same = move(design, state)
+    guess = same.params.copy()
+    guess[model.topology.param_names.index("FL_Rocker.angle")] = -1.6
+    other = state.solve(model, guess=guess)
+    previous = move(design, State(shocks={"FL_Damper": 34.0}))
+    engine.compile_kernel()
+    cases = [(previous, same), (previous, other), (same, other), (previous, other)]
+    fast = [check_branch(a, b, state) for a, b in cases]
+    with monkeypatch.context() as m:
+        m.setattr(engine, "kernel_compiled", lambda: False)
+        slow = [check_branch(a, b, state) for a, b in cases]
+    assert fast[0] is None and slow[0] is None
+    for f, s in zip(fast[1:], slow[1:], strict=True):
+        assert f is not None and s is not None
+        assert [b for b, _ in f.bodies] == [b for b, _ in s.bodies]
+        assert np.allclose([d for _, d in f.bodies], [d for _, d in s.bodies], atol=1e-9)
+        assert f.explain() == s.explain()
+
+
 def test_a_jump_through_the_steering_dead_point_is_refused(model: Model) -> None:
     """Steer to just short of the steering arm's toggle (rack 66.527 mm on the test
     car), then back in one 10 mm step: the warm-started solve lands the right

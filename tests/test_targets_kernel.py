@@ -215,7 +215,19 @@ def test_compiled_body_spread_equals_the_screens_distances(
     with monkeypatch.context() as m:  # the numpy model's points, not the kernel's
         m.setattr(engine, "kernel_compiled", lambda: False)
         names, want = continuation._body_distances(model, Q.T)
-    got = engine.body_spread_compiled(model, Q)
+    got, _ = engine.body_spread_compiled(model, Q, 0.5, 0.5)
     assert names == list(dict.fromkeys(model.inst_body))
     assert np.abs(got - want).max() < 1e-9
     assert got.max() > 1.0  # the rows differ: real distances
+    # The screen's pass, as continuation's rule on those distances, for a few constants.
+    for ratio, floor in [(0.5, 0.5), (0.0, 1e-3), (2.0, 50.0), (0.1, 0.0)]:
+        _, clear = engine.body_spread_compiled(model, Q, ratio, floor)
+        assert clear == bool((want[:, 2] <= ratio * want[:, 0] + floor).all())
+    # A step that starts where the last one ended reuses that row's copies: the same
+    # distances as computed afresh.
+    Q2 = np.stack([Q[2], Q[0] + 0.01, Q[1]])
+    with monkeypatch.context() as m:
+        m.setattr(engine, "kernel_compiled", lambda: False)
+        _, want2 = continuation._body_distances(model, Q2.T)
+    got2, _ = engine.body_spread_compiled(model, Q2, 0.5, 0.5)
+    assert np.abs(got2 - want2).max() < 1e-9

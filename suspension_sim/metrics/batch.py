@@ -440,11 +440,13 @@ class _Compiled:
     """Per-model constant arguments of `batch_kernel.metric_kinematics`."""
 
     tables: engine.KernelTables
+    pcol: np.ndarray  # each parameter's Jacobian column (`batch_kernel.param_columns`)
     bc_ptr: np.ndarray
     bc_idx: np.ndarray
     parts: np.ndarray  # the parts of the blocks and of `insts` (tangents need them)
     geo_parts: np.ndarray  # the parts of `insts`
     insts: np.ndarray  # the copies the metrics read (the kernel returns only these)
+    rest_insts: np.ndarray  # those of them no block of `tables` places (`kinematics_compiled`)
     vel_insts: np.ndarray
     wheel: np.ndarray
     dampers: np.ndarray
@@ -469,13 +471,20 @@ def _compiled_args(model: KinematicModel, st: WheelSet) -> _Compiled:
         remap = np.full(tab.n_inst + 1, -1, dtype=int)  # index -1 stays -1
         remap[insts] = np.arange(len(insts))
         compact = dataclasses.replace(st, **{f: remap[getattr(st, f)] for f in fields})
+        a = tab.arrays
+        solved = [b for b in range(tab.n_blocks) if a[7][b + 1] > a[7][b]]  # with unknowns
+        placed = np.concatenate(
+            [np.zeros(0, dtype=np.int64)] + [a[16][a[15][b] : a[15][b + 1]] for b in solved]
+        )
         return _Compiled(
             tables=tab,
+            pcol=_batch_kernel().param_columns(a[7], a[8], tab.inputs, tab.n_params),
             bc_ptr=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
             bc_idx=np.concatenate([np.zeros(0), *per_block]).astype(np.int64),
             parts=np.union1d(tab.arrays[14], model.inst_part[insts]).astype(np.int64),
             geo_parts=np.unique(model.inst_part[insts]).astype(np.int64),
             insts=insts,
+            rest_insts=np.setdiff1d(insts, placed).astype(np.int64),
             vel_insts=np.unique(np.concatenate([st.i_centre, st.i_axis])).astype(np.int64),
             wheel=np.ascontiguousarray(
                 np.stack([st.i_centre, st.i_axis, st.part]).reshape(3, -1), dtype=np.int64
@@ -546,10 +555,12 @@ def kinematics_compiled(
         tab.arrays,
         Wk,
         tab.inputs,
+        c.pcol,
         c.bc_ptr,
         c.bc_idx,
         c.parts if tangents or steer_axis else c.geo_parts,
         c.insts,
+        c.rest_insts if tangents or steer_axis else c.insts,
         c.vel_insts,
         c.wheel,
         c.dampers,

@@ -5,7 +5,7 @@ For each closed state q this computes, in one pass without Python:
 * the chassis-frame position of every point copy (``kernel.eval_parts`` /
   ``kernel.eval_insts``);
 * the input tangents dq/du block by block of the engine plan: one Jacobian
-  evaluation (``kernel.eval_block``) and one factorisation per block (LU for a
+  (`block_jacobian`, row by row from the joint screws) and one factorisation per block (LU for a
   square block, Householder QR for a tall one), solved only for the input
   columns that have entries in that block (the others are exactly 0);
 * the wheel tangents ``W = T (B T)^-1`` (B the wheel-centre travel rows and
@@ -33,7 +33,6 @@ import numpy as np
 
 from suspension_sim.solve.kernel import (
     apply_qt,
-    block_entries,
     eval_insts,
     eval_parts,
     lu_factor,
@@ -45,39 +44,113 @@ from suspension_sim.solve.kernel import (
 )
 from suspension_sim.tolerances import SINGULAR_PIVOT_RATIO
 
+NO_COLUMN = -(1 << 40)
+"""`param_columns` entry of a parameter that is neither a block unknown nor an input
+(held fixed: it has no Jacobian column)."""
+
 
 @plain
-def block_jacobian(b, q, T, W, Jt, Jin):
+def block_jacobian(b, T, W, pcol, Jt, Jin):
     """Transposed Jacobian Jt (n_b, m_b) and input columns Jin (m_b, n_in) of block b,
-    with every part's transform and joint screws already in W (`kernel.eval_parts` at q):
-    `kernel.eval_block` without evaluating the block's parts again (their sines and
-    cosines are most of its cost). Same rows and entries as `kernel.eval_block`."""
-    p_nj, p_kind, i_part, i_local = T[0], T[1], T[5], T[6]
-    r_ptr, r_a, r_b = T[9], T[10], T[11]
+    with every part's transform and joint screws already in W (`kernel.eval_parts` at q).
+
+    The same rows and entries as `kernel.eval_block`, computed row by row from the
+    joint screws: an axis row's entry for joint j of the part carrying point p is that
+    axis of ``w_j x (p - o_j)`` (revolute) or of ``w_j`` (prismatic), a distance row's
+    the same vectors dotted with the row's unit vector, plus its stroke coefficient.
+    No per-copy derivative array is filled (cheaper than `kernel.eval_block`, whose
+    derivatives the solver keeps for other uses). pcol: each parameter's column, its
+    local index in its block (>= 0) or -1 - its input index; `NO_COLUMN` if fixed."""
+    p_nj, p_kind, p_param, i_part, i_local = T[0], T[1], T[3], T[5], T[6]
+    c_ptr, r_ptr, r_a, r_b, r_axis = T[7], T[9], T[10], T[11], T[12]
     in_ptr, in_idx = T[15], T[16]
-    r_kind = T[24]
-    A, tw_w, tw_o, P, dP, U = W[0], W[1], W[2], W[3], W[4], W[5]
+    r_kind, r_coef, r_par = T[24], T[26], T[27]
+    A, tw_w, tw_o, P, dP = W[0], W[1], W[2], W[3], W[4]
     eval_insts(
-        in_idx[in_ptr[b] : in_ptr[b + 1]], i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, True
+        in_idx[in_ptr[b] : in_ptr[b + 1]],
+        i_part,
+        i_local,
+        p_nj,
+        p_kind,
+        A,
+        tw_w,
+        tw_o,
+        P,
+        dP,
+        False,
     )
     r0 = r_ptr[b]
     m = r_ptr[b + 1] - r0
+    n = c_ptr[b + 1] - c_ptr[b]
+    Jt[:n, :m] = 0.0
+    Jin[:m, :] = 0.0
     for k in range(m):
-        if r_kind[r0 + k] != 0:  # a distance row: its unit vector scales the entries
-            ia = r_a[r0 + k]
-            ib = r_b[r0 + k]
-            d0 = P[ib, 0] - P[ia, 0]
-            d1 = P[ib, 1] - P[ia, 1]
-            d2 = P[ib, 2] - P[ia, 2]
-            ln = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-            U[k, 0] = d0 / ln
-            U[k, 1] = d1 / ln
-            U[k, 2] = d2 / ln
-    block_entries(b, T, W, Jt, Jin)
+        row = r0 + k
+        ia = r_a[row]
+        ib = r_b[row]
+        ax = r_axis[row]
+        axis_row = r_kind[row] == 0
+        u0 = 0.0
+        u1 = 0.0
+        u2 = 0.0
+        if not axis_row:  # |P_b - P_a| - L + c q: the unit vector from a to b
+            u0 = P[ib, 0] - P[ia, 0]
+            u1 = P[ib, 1] - P[ia, 1]
+            u2 = P[ib, 2] - P[ia, 2]
+            ln = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+            u0 /= ln
+            u1 /= ln
+            u2 /= ln
+            if r_par[row] >= 0:
+                col = pcol[r_par[row]]
+                if col >= 0:
+                    Jt[col, k] += r_coef[row]
+                elif col != NO_COLUMN:
+                    Jin[k, -col - 1] += r_coef[row]
+        for end in range(2):
+            pt = ib if end == 0 else ia
+            sign = 1.0 if end == 0 else -1.0
+            i = i_part[pt]
+            for j in range(p_nj[i]):
+                col = pcol[p_param[i, j]]
+                if col == NO_COLUMN:
+                    continue
+                w0 = tw_w[i, j, 0]
+                w1 = tw_w[i, j, 1]
+                w2 = tw_w[i, j, 2]
+                if p_kind[i, j] != 1:  # revolute: w x (p - o)
+                    d0 = P[pt, 0] - tw_o[i, j, 0]
+                    d1 = P[pt, 1] - tw_o[i, j, 1]
+                    d2 = P[pt, 2] - tw_o[i, j, 2]
+                    x0 = w1 * d2 - w2 * d1
+                    x1 = w2 * d0 - w0 * d2
+                    w2 = w0 * d1 - w1 * d0
+                    w0 = x0
+                    w1 = x1
+                if axis_row:
+                    v = w0 if ax == 0 else (w1 if ax == 1 else w2)
+                else:
+                    v = w0 * u0 + w1 * u1 + w2 * u2
+                if col >= 0:
+                    Jt[col, k] += sign * v
+                else:
+                    Jin[k, -col - 1] += sign * v
+
+
+def param_columns(
+    c_ptr: np.ndarray, c_param: np.ndarray, inputs: np.ndarray, n_params: int
+) -> np.ndarray:
+    """`block_jacobian`'s pcol: each parameter's local column in its block, -1 - its
+    input index for an input, `NO_COLUMN` for a parameter held fixed."""
+    pcol = np.full(n_params, NO_COLUMN, dtype=np.int64)
+    for b in range(len(c_ptr) - 1):
+        pcol[c_param[c_ptr[b] : c_ptr[b + 1]]] = np.arange(c_ptr[b + 1] - c_ptr[b])
+    pcol[inputs] = -1 - np.arange(len(inputs))
+    return pcol
 
 
 @plain
-def input_tangents_at(q, T, W, Jt, Jin, inputs, bc_ptr, bc_idx, LU, piv, x, y, Ft, tau, Tq):
+def input_tangents_at(T, W, pcol, Jt, Jin, inputs, bc_ptr, bc_idx, LU, piv, x, y, Ft, tau, Tq):
     """Tq (n_params, n_in) <- dq/du at the closed state q, block by block.
 
     Each block: -J^-1 Jin[:, c] (LU) or its least-squares solution (QR, a tall
@@ -94,7 +167,7 @@ def input_tangents_at(q, T, W, Jt, Jin, inputs, bc_ptr, bc_idx, LU, piv, x, y, F
         n = c_ptr[b + 1] - c_ptr[b]
         if n == 0:
             continue
-        block_jacobian(b, q, T, W, Jt, Jin)
+        block_jacobian(b, T, W, pcol, Jt, Jin)
         square = m == n
         if square:
             if not lu_factor(Jt, n, LU, piv) > SINGULAR_PIVOT_RATIO:
@@ -169,10 +242,12 @@ def metric_kinematics(
     T,
     W,
     inputs,
+    pcol,
     bc_ptr,
     bc_idx,
     parts,
     insts,
+    rest_insts,
     vel_insts,
     wheel,
     dampers,
@@ -196,7 +271,8 @@ def metric_kinematics(
     twist per mm of rack with the strokes held in tw_out[:, :, :, 0]; twists =
     their twists along the wheel tangents in the next nv columns. parts: the parts to
     evaluate (every part when tangents or steer are asked); P_out (N, len(insts), 3): the
-    positions of the copies `insts`.
+    positions of the copies `insts`; rest_insts: those of them that the tangents'
+    block evaluations do not place (all of them when no tangent is asked).
     ok[s] = 0 where a block or the travel system is singular (outputs then unset).
     """
     p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
@@ -213,11 +289,11 @@ def metric_kinematics(
         need_t = tangents or steer
         eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o)
         if need_t and not input_tangents_at(
-            q, T, W, Jt, Jin, inputs, bc_ptr, bc_idx, LU, piv, x, y, Ft, tau, Tq
+            T, W, pcol, Jt, Jin, inputs, bc_ptr, bc_idx, LU, piv, x, y, Ft, tau, Tq
         ):
             ok[s] = 0
             continue
-        eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, False)
+        eval_insts(rest_insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, False)
         eval_insts(vel_insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, need_t)
         for k in range(insts.shape[0]):
             n = insts[k]

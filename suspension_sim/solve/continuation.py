@@ -161,6 +161,22 @@ def _body_distances(model: KinematicModel, Q: np.ndarray) -> tuple[list[str], np
     return names, np.maximum.reduceat(d[order], starts, axis=0)
 
 
+def _screened_distances(
+    model: KinematicModel, Q: np.ndarray
+) -> tuple[list[str], np.ndarray | None]:
+    """`_body_distances` of the rows of Q (3, n_params), or None for the distances when the
+    compiled kernel is loaded and finds every body within the screen's allowance
+    (`engine.body_spread_compiled`: the same distances, one kernel call; a sweep's
+    next step reuses its start's point copies)."""
+    from suspension_sim.solve import engine
+
+    if not engine.kernel_compiled():
+        return _body_distances(model, Q.T)
+    d, clear = engine.body_spread_compiled(model, Q, JUMP_RATIO, JUMP_FLOOR_MM)
+    names = model.derived.get(("continuation", "bodies"), lambda: _bodies(model))[0]
+    return names, None if clear else d
+
+
 def _bodies(model: KinematicModel) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Body names, the point copies sorted by body, and where each body's run starts."""
     names = list(dict.fromkeys(model.inst_body))
@@ -200,7 +216,9 @@ def check_branch(prev: Pose, new: Pose, state: State) -> BranchJump | None:
         pred = info.prediction
     else:
         pred = predicted_params(prev, state)
-    names, d = _body_distances(prev.model, np.stack([prev.params, pred, new.params], axis=1))
+    names, d = _screened_distances(prev.model, np.stack([prev.params, pred, new.params]))
+    if d is None:  # the compiled screen passed every body
+        return None
     predicted, moved, deviation = d[:, 0], d[:, 1], d[:, 2]
     excess = deviation - (JUMP_RATIO * predicted + JUMP_FLOOR_MM)
     if not (excess > 0).any():

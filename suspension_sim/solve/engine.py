@@ -991,15 +991,16 @@ class KernelSession:
         return int(st), int(its), float(res), q, pred
 
 
-def _call_entry(entry: list[Any], disp: Any, args: tuple[Any, ...]) -> None:
+def _call_entry(entry: list[Any], disp: Any, args: tuple[Any, ...]) -> Any:
     """Call a kernel function through its compiled entry point (no numba dispatch,
     which costs ~100 us typing the tables' tuple); the first call goes through the
-    dispatcher and keeps the entry point in `entry` (one per kept work arrays)."""
+    dispatcher and keeps the entry point in `entry` (one per kept work arrays).
+    Returns what the function returns."""
     if entry:
-        entry[0](*args)
-        return
-    disp(*args)
+        return entry[0](*args)
+    out = disp(*args)
     entry.append(disp.overloads[tuple(disp.typeof_pyval(a) for a in args)].entry_point)
+    return out
 
 
 def chassis_points_compiled(model: KinematicModel, params: np.ndarray) -> np.ndarray:
@@ -1032,11 +1033,15 @@ def chassis_points_compiled(model: KinematicModel, params: np.ndarray) -> np.nda
     return out
 
 
-def body_spread_compiled(model: KinematicModel, Q: np.ndarray) -> np.ndarray:
+def body_spread_compiled(
+    model: KinematicModel, Q: np.ndarray, ratio: float, floor_mm: float
+) -> tuple[np.ndarray, bool]:
     """Per body (in the order of first appearance in `model.inst_body`), the largest
     distance between the same point copy in parameter rows 1 and 0, 2 and 0, 2 and 1 of
     Q (3, n_params): (n_bodies, 3), chassis frame, mm (`kernel.body_spread`; the numpy
-    reference is `continuation._body_distances`)."""
+    reference is `continuation._body_distances`); and whether every body's distance
+    between rows 2 and 1 is at most ratio * its distance between rows 1 and 0 +
+    floor_mm (the branch screen's pass, with its constants)."""
     k = kernel_module()
     assert k is not None
     tab = kernel_tables(model)
@@ -1045,27 +1050,40 @@ def body_spread_compiled(model: KinematicModel, Q: np.ndarray) -> np.ndarray:
         names = list(dict.fromkeys(model.inst_body))
         index = {b: i for i, b in enumerate(names)}
         body = np.array([index[b] for b in model.inst_body], dtype=np.int64)
+        moving = np.flatnonzero(tab.arrays[0] > 0)  # parts with joints (the rest are fixed)
         return (
             _work(tab)[0],
-            np.arange(tab.n_parts, dtype=np.int64),
-            np.arange(tab.n_inst, dtype=np.int64),
+            moving.astype(np.int64),
+            np.flatnonzero(np.isin(model.inst_part, moving)).astype(np.int64),
             body,
             len(names),
+            *_spread_memo(tab),
             threading.Lock(),
             [],
         )
 
-    W, parts, insts, body, n_bodies, lock, entry = model.derived.get("engine_spread_work", build)
+    W, parts, insts, body, n_bodies, memo_q, memo_P, lock, entry = model.derived.get(
+        "engine_spread_work", build
+    )
     out = np.empty((n_bodies, 3))
     Q = np.ascontiguousarray(Q, dtype=float)
+    T7 = tab.arrays[:7]  # all it reads (fewer arrays to hand over per call)
+    args: tuple[Any, ...]
     if lock.acquire(blocking=False):
         try:
-            _call_entry(entry, k.body_spread, (Q, tab.arrays, W, parts, insts, body, out))
+            args = (Q, T7, W, parts, insts, body, float(ratio), float(floor_mm))
+            clear = _call_entry(entry, k.body_spread, (*args, memo_q, memo_P, out))
         finally:
             lock.release()
-    else:
-        k.body_spread(Q, tab.arrays, _work(tab)[0], parts, insts, body, out)
-    return out
+    else:  # another thread has the kept arrays: fresh ones, nothing remembered
+        args = (Q, T7, _work(tab)[0], parts, insts, body, float(ratio), float(floor_mm))
+        clear = k.body_spread(*args, *_spread_memo(tab), out)
+    return out, bool(clear)
+
+
+def _spread_memo(tab: KernelTables) -> tuple[np.ndarray, np.ndarray]:
+    """Empty memo arrays of `kernel.body_spread` (last row 2 and its copies; unset)."""
+    return np.zeros(tab.n_params + 1), np.zeros((tab.n_inst, 3))
 
 
 def tangents_compiled(
@@ -1389,7 +1407,17 @@ def compile_kernel() -> float:
         np.zeros((1, 1, 3)),
     )
     k.body_spread(
-        np.zeros((3, 1)), tab.arrays, W, one, one, np.zeros(1, dtype=np.int64), np.zeros((1, 3))
+        np.zeros((3, 1)),
+        tab.arrays[:7],
+        W,
+        one,
+        one,
+        np.zeros(1, dtype=np.int64),
+        0.5,
+        0.5,
+        np.zeros(2),
+        np.zeros((1, 3)),
+        np.zeros((1, 3)),
     )
     k.batch_tangents(
         np.zeros((1, 1)),

@@ -606,11 +606,7 @@ def _clear_of_branches(pose: Pose, trial: Pose) -> bool:
         return False
     Q = np.empty((3, len(prediction)))
     Q[0], Q[1], Q[2] = pose.params, prediction, trial.params
-    d = engine.body_spread_compiled(pose.model, Q).T  # a fresh array: scaled in place
-    allowed = d[0]
-    allowed *= JUMP_RATIO
-    allowed += JUMP_FLOOR_MM
-    return bool((d[2] <= allowed).all())
+    return engine.body_spread_compiled(pose.model, Q, JUMP_RATIO, JUMP_FLOOR_MM)[1]
 
 
 def _difference(at: State, end: State) -> str:
