@@ -14,7 +14,10 @@ Z_UP = np.array([0.0, 0.0, 1.0])
 
 
 def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Dot product over the last axis."""
+    """Dot product over the last axis (3-vectors component by component: on the strided
+    views the metrics pass, about twice as fast as einsum)."""
+    if a.shape[-1] == 3 and b.shape[-1] == 3:
+        return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
     return np.einsum("...i,...i->...", a, b)
 
 

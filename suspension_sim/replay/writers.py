@@ -14,6 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+import numpy as np
 import pandas as pd
 
 from suspension_sim.errors import InputError
@@ -68,6 +69,25 @@ class TableWriter:
                 f"cannot write in folder {self.path.parent}: {exc.strerror}", where=self.option
             ) from None
         return self
+
+    def write_columns(self, columns: dict[str, np.ndarray]) -> None:
+        """Append a chunk given as {name: (N,) array} (the same names every time). For
+        Parquet, after the first chunk (whose frame sets the schema) the arrays go to
+        pyarrow directly: no DataFrame, and no pandas-to-arrow conversion (~0.3 us per
+        sample with fifty columns)."""
+        if self.suffix == ".csv" or self._parquet is None or list(columns) != self._schema.names:
+            self.write(pd.DataFrame(columns, copy=False))
+            return
+        pa, _ = parquet_module()
+        fields = zip(columns.values(), self._schema, strict=True)
+        arrays = [pa.array(v, type=f.type) for v, f in fields]
+        try:
+            self._parquet.write_table(pa.Table.from_arrays(arrays, schema=self._schema))
+        except OSError as exc:
+            raise InputError(
+                f"cannot write {self.path}: {exc.strerror}", where=self.option
+            ) from None
+        self.rows += len(arrays[0]) if arrays else 0
 
     def write(self, frame: pd.DataFrame) -> None:
         """Append `frame` (the same columns every time)."""
