@@ -72,49 +72,66 @@ class TableWriter:
 
     def write_columns(self, columns: dict[str, np.ndarray]) -> None:
         """Append a chunk given as {name: (N,) array} (the same names every time). For
-        Parquet, after the first chunk (whose frame sets the schema) the arrays go to
-        pyarrow directly: no DataFrame, and no pandas-to-arrow conversion (~0.3 us per
-        sample with fifty columns)."""
-        if self.suffix == ".csv" or self._parquet is None or list(columns) != self._schema.names:
+        Parquet the arrays go to pyarrow directly, without a DataFrame and its
+        pandas-to-arrow conversion (~0.3 us per sample with fifty columns); the schema
+        (with pandas' metadata) comes from the first chunk's first row."""
+        if self.suffix == ".csv":
             self.write(pd.DataFrame(columns, copy=False))
+            return
+        if self._parquet is None:
+            self._open_parquet(pd.DataFrame({k: v[:1] for k, v in columns.items()}))
+        if list(columns) != self._schema.names:
+            self.write(pd.DataFrame(columns, copy=False))  # pyarrow then says what differs
             return
         pa, _ = parquet_module()
         fields = zip(columns.values(), self._schema, strict=True)
         arrays = [pa.array(v, type=f.type) for v, f in fields]
-        try:
-            self._parquet.write_table(pa.Table.from_arrays(arrays, schema=self._schema))
-        except OSError as exc:
-            raise InputError(
-                f"cannot write {self.path}: {exc.strerror}", where=self.option
-            ) from None
-        self.rows += len(arrays[0]) if arrays else 0
+        self._write_table(pa.Table.from_arrays(arrays, schema=self._schema))
 
     def write(self, frame: pd.DataFrame) -> None:
         """Append `frame` (the same columns every time)."""
-        try:
-            if self.suffix == ".csv":
+        if self.suffix == ".csv":
+            try:
                 if self._file is None:
                     self._file = self._stack.enter_context(
                         self._tmp.open("w", encoding="utf-8", newline="")
                     )
                 frame.to_csv(self._file, header=self.rows == 0, index=False)
-            else:
-                pa, pq = parquet_module()
-                if self._parquet is None:
-                    self._schema = pa.Schema.from_pandas(frame, preserve_index=False)
-                    # Dictionary encoding only where values repeat (text: the status);
-                    # on measured floats it only costs (~half the write time).
-                    text = [f.name for f in self._schema if not pa.types.is_floating(f.type)]
-                    self._parquet = pq.ParquetWriter(self._tmp, self._schema, use_dictionary=text)
-                    self._stack.callback(self._parquet.close)
-                self._parquet.write_table(
-                    pa.Table.from_pandas(frame, schema=self._schema, preserve_index=False)
-                )
+            except OSError as exc:
+                raise InputError(
+                    f"cannot write {self.path}: {exc.strerror}", where=self.option
+                ) from None
+            self.rows += len(frame)
+            return
+        pa, _ = parquet_module()
+        if self._parquet is None:
+            self._open_parquet(frame)
+        self._write_table(pa.Table.from_pandas(frame, schema=self._schema, preserve_index=False))
+
+    def _open_parquet(self, sample: pd.DataFrame) -> None:
+        """Open the Parquet file with the schema of `sample` (its columns' types)."""
+        pa, pq = parquet_module()
+        self._schema = pa.Schema.from_pandas(sample, preserve_index=False)
+        # Dictionary encoding only where values repeat (text: the status); on
+        # measured floats it only costs (~half the write time).
+        text = [f.name for f in self._schema if not pa.types.is_floating(f.type)]
+        try:
+            self._parquet = pq.ParquetWriter(self._tmp, self._schema, use_dictionary=text)
         except OSError as exc:
             raise InputError(
                 f"cannot write {self.path}: {exc.strerror}", where=self.option
             ) from None
-        self.rows += len(frame)
+        self._stack.callback(self._parquet.close)
+
+    def _write_table(self, table: Any) -> None:
+        """Append a pyarrow table to the open Parquet file."""
+        try:
+            self._parquet.write_table(table)
+        except OSError as exc:
+            raise InputError(
+                f"cannot write {self.path}: {exc.strerror}", where=self.option
+            ) from None
+        self.rows += table.num_rows
 
     def __exit__(
         self,
