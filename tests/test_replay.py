@@ -274,6 +274,31 @@ def test_ride_height_change_in_heave_on_the_ground(model, tmp_path):
         assert np.allclose(result.table[f"ride_height_change_{name}_mm"], heave, atol=1e-7), name
 
 
+def test_a_long_log_read_twice_gives_the_same_replay(model, tmp_path, monkeypatch):
+    """The first pass's chunks are kept for the second only while small
+    (`KEEP_READ_BYTES`); a log past that is read again. Both give the same table,
+    problems (with their time stamps) and notes, across chunk boundaries."""
+    from suspension_sim.replay import run
+
+    n = 40
+    t = np.arange(n) * 0.01
+    strokes = np.tile(np.array([2.0, 2.0, 1.0, 1.0]), (n, 1))
+    strokes[:, 1] += np.linspace(0.0, 3.0, n)
+    strokes[12:15, 0] = [26.0, 31.2, 27.0]
+    strokes[20, 2] = np.nan
+    log = plain_log(tmp_path, strokes, t)
+    cmap = write(tmp_path, "map.yaml", PLAIN_MAP)
+    kept = replay_log(model, log, cmap, method="numpy", chunk=7, out=tmp_path / "a.parquet")
+    monkeypatch.setattr(run, "KEEP_READ_BYTES", 0)
+    again = replay_log(model, log, cmap, method="numpy", chunk=7, out=tmp_path / "b.parquet")
+    pd.testing.assert_frame_equal(kept.table, again.table)
+    assert [p.text() for p in kept.problems] == [p.text() for p in again.problems]
+    assert kept.notes == again.notes and len(kept.problems) == 2
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "a.parquet"), pd.read_parquet(tmp_path / "b.parquet")
+    )
+
+
 def test_csv_and_parquet_outputs_read_back(model, tmp_path):
     strokes = np.array([[0.0, 0, 0, 0], [5, 5, 3, 3], [np.nan, 1, 1, 1], [-4, 2, 0, 1]])
     log = plain_log(tmp_path, strokes)

@@ -57,6 +57,10 @@ DEFAULT_CHUNK = 20_000
 """Samples solved and written at a time (memory is a few kB per sample)."""
 DEFAULT_GAP_FACTOR = 5.0
 """A time step longer than this many median steps is reported as a jump."""
+KEEP_READ_BYTES = 32 * 2**20
+"""The log's chunks as read by the first pass (the screen's statistics) are kept for the
+second (the solve) when together they take at most this much memory (about 450,000
+samples of nine channels); a longer log is read twice, chunk by chunk."""
 KEEP_ROWS = 200_000
 """With an output file, `ReplayResult.table` is kept only for logs up to this long."""
 DEFAULT_METRICS: tuple[str, ...] = (
@@ -306,10 +310,17 @@ def replay_log(
     scan = Scan()
     notes: list[str] = []
     dated = False
+    read: list[pd.DataFrame] | None = []  # the chunks, kept while small (`KEEP_READ_BYTES`)
+    held = 0
     for frame in log.chunks(wanted, cmap.time.column, chunk):
         if log.time_note and not dated:  # known once the first chunk is read
             cmap, dated = _dated_time(cmap, log.time_note, notes), True
         scan.add(model, cmap, frame, rack_ratio)
+        if read is not None:
+            read.append(frame)
+            held += int(frame.memory_usage(index=False).sum())
+            if held > KEEP_READ_BYTES:
+                read = None  # a long log: read it again below, chunk by chunk
     if scan.samples == 0:
         raise _no_time_error(cmap, log, log_path)
     if log.skipped_rows:
@@ -336,8 +347,8 @@ def replay_log(
     design_heights = None
     if any(c.startswith(RIDE) for c in chosen):
         design = model.solve_batch(  # type: ignore[attr-defined]
-            shocks=np.zeros((1, len(model.damper_names))), method="numpy"
-        )
+            shocks=np.zeros((1, len(model.damper_names))), method=kind
+        )  # the log's engine: the same path as its samples, ride heights 0 at design
         contact = [f"contact_point_{w}_{a}_mm" for w in wheel_set(model).names for a in "xyz"]
         design_heights = _contact_heights(
             model, _metric_frame(design, convention, False, contact), design.chassis
@@ -356,7 +367,7 @@ def replay_log(
 
     writer = TableWriter(out_path, option="out") if out_path is not None else None
     with writer if writer is not None else _Nothing():
-        for frame in log.chunks(wanted, cmap.time.column, chunk):
+        for frame in read if read is not None else log.chunks(wanted, cmap.time.column, chunk):
             start = int(frame.index[0])
             problems.flush_before(start)
             inputs = convert(model, cmap, frame, offsets, rack_ratio)
