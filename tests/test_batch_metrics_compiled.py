@@ -91,6 +91,25 @@ def test_compiled_equals_numpy_on_every_workbook(solved, convention: str, rates:
     assert fast.attrs["convention"] == convention
 
 
+def test_each_rate_metric_alone(solved) -> None:  # type: ignore[no-untyped-def]
+    """Asked alone, every rate metric equals the numpy path: the compiled kernel skips
+    the wheels' velocities unless an asked column reads them (`rates.VELOCITY_IDS`), so
+    a metric missing from that set would come out NaN here."""
+    from suspension_sim.metrics.batch import CENTRE_IDS
+    from suspension_sim.metrics.catalogue import CATALOGUE
+    from suspension_sim.metrics.core import layout
+
+    full = batch_metrics(solved, "iso", True, method="numpy")
+    by_metric: dict[str, list[str]] = {}
+    for mid, where, comp in layout(solved.model, rates=True):
+        if CATALOGUE[mid].rates and mid not in CENTRE_IDS:
+            by_metric.setdefault(mid, []).append(CATALOGUE[mid].key(where, comp))
+    assert "motion_ratio" in by_metric and "camber_gain" in by_metric
+    for cols in by_metric.values():
+        fast = batch_metrics(solved, "iso", True, columns=cols, method="compiled")
+        assert_tables_close(fast, full[cols])  # NaN exactly where the numpy path has NaN
+
+
 def test_point_copies_agree(solved) -> None:  # type: ignore[no-untyped-def]
     model = solved.model
     st = wheel_set(model)

@@ -65,7 +65,12 @@ from suspension_sim.metrics.geometry import (
     place_wheels,
     wheel_set,
 )
-from suspension_sim.metrics.rates import point_velocities, rate_columns, slot_rates_batch
+from suspension_sim.metrics.rates import (
+    VELOCITY_IDS,
+    point_velocities,
+    rate_columns,
+    slot_rates_batch,
+)
 from suspension_sim.names import did_you_mean
 from suspension_sim.solve import engine
 from suspension_sim.solve.batch import chassis_transforms
@@ -526,6 +531,7 @@ def kinematics_compiled(
     tangents: bool,
     steer_axis: bool,
     twists: bool,
+    velocities: bool = True,
 ) -> Kinematics:
     """`kinematics_numpy` by the compiled kernel (`metrics.batch_kernel`), with P holding
     only the copies the metrics read (``_compiled_args(model, st).st`` indexes them);
@@ -549,7 +555,7 @@ def kinematics_compiled(
     ok = np.zeros(S, dtype=np.int8)
     Wk = bk.work_arrays(tab.n_parts, tab.n_inst, tab.k_max, tab.max_rows)
     scratch = bk.scratch_arrays(tab.max_rows, tab.max_cols, tab.n_params, len(tab.inputs), nv)
-    flags = np.array([st.has_rack, tangents, steer_axis, twists], dtype=np.int64)
+    flags = np.array([st.has_rack, tangents, steer_axis, twists, velocities], dtype=np.int64)
     bk.metric_kinematics(
         np.ascontiguousarray(Q.T, dtype=float),
         tab.arrays,
@@ -576,6 +582,9 @@ def kinematics_compiled(
     )
     out = Kinematics(P)
     if tangents:
+        if not velocities:  # not computed: NaN, never stale memory
+            v_C.fill(np.nan)
+            v_A.fill(np.nan)
         out.v_C, out.v_A, out.Wd = v_C, v_A, Wd
     if steer_axis:
         out.steer = tw[..., 0]
@@ -652,9 +661,11 @@ def _states(
     Q = result.params[rows].T
     centres = tangents and bool(ids & CENTRE_IDS)
     twists = centres or (steer_axis and bool(np.any(st.damper_of < 0)))
-    kin = (kinematics_compiled if compiled else kinematics_numpy)(
-        model, st, Q, tangents, steer_axis, twists
-    )
+    if compiled:  # the wheels' velocities only for the rate columns that read them
+        velocities = tangents and bool(ids & VELOCITY_IDS)
+        kin = kinematics_compiled(model, st, Q, tangents, steer_axis, twists, velocities)
+    else:
+        kin = kinematics_numpy(model, st, Q, tangents, steer_axis, twists)
     if compiled:  # P holds only the copies the metrics read: indices into them
         st = _compiled_args(model, st).st
     R, t = chassis_transforms(model, result.chassis[rows])

@@ -266,8 +266,9 @@ def metric_kinematics(
     wheel: (3, n_w) int: centre copy, axis-point copy, carrier part of each wheel;
     dampers: the damper parameters; w_params: the parameters whose wheel tangents are
     needed (the carriers' and the dampers'). flags: (has_rack,
-    tangents, steer, twists): tangents = the wheel tangents and velocities
-    (vC_out, vA_out (N, n_w, nv, 3), Wd_out (N, n_d, nv)); steer = the carriers'
+    tangents, steer, twists, velocities): tangents = the wheel tangents, the dampers'
+    rows Wd_out (N, n_d, nv) and, with velocities, the wheel centres' and axis points'
+    velocities (vC_out, vA_out (N, n_w, nv, 3); else left unset); steer = the carriers'
     twist per mm of rack with the strokes held in tw_out[:, :, :, 0]; twists =
     their twists along the wheel tangents in the next nv columns. parts: the parts to
     evaluate (every part when tangents or steer are asked); P_out (N, len(insts), 3): the
@@ -278,7 +279,7 @@ def metric_kinematics(
     p_nj, p_kind, p_axis, p_param, p_frame, i_part, i_local = T[:7]
     A, tw_w, tw_o, P, dP = W[0], W[1], W[2], W[3], W[4]
     LU, piv, x, y, Ft, tau, Tq, V, X, Wt, piv2, vec, Jt, Jin = scratch
-    has_rack, tangents, steer, twists = flags[0], flags[1], flags[2], flags[3]
+    has_rack, tangents, steer, twists, velocities = flags[0], flags[1], flags[2], flags[3], flags[4]
     n_w = wheel.shape[1]
     n_d = Wd_out.shape[1]
     n_in = inputs.shape[0]
@@ -333,7 +334,7 @@ def metric_kinematics(
                 for c in range(n_in):
                     v += Tq[p, c] * x[c]
                 Wt[p, col] = v
-        for i in range(n_w):
+        for i in range(n_w if velocities else 0):
             for col in range(nv):
                 add_velocity(wheel[0, i], T, dP, Wt, col, vec)
                 for a in range(3):

@@ -135,6 +135,14 @@ def point_velocities(
     return np.einsum("mkis,smku->smui", dP[idx, : slots.shape[1]], r)
 
 
+VELOCITY_IDS = frozenset(
+    {"camber_gain", "bump_steer", "bump_steer_per_25mm", "steer_rate", "roll_camber"}
+    | {"motion_ratio_heave", "steering_toe_gain", "steering_ratio"}
+)
+"""The metrics of `rate_columns` that read the wheel centres' and axis points'
+velocities (v_C, v_A); the motion and installation ratios need only the dampers' rows."""
+
+
 def rate_columns(
     st: WheelSet,
     g: Wheels,
