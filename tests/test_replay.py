@@ -313,6 +313,11 @@ def test_csv_and_parquet_outputs_read_back(model, tmp_path):
         with pytest.raises(InputError, match="exists"):
             replay_log(model, log, cmap, out=out, method="numpy")
     assert tables["csv"]["status"].tolist() == ["ok", "ok", "gap", "ok"]
+    # Blank cells are Parquet nulls (not NaN values), in every chunk, for every reader.
+    import pyarrow.parquet as pq
+
+    stored = pq.read_table(tmp_path / "results.parquet")
+    assert stored.column("camber_FL_deg").null_count == 1
     with pytest.raises(InputError, match="input of the replay"):
         replay_log(model, log, cmap, out=log, force=True)
 

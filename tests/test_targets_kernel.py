@@ -231,3 +231,14 @@ def test_compiled_body_spread_equals_the_screens_distances(
         _, want2 = continuation._body_distances(model, Q2.T)
     got2, _ = engine.body_spread_compiled(model, Q2, 0.5, 0.5)
     assert np.abs(got2 - want2).max() < 1e-9
+    # A NaN coordinate gives NaN distances where numpy gives them, and never a pass.
+    Q3 = Q.copy()
+    Q3[2, 0] = np.nan
+    with monkeypatch.context() as m:
+        m.setattr(engine, "kernel_compiled", lambda: False)
+        _, want3 = continuation._body_distances(model, Q3.T)
+    got3, clear3 = engine.body_spread_compiled(model, Q3, 1e9, 1e9)
+    assert np.isnan(want3).any() and not clear3
+    assert np.array_equal(np.isnan(got3), np.isnan(want3))
+    finite = ~np.isnan(want3)
+    assert np.abs(got3[finite] - want3[finite]).max() < 1e-9

@@ -78,6 +78,8 @@ class TableWriter:
         if self.suffix == ".csv":
             self.write(pd.DataFrame(columns, copy=False))
             return
+        if not all(len(v) for v in columns.values()):
+            return  # an empty chunk: nothing to write (and no first row for the schema)
         if self._parquet is None:
             self._open_parquet(pd.DataFrame({k: v[:1] for k, v in columns.items()}))
         if list(columns) != self._schema.names:
@@ -85,7 +87,9 @@ class TableWriter:
             return
         pa, _ = parquet_module()
         fields = zip(columns.values(), self._schema, strict=True)
-        arrays = [pa.array(v, type=f.type) for v, f in fields]
+        # from_pandas: NaN cells (samples screened out or not closed) become Parquet nulls,
+        # as pandas' own conversion writes them.
+        arrays = [pa.array(v, type=f.type, from_pandas=True) for v, f in fields]
         self._write_table(pa.Table.from_arrays(arrays, schema=self._schema))
 
     def write(self, frame: pd.DataFrame) -> None:

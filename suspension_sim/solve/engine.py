@@ -1067,6 +1067,8 @@ def body_spread_compiled(
     )
     out = np.empty((n_bodies, 3))
     Q = np.ascontiguousarray(Q, dtype=float)
+    if Q.shape != (3, tab.n_params):
+        raise ValueError(f"body_spread_compiled takes (3, {tab.n_params}) rows, not {Q.shape}")
     T7 = tab.arrays[:7]  # all it reads (fewer arrays to hand over per call)
     args: tuple[Any, ...]
     if lock.acquire(blocking=False):

@@ -1660,7 +1660,7 @@ def body_spread(Q, T, W, parts, insts, inst_body, ratio, floor, memo_q, memo_P, 
             d1 = P3[a, idx, 1] - P3[c, idx, 1]
             d2 = P3[a, idx, 2] - P3[c, idx, 2]
             d = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-            if d > out[b, col]:
+            if d > out[b, col] or d != d:  # a NaN stays (as numpy's maximum keeps it)
                 out[b, col] = d
     clear = True
     for b in range(out.shape[0]):
