@@ -1,0 +1,174 @@
+"""OptimumK's instant centres, roll centres and pitch centres of a solved pose.
+
+OptimumK's centres are force-based (the SAE J670 construction of docs/conventions.md,
+"Instant centres and swing arms") with the reference point R = its own contact patch
+(`ok_contact_patches`), and they are drawn in **world** planes:
+
+* front-view instant centre: in the plane X = CP.x; side view: in the plane Y = CP.y.
+  With (w, v) the carrier's twist for the wheel's own travel (rack held), w the part of
+  the angular velocity normal to the plane and v the in-plane velocity of R (a point of
+  the upright): ``IC = R + (w x v) / |w|^2``;
+* roll centre of an axle: where the lines CP_left -> FVIC_left and CP_right -> FVIC_right
+  meet, seen along world X; its x is the mean of the two contact patches' x;
+* pitch centre of a side: where the force lines of the side's front and rear contact
+  patches meet in the vertical plane through those two contact patches (the instant
+  centres computed in that plane).
+
+The twists, the force-centre algebra and the line intersection are the project's
+(`suspension_sim.solve.sensitivity.part_twists`, `suspension_sim.metrics.linkage`);
+only the planes and the contact patch are OptimumK's. World frame, mm; a centre at
+infinity (parallel force lines) is NaN.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from suspension_sim.errors import InputError
+from suspension_sim.metrics import linkage, wheel
+from suspension_sim.metrics.centres import world_homogeneous
+from suspension_sim.metrics.geometry import Wheels, pose_geometry, to_chassis, to_world, wheel_set
+from suspension_sim.metrics.vectors import Z_UP, cross, dot, reject, unit
+from suspension_sim.solve.sensitivity import part_twists, wheel_tangents
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.solve.pose import Pose
+
+EX, EY, EZ = np.eye(3)
+WHERE = "optimumk centres"
+
+
+@dataclass(frozen=True)
+class OkCentres:
+    """OptimumK's centres of one pose, world frame, mm (NaN where at infinity).
+
+    contact_patch, fvic, svic: per wheel name. roll_centre: per axle ("front", "rear").
+    pitch_centre: per side ("left", "right").
+    """
+
+    contact_patch: dict[str, np.ndarray]
+    fvic: dict[str, np.ndarray]
+    svic: dict[str, np.ndarray]
+    roll_centre: dict[str, np.ndarray]
+    pitch_centre: dict[str, np.ndarray]
+
+
+def ok_contact_points(
+    geo: Wheels, toe_wp0: np.ndarray, side: np.ndarray, radius: np.ndarray
+) -> np.ndarray:
+    """OptimumK's contact patches of S placed states (S, n_wheels, 3), world mm.
+
+    ``CP = C + r unit(s x hd)`` taken downward, hd = world X turned about the vertical by
+    the steer angle, the steer being the change of the wheel-plane toe ``asin(s.x)``
+    (world axes) from design.
+    """
+    steer = wheel.steer(wheel.toe_wheel_plane(geo.s_w), toe_wp0, side)
+    heading = wheel.turned_heading(EX, EY, steer)
+    return wheel.contact_patch(geo.C_w, geo.s_w, radius, heading, Z_UP)
+
+
+def ok_contact_patches(pose: Pose) -> dict[str, np.ndarray]:
+    """OptimumK's contact patch of every wheel (world mm): see `ok_contact_points`."""
+    st = wheel_set(pose.model)
+    geo = pose_geometry(pose, st, derivatives=False)
+    cp = ok_contact_points(geo, st.toe_wp0, st.side, st.radius)[0]
+    return {name: cp[i].copy() for i, name in enumerate(st.names)}
+
+
+def optimumk_centres(pose: Pose) -> OkCentres:
+    """Every OptimumK centre of one solved pose at once (one twist computation)."""
+    model = pose.model
+    st = wheel_set(model)
+    geo = pose_geometry(pose, st, derivatives=False)
+    R, t = geo.R, geo.t  # (1, 3, 3), (1, 3)
+    cp_w = ok_contact_points(geo, st.toe_wp0, st.side, st.radius)  # (1, n, 3)
+    cp_c = to_chassis(R, cp_w - t[:, None])
+    n_w = len(st.names)
+    # Carrier twists per mm of each wheel's travel (rack held), chassis frame; the front
+    # view uses the axle's roll and the side view its heave, as metrics.centres does
+    # (both are the wheel's own travel for independent corners).
+    tw = part_twists(pose, wheel_tangents(pose))[st.part][None]  # (1, n, 6, cols)
+    travel = tw[:, :, :, :n_w]
+    tw_front = np.einsum("siak,ik->sia", travel, st.roll)
+    tw_side = np.einsum("siak,ik->sia", travel, st.heave)
+
+    def centre(twist: np.ndarray, normal_world: np.ndarray) -> np.ndarray:
+        m = to_chassis(R, np.broadcast_to(normal_world, (1, 3)).copy())[:, None]
+        N, lam = linkage.force_centre(twist, cp_c, m)
+        return linkage.finite(world_homogeneous(R, t, N, lam), lam)[0]
+
+    fv = centre(tw_front, EX)
+    sv = centre(tw_side, EY)
+
+    def velocity(twist: np.ndarray) -> np.ndarray:
+        return to_world(R, twist[..., 3:] + cross(twist[..., :3], cp_c))[0]
+
+    u_front, u_side = velocity(tw_front), velocity(tw_side)
+    cp = cp_w[0]
+    roll: dict[str, np.ndarray] = {}
+    for axle, (il, ir) in st.axles.items():
+        yz = linkage.centre_of_lines(
+            cp[il],
+            linkage.view_normal(u_front[il], EX),
+            cp[ir],
+            linkage.view_normal(u_front[ir], EX),
+            EY,
+            EZ,
+        )
+        roll[axle] = np.array([0.5 * (cp[il, 0] + cp[ir, 0]), yz[0], yz[1]])
+    pitch: dict[str, np.ndarray] = {}
+    for side_name, (i_f, i_r) in st.sides.items():
+        along = unit(reject(cp[i_f] - cp[i_r], Z_UP))
+        normal = cross(Z_UP, along)
+        az = linkage.centre_of_lines(
+            cp[i_f],
+            linkage.view_normal(u_side[i_f], normal),
+            cp[i_r],
+            linkage.view_normal(u_side[i_r], normal),
+            along,
+            EZ,
+        )
+        pitch[side_name] = az[0] * along + az[1] * EZ + dot(cp[i_f], normal) * normal
+    names = st.names
+    return OkCentres(
+        contact_patch={n: cp[i].copy() for i, n in enumerate(names)},
+        fvic={n: fv[i].copy() for i, n in enumerate(names)},
+        svic={n: sv[i].copy() for i, n in enumerate(names)},
+        roll_centre=roll,
+        pitch_centre=pitch,
+    )
+
+
+def _pick(table: dict[str, np.ndarray], key: str, what: str) -> np.ndarray:
+    if key not in table:
+        raise InputError(
+            f"no {what} {key!r}",
+            where=WHERE,
+            hint=f"this car has: {', '.join(table) or '(none)'}",
+        )
+    return table[key]
+
+
+def fv_instant_centre(pose: Pose, wheel_name: str) -> np.ndarray:
+    """OptimumK's front-view instant centre of a wheel (3,), world mm (NaN at infinity)."""
+    return _pick(optimumk_centres(pose).fvic, wheel_name, "wheel")
+
+
+def sv_instant_centre(pose: Pose, wheel_name: str) -> np.ndarray:
+    """OptimumK's side-view instant centre of a wheel (3,), world mm (NaN at infinity)."""
+    return _pick(optimumk_centres(pose).svic, wheel_name, "wheel")
+
+
+def roll_centre(pose: Pose, axle: str) -> np.ndarray:
+    """OptimumK's roll centre of an axle ("front" or "rear"): (3,) world mm, NaN when
+    the two force lines are parallel."""
+    return _pick(optimumk_centres(pose).roll_centre, axle.lower(), "axle")
+
+
+def pitch_centre(pose: Pose, side: str) -> np.ndarray:
+    """OptimumK's pitch centre of a side ("left" or "right"): (3,) world mm, NaN when
+    the two force lines are parallel."""
+    return _pick(optimumk_centres(pose).pitch_centre, side.lower(), "side")
