@@ -29,6 +29,11 @@ G = 9.80665
 
 Axes = Literal["world", "wheel"]
 AXES: tuple[str, ...] = ("world", "wheel")
+Application = Literal["contact", "design"]
+APPLICATIONS: tuple[str, ...] = ("contact", "design")
+"""Where a wheel's force acts: "contact" = through the contact point of the pose (a point
+of the wheel carrier); "design" = along the world-fixed line through the design contact
+point (OptimumK's force cases, docs/loads.md)."""
 
 
 @dataclass(frozen=True)
@@ -41,12 +46,19 @@ class WheelLoad:
     forward rolling). drive_torque: N m, + = drives the car forward. Whether a
     torque loads the suspension depends on where it is reacted (the workbook's
     Front/Rear brakes and Drive options, docs/loads.md).
+    moment: (Mx, My, Mz) in N m, a moment of the ground on the tyre (e.g. the
+    aligning moment Mz) in `axes`, applied to the wheel carrier whatever the
+    brakes and drive. application: where the force acts, "contact" (the contact
+    point of the pose, fixed on the carrier) or "design" (the world-fixed line
+    through the design contact point, as OptimumK applies its force cases).
     """
 
     force: tuple[float, float, float] = (0.0, 0.0, 0.0)
     axes: Axes = "world"
     brake_torque: float = 0.0
     drive_torque: float = 0.0
+    moment: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    application: Application = "contact"
 
     def __post_init__(self) -> None:
         if self.axes not in AXES:
@@ -54,12 +66,23 @@ class WheelLoad:
                 f"axes {self.axes!r} is not one of {', '.join(AXES)}",
                 hint="world = ISO ground axes; wheel = the wheel's own ground axes",
             )
-        values = (*self.force, self.brake_torque, self.drive_torque)
-        if len(self.force) != 3 or not all(math.isfinite(float(v)) for v in values):
+        if self.application not in APPLICATIONS:
             raise InputError(
-                f"a wheel load needs three finite force components and finite torques, "
-                f"got force={self.force}, brake={self.brake_torque}, drive={self.drive_torque}",
-                hint="forces in N, torques in N m",
+                f"application {self.application!r} is not one of {', '.join(APPLICATIONS)}",
+                hint="contact = at the pose's contact point; design = along the line through "
+                "the design contact point (OptimumK)",
+            )
+        values = (*self.force, *self.moment, self.brake_torque, self.drive_torque)
+        if (
+            len(self.force) != 3
+            or len(self.moment) != 3
+            or not all(math.isfinite(float(v)) for v in values)
+        ):
+            raise InputError(
+                f"a wheel load needs three finite force and moment components and finite "
+                f"torques, got force={self.force}, moment={self.moment}, "
+                f"brake={self.brake_torque}, drive={self.drive_torque}",
+                hint="forces in N, moments and torques in N m",
             )
 
 

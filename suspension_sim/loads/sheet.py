@@ -4,8 +4,10 @@ Read with the workbook reader's section reading
 (`suspension_sim.workbook.cells.read_section`), so its index row, header and
 cells follow the rules of every other section and every error names the cell
 (``car.xlsx: Load Cases!C4``). Rows with the same Case name form one case.
-Forces are in the workbook's force unit (User Options), torques in N m (lbf ft
-when the force unit is lbf).
+Forces are in the workbook's force unit (User Options), torques and the
+contact-patch moments Mx, My, Mz in N m (lbf ft when the force unit is lbf), in
+the row's Axes. Application: ``contact`` (default) or ``design`` (the force on the
+line through the design contact point, OptimumK's rule).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 from suspension_sim import units
 from suspension_sim.description import Car
 from suspension_sim.errors import WorkbookError
-from suspension_sim.loads.cases import AXES, Axes, LoadCase, WheelLoad
+from suspension_sim.loads.cases import APPLICATIONS, AXES, Application, Axes, LoadCase, WheelLoad
 from suspension_sim.names import did_you_mean
 from suspension_sim.workbook.cells import Cell, number, read_section
 from suspension_sim.workbook.schema import LOAD_CASES, Column
@@ -30,8 +32,13 @@ SHEET_COLUMNS: tuple[Column, ...] = (
     Column("Drive torque", optional=True, aliases=("Drive",)),
     Column("Axes", optional=True),
     Column("Description", optional=True),
+    Column("Mx", optional=True),
+    Column("My", optional=True),
+    Column("Mz", optional=True),
+    Column("Application", optional=True, aliases=("Applied at", "Force line")),
 )
-"""The Load Cases section's columns (those after Fz are optional, in this order)."""
+"""The Load Cases section's columns (those after Fz are optional, in this order; a
+column used needs the ones before it in the header, which may stay blank)."""
 SHEET_HEADER: tuple[str, ...] = tuple(c.name for c in SHEET_COLUMNS)
 
 LBF_FT_IN_NM = 4.4482216152605 * 0.3048
@@ -94,7 +101,18 @@ def load_cases_sheet(path: str | Path, car: Car) -> list[LoadCase]:
         brake = _value(rec["Brake torque"], "brake torque", torque_unit) * torque_factor
         drive = _value(rec["Drive torque"], "drive torque", torque_unit) * torque_factor
         axes = _axes(rec["Axes"])
-        loads[wheel] = WheelLoad((force[0], force[1], force[2]), axes, brake, drive)
+        moment = tuple(
+            _value(rec[c], f"{c} of {name!r}/{wheel}", torque_unit) * torque_factor
+            for c in ("Mx", "My", "Mz")
+        )
+        loads[wheel] = WheelLoad(
+            (force[0], force[1], force[2]),
+            axes,
+            brake,
+            drive,
+            (moment[0], moment[1], moment[2]),
+            _application(rec["Application"]),
+        )
         desc = rec["Description"]
         if desc is not None and desc.text and name not in texts:
             texts[name] = desc.text
@@ -131,3 +149,19 @@ def _axes(cell: Cell | None) -> Axes:
             "longitudinal, lateral and vertical ground axes",
         )
     return "wheel" if word == "wheel" else "world"
+
+
+def _application(cell: Cell | None) -> Application:
+    """The Application word: contact (default) or design."""
+    if cell is None or cell.blank:
+        return "contact"
+    word = (cell.text or "").strip().casefold()
+    if word not in APPLICATIONS:
+        raise WorkbookError(
+            f"application {cell.text!r} is not one of {', '.join(APPLICATIONS)}."
+            + did_you_mean(word, APPLICATIONS),
+            where=cell.where,
+            hint="contact = the force acts at the pose's contact point; design = on the line "
+            "through the design contact point (how OptimumK applies its force cases)",
+        )
+    return "design" if word == "design" else "contact"

@@ -309,7 +309,8 @@ class Statics:
     arm_axial: np.ndarray  # (B, n_arms, 2, C) leg forces, + = tension
     applied_force: np.ndarray  # (B, n_wheels, 3, C) chassis frame
     applied_point: np.ndarray  # (B, n_wheels, 3) contact points, chassis frame
-    applied_moment: np.ndarray  # (B, n_wheels, 3, C) N mm, chassis frame
+    applied_moment: np.ndarray  # (B, n_wheels, 3, C) N mm about applied_point, chassis frame
+    # (inboard torques, the case's moments, and a design-line force's moment about it)
     jacking: np.ndarray  # (B, n_wheels, C)
     determinate: np.ndarray  # (B,) bool: no redundant joints
     R: np.ndarray  # (B, 3, 3) chassis -> world rotations
@@ -349,6 +350,38 @@ def wheel_loads(
             brake[i, c] = load.brake_torque
             drive[i, c] = load.drive_torque
     return force, wheel_axes, brake, drive
+
+
+def wheel_moments(model: KinematicModel, cases: list[LoadCase]) -> tuple[np.ndarray, np.ndarray]:
+    """Per wheel and case: the contact-patch moment (n_w, 3, C) N m in the case's axes
+    and whether the force acts on the line through the design contact point (n_w, C)
+    (`WheelLoad.application`). Wheels are known to exist (`wheel_loads` checks)."""
+    names = [w.name for w in model.car.wheels]
+    moment = np.zeros((len(names), 3, len(cases)))
+    design = np.zeros((len(names), len(cases)), dtype=bool)
+    for c, case in enumerate(cases):
+        for name, load in case.wheels.items():
+            i = names.index(name)
+            moment[i, :, c] = load.moment
+            design[i, c] = load.application == "design"
+    return moment, design
+
+
+def design_contact_points(model: KinematicModel) -> np.ndarray:
+    """The contact points of the design pose (every parameter 0, chassis state 0), world
+    = chassis frame, (n_w, 3) mm: where a force with application "design" acts. The same
+    point the metrics call the contact point (lowest point of the tyre circle)."""
+
+    def build() -> np.ndarray:
+        st = wheel_set(model)
+        local = model.local_transforms(np.zeros((model.n_params, 1)))
+        P = _positions_numpy(model, local)[0][0]  # (n_inst, 3)
+        C, A = P[st.i_centre], P[st.i_axis]
+        s = wheel_geometry.spin_axis(C, A, st.orient)
+        return np.asarray(wheel_geometry.contact_point(C, s, st.radius, Z_UP), dtype=float)
+
+    found: np.ndarray = model.derived.get(("loads", "design contact points"), build)
+    return found
 
 
 def statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None = None) -> Statics:
@@ -414,6 +447,18 @@ def _statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None
         - np.where(lay.brake_inboard[:, None], brake, 0.0)
     )  # N mm, (n_w, C)
     M_c = a_left[..., None] * torque[None, :, None, :]  # (B, n_w, 3, C)
+    # Contact-patch moments (N m, case axes) and forces on the design line: both only
+    # when a case has them (the moment about the pose's contact point, N mm).
+    moment, design = wheel_moments(model, cases)
+    if np.any(moment):
+        M_wheel = np.einsum("bwij,wjc->bwic", wheel_frame, moment)
+        M_world = np.where(wheel_axes[None, :, None, :], M_wheel, moment[None])
+        M_c = M_c + 1000.0 * np.einsum("bji,bwjc->bwic", R, M_world)
+    if np.any(design):
+        p_d = design_contact_points(model)  # world-fixed
+        shift = np.einsum("bji,bwj->bwi", R, p_d[None] - t[:, None]) - cp_c  # (B, n_w, 3)
+        shifted = np.swapaxes(_cross(shift[:, :, None, :], np.swapaxes(F_c, 2, 3)), 2, 3)
+        M_c = M_c + np.where(design[None, :, None, :], shifted, 0.0)
 
     part = lay.wheel_part
     Gw, dGw = _part_transforms(model, local, part)
