@@ -1,0 +1,106 @@
+"""OptimumK's centres (suspension_sim.optimumk.centres) against closed form.
+
+The wishbone test cars (tests/_metric_cars.py) have every chassis pivot axis parallel to
+X and the tie rod aimed at the front-view instant centre: the upright turns about the
+line through the arm-line intersection parallel to X, so the force-based FV IC is that
+intersection. Tilting an axle's pivot axes by alpha (rotation about Y through the wheel
+centre) tilts that line, so each contact patch's side-view force line runs along the
+tilt: the pitch centre is where the two tilted lines through the contact patches meet.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from _metric_cars import PARALLEL_ARMS, TYPICAL_ARMS, fixed_wheel_car, front_view_ic, wishbone_car
+
+from suspension_sim import Model
+from suspension_sim.errors import InputError
+from suspension_sim.optimumk.centres import (
+    fv_instant_centre,
+    ok_contact_patches,
+    optimumk_centres,
+    pitch_centre,
+    roll_centre,
+    sv_instant_centre,
+)
+
+FOUR = ("FL", "FR", "RL", "RR")
+WHEELBASE = 1530.0
+
+
+def test_front_view_centre_is_the_arm_line_intersection_and_roll_centre_on_the_centreline() -> None:
+    pose = Model(wishbone_car(corners=FOUR)).solve()
+    ic_y, ic_z = front_view_ic(TYPICAL_ARMS)
+    fl = fv_instant_centre(pose, "FL")
+    assert fl == pytest.approx([0.0, ic_y, ic_z], rel=1e-11, abs=1e-9)  # in the plane X = CP.x = 0
+    assert fv_instant_centre(pose, "RR") == pytest.approx(
+        [-WHEELBASE, -ic_y, ic_z], rel=1e-11, abs=1e-9
+    )
+    # Roll centre: the line from CP (y 600, z 0) through the IC meets y = 0 at
+    # z = 600 ic_z / (600 - ic_y) (similar triangles); symmetric car: on the centreline.
+    rc = roll_centre(pose, "front")
+    assert rc == pytest.approx([0.0, 0.0, ic_z * 600.0 / (600.0 - ic_y)], abs=1e-9)
+    assert roll_centre(pose, "Rear")[0] == pytest.approx(-WHEELBASE, abs=1e-9)
+    # Pivot axes parallel to X: the upright never turns in side view.
+    assert np.all(np.isnan(sv_instant_centre(pose, "FL")))
+
+
+def test_pitch_centre_where_the_tilted_side_view_lines_meet() -> None:
+    a_f, a_r = 3.0, -2.0  # front axes rise toward the rear, rear axes toward the front
+    pose = Model(wishbone_car(corners=FOUR, incline_deg={"F": a_f, "R": a_r})).solve()
+    # Side view: from CP_f (0, 0) along (cos a_f, -sin a_f): z = -tan(a_f) x; from CP_r
+    # (-L, 0): z = -tan(a_r) (x + L). They meet at x = L tan a_r / (tan a_f - tan a_r).
+    tf, tr = math.tan(math.radians(a_f)), math.tan(math.radians(a_r))
+    x = WHEELBASE * tr / (tf - tr)
+    expected = [x, 600.0, -tf * x]
+    assert pitch_centre(pose, "left") == pytest.approx(expected, abs=1e-8)
+    assert pitch_centre(pose, "right") == pytest.approx([x, -600.0, -tf * x], abs=1e-8)
+    # The front FV IC lies on the tilted rotation axis: the arm-line intersection at
+    # design x, rotated about Y through the wheel centre, then slid along the axis to X = 0.
+    ic_y, ic_z = front_view_ic(TYPICAL_ARMS)
+    a = math.radians(a_f)
+    dz = ic_z - 260.0
+    px, pz = math.sin(a) * dz, 260.0 + math.cos(a) * dz
+    z_at_0 = pz + (0.0 - px) * (-math.sin(a)) / math.cos(a)
+    assert fv_instant_centre(pose, "FL") == pytest.approx([0.0, ic_y, z_at_0], rel=1e-11, abs=1e-8)
+
+
+def test_parallel_lines_give_nan_and_coincident_lines_the_midpoint() -> None:
+    both = Model(wishbone_car(corners=FOUR, incline_deg={"F": 2.0, "R": 2.0})).solve()
+    assert np.all(np.isnan(pitch_centre(both, "left")))  # parallel, distinct lines
+    flat = Model(wishbone_car(corners=FOUR, arms=PARALLEL_ARMS)).solve()
+    assert np.all(np.isnan(fv_instant_centre(flat, "FL")))  # parallel arms: at infinity
+    # Both force lines horizontal through the contact patches: one line, the centre
+    # is taken midway (the limit of the symmetric case), on the ground.
+    assert roll_centre(flat, "front") == pytest.approx([0.0, 0.0, 0.0], abs=1e-9)
+
+
+def test_contact_patch_is_on_the_tyre_circle_below_the_centre_in_the_heading_plane() -> None:
+    # A cambered, toed wheel: s x X is normal to the heading X, so the patch has C's x
+    # exactly, and lies on the tyre circle: C + r (0, s.z, -s.y) / |(s.y, s.z)|.
+    camber, toe = math.radians(-2.0), math.radians(1.5)
+    s = np.array([math.sin(toe), math.cos(toe) * math.cos(camber), -math.sin(camber)])
+    s /= np.linalg.norm(s)
+    centre = np.array([10.0, 600.0, 260.0])
+    pose = Model(fixed_wheel_car(centre, s)).solve()
+    cp = ok_contact_patches(pose)["FL"]
+    expected = centre + 260.0 * np.array([0.0, s[2], -s[1]]) / math.hypot(s[1], s[2])
+    assert cp == pytest.approx(expected, abs=1e-9)
+    # The lowest point of the circle is elsewhere (it leans along the toed heading).
+    assert np.linalg.norm(cp - pose.points.loc["WC"].to_numpy()) == pytest.approx(260.0)
+    lowest_x = centre[0] - 260.0 * (-s[2] * s[0]) / math.sqrt(1.0 - s[2] ** 2)
+    assert abs(lowest_x - cp[0]) > 0.1
+
+
+def test_centres_all_at_once_equal_the_single_calls_and_bad_names_are_refused() -> None:
+    pose = Model(wishbone_car(corners=FOUR, incline_deg={"F": 3.0, "R": -2.0})).solve()
+    c = optimumk_centres(pose)
+    assert set(c.fvic) == set(FOUR) and set(c.roll_centre) == {"front", "rear"}
+    np.testing.assert_array_equal(c.pitch_centre["left"], pitch_centre(pose, "left"))
+    with pytest.raises(InputError, match="no axle 'middle'"):
+        roll_centre(pose, "middle")
+    with pytest.raises(InputError, match="no wheel 'XX'"):
+        fv_instant_centre(pose, "XX")
