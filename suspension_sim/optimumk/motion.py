@@ -113,12 +113,16 @@ def rotation_about(point: np.ndarray, direction: np.ndarray, angle_rad: float) -
 def increment(
     d_heave_mm: float, d_roll_deg: float, d_pitch_deg: float, axes: MotionAxes
 ) -> np.ndarray:
-    """One step's world motion: heave along Z, then roll, then pitch (4x4)."""
-    H = np.eye(4)
-    H[2, 3] = d_heave_mm
-    roll = rotation_about(axes.roll_point, axes.roll_direction, math.radians(d_roll_deg))
-    pitch = rotation_about(axes.pitch_point, axes.pitch_direction, math.radians(d_pitch_deg))
-    return pitch @ roll @ H
+    """One step's world motion: heave along Z, then roll, then pitch (4x4). A zero
+    increment is no motion, whatever its axis (the axes of a motion without roll or pitch
+    are not needed and may be NaN)."""
+    T = np.eye(4)
+    T[2, 3] = d_heave_mm
+    if d_roll_deg != 0.0:
+        T = rotation_about(axes.roll_point, axes.roll_direction, math.radians(d_roll_deg)) @ T
+    if d_pitch_deg != 0.0:
+        T = rotation_about(axes.pitch_point, axes.pitch_direction, math.radians(d_pitch_deg)) @ T
+    return T
 
 
 def compose_chassis(
