@@ -47,6 +47,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="static front weight share for --mass (0..1, default 0.5)",
     )
     p.add_argument(
+        "--application",
+        choices=("contact", "design"),
+        default=None,
+        help="where every case's contact-patch force acts: contact = the pose's contact "
+        "point, design = the line through the design contact point (OptimumK's force "
+        "cases); default: as each case says (the Load Cases section's Application column)",
+    )
+    p.add_argument(
         "--sweep",
         metavar="MOTION",
         default=None,
@@ -147,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
                     hint=f"the cases are {', '.join(names)}",
                 )
         cases = [c for c in cases if c.name in args.case]
+    if args.application is not None:
+        cases = [with_application(c, args.application) for c in cases]
     if args.sweep is not None:
         return _run_sweep(args, model, cases)
     pose = solve_pose(model, args)
@@ -180,6 +190,16 @@ def run(args: argparse.Namespace) -> int:
         if len(result.cases) > 1:
             print(f"note: --view draws one case, the first ({result.cases[0]}); pick with --case")
     return 0
+
+
+def with_application(case: Any, application: str) -> Any:
+    """The case with every wheel's force applied as `application` (contact or design)."""
+    import dataclasses
+
+    wheels = {
+        w: dataclasses.replace(load, application=application) for w, load in case.wheels.items()
+    }
+    return dataclasses.replace(case, wheels=wheels)
 
 
 def _check_sweep_options(args: argparse.Namespace) -> None:
