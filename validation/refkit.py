@@ -297,6 +297,43 @@ class ChassisPose:
         return self.R.T @ (np.asarray(p) - ref - np.array([0.0, 0.0, self.heave])) + ref
 
 
+@dataclass(frozen=True)
+class Placement:
+    """A general rigid chassis placement: world = R p + t (mm). Used where the chassis
+    is moved as OptimumK moves it (steps integrated about world-fixed axes), which is
+    not of the form `ChassisPose`."""
+
+    R: np.ndarray
+    t: np.ndarray
+
+    @staticmethod
+    def identity() -> Placement:
+        return Placement(np.eye(3), np.zeros(3))
+
+    def to_world(self, p: np.ndarray) -> np.ndarray:
+        return self.R @ np.asarray(p) + self.t
+
+    def to_chassis(self, p: np.ndarray) -> np.ndarray:
+        return self.R.T @ (np.asarray(p) - self.t)
+
+    def then(self, R: np.ndarray, t: np.ndarray) -> Placement:
+        """This placement followed by the world-frame motion x -> R x + t."""
+        return Placement(R @ self.R, R @ self.t + t)
+
+
+def axis_rotation(
+    point: np.ndarray, axis: np.ndarray, angle_deg: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(R, t) of a rotation by angle_deg (right hand) about the line through `point`
+    along `axis`: x -> R (x - point) + point (Rodrigues)."""
+    k = _unit(np.asarray(axis, dtype=float))
+    a = math.radians(angle_deg)
+    K = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    R = np.eye(3) + math.sin(a) * K + (1.0 - math.cos(a)) * (K @ K)
+    p = np.asarray(point, dtype=float)
+    return R, p - R @ p
+
+
 # -- SolveSpace ---------------------------------------------------------------------------------
 FIXED, MOVING = 1, 2
 
@@ -393,16 +430,17 @@ class SlvsCar:
 
     def solve(
         self,
-        pose: ChassisPose,
+        pose: ChassisPose | Placement,
         rack: float = 0.0,
         lengths: Mapping[str, float] | None = None,
         start: Mapping[str, np.ndarray] | None = None,
-        ground_z: float = 0.0,
+        ground_z: float | Mapping[str, float] = 0.0,
         polish: int = 4,
     ) -> dict[str, np.ndarray]:
         """Solve one pose (world mm). lengths: {damper body: eye-to-eye mm}, or None to put
-        every tyre on the plane z = ground_z instead. `start`: world positions to begin
-        from (a previous result); the design placed by the pose otherwise."""
+        every tyre on the plane z = ground_z instead (one height, or {wheel: height}).
+        `start`: world positions to begin from (a previous result); the design placed by
+        the pose otherwise. `pose`: a ChassisPose or a Placement (anything with to_world)."""
         import slvs
 
         car = self.car
@@ -446,10 +484,10 @@ class SlvsCar:
         self,
         slvs: object,
         ent: dict[str, object],
-        pose: ChassisPose,
+        pose: ChassisPose | Placement,
         guess: Mapping[str, np.ndarray],
         start: Mapping[str, np.ndarray] | None,
-        ground_z: float,
+        ground_z: float | Mapping[str, float],
     ) -> dict[str, object]:
         """Put every tyre on the ground with distances and two plane memberships.
 
@@ -463,11 +501,15 @@ class SlvsCar:
         wheel's damper length.
         """
         free = slvs.E_FREE_IN_3D  # type: ignore[attr-defined]
-        o = slvs.add_point_3d(FIXED, 0.0, 0.0, ground_z)  # type: ignore[attr-defined]
         up = slvs.add_normal_3d(FIXED, 1.0, 0.0, 0.0, 0.0)  # type: ignore[attr-defined]
-        ground = slvs.add_workplane(FIXED, o, up)  # type: ignore[attr-defined]
+        planes: dict[float, object] = {}
         out: dict[str, object] = {}
         for w in self.car.wheels:
+            z_w = float(ground_z if isinstance(ground_z, (int, float)) else ground_z[w.name])
+            if z_w not in planes:
+                o = slvs.add_point_3d(FIXED, 0.0, 0.0, z_w)  # type: ignore[attr-defined]
+                planes[z_w] = slvs.add_workplane(FIXED, o, up)  # type: ignore[attr-defined]
+            ground = planes[z_w]
             c_w, a_w = guess[w.centre], guess[w.axis_point]
             s = _unit(a_w - c_w)
             h = _unit(np.cross(s, [0.0, 0.0, 1.0]))
@@ -578,7 +620,9 @@ def write_export(
     Values with 10 significant digits.
     """
     p = Path(path)
-    cols = {"Step": list(range(1, len(next(iter(motion.values()))) + 1))}
+    cols: dict[str, list[float]] = {
+        "Step": [float(i) for i in range(1, len(next(iter(motion.values()))) + 1)]
+    }
     cols.update({k: list(v) for k, v in motion.items()})
     cols.update({k: list(v) for k, v in channels.items()})
     n = len(cols["Step"])
@@ -589,6 +633,6 @@ def write_export(
         writer.writerow(list(cols))
         for i in range(n):
             writer.writerow(
-                [v[i] if isinstance(v[i], int) else f"{float(v[i]):.10g}" for v in cols.values()]
+                [i + 1, *(f"{float(v[i]):.10g}" for k, v in cols.items() if k != "Step")]
             )
     return p
