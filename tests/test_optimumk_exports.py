@@ -77,38 +77,50 @@ def model() -> Model:
     )
 
 
+EXAMPLE = Path(__file__).resolve().parents[1] / "workbooks" / "fsae_car.xlsx"
+
+
 @pytest.fixture(scope="module")
-def table(model: Model) -> dict[str, list[float]]:
-    """{OptimumK v2 header: values}: our model through MOTION, every tyre on the ground."""
-    targets = ground_targets(model)
-    rows = []
-    for heave, roll, pitch, steering in MOTION:
-        state = State(
-            rack=steering * RATIO,  # OptimumK's steering: + = rack toward +Y
-            chassis=(0.0, 0.0, heave, roll, pitch, 0.0),
-            targets=targets,
-        )
-        rows.append(pose_metrics(state.solve(model), "optimumk"))
+def car() -> Model:
+    """The example car (its roll and pitch centres are finite: OptimumK's motion style
+    rolls and pitches about them)."""
+    import suspension_sim
+
+    return suspension_sim.load(EXAMPLE)
+
+
+@pytest.fixture(scope="module")
+def table(car: Model) -> dict[str, list[float]]:
+    """{OptimumK v2 header: values}: the example car through MOTION in OptimumK's motion
+    style, every channel OptimumK's definitions give (suspension_sim.optimumk.channels)."""
+    return optimumk_table(car, MOTION)
+
+
+def optimumk_table(model: Model, motion: np.ndarray) -> dict[str, list[float]]:
+    """The channels of `optimumk_channels` under their OptimumK headers (unit in round
+    brackets, none for a plain ratio), plus a channel of OptimumK's we do not compute."""
+    from suspension_sim.optimumk.channels import Scope, optimumk_channels, quantity, split_key
+    from suspension_sim.optimumk.motion import optimumk_motion
+
+    m = optimumk_motion(model, *(motion[:, i] for i in range(4)))
+    assert not m.problems
     out = {
-        "Motion [Heave] (mm)": list(MOTION[:, 0]),
-        "Motion [Roll] (deg)": list(MOTION[:, 1]),
-        "Motion [Pitch] (deg)": list(MOTION[:, 2]),
-        "Motion [Steering] (deg)": list(MOTION[:, 3]),
+        "Motion [Heave] (mm)": list(motion[:, 0]),
+        "Motion [Roll] (deg)": list(motion[:, 1]),
+        "Motion [Pitch] (deg)": list(motion[:, 2]),
+        "Motion [Steering] (deg)": list(motion[:, 3]),
     }
-    for quantity, unit, key in CHANNELS:
-        for w, (side, axle) in SIDE_AXLE.items():
-            out[f"{quantity} [{side}] [{axle}] ({unit})"] = [r[key.format(w=w)] for r in rows]
-    for axle in ("Front", "Rear"):
-        out[f"Roll Center Z [{axle}] (mm)"] = [
-            r[f"roll_centre_axis_height_{axle.lower()}_mm"] for r in rows
-        ]
-    for side in ("Left", "Right"):
-        out[f"Wheelbase [{side}] (mm)"] = [r[f"wheelbase_{side.lower()}_mm"] for r in rows]
-    out["Steering Rack Displacement (mm)"] = [r["rack_mm"] for r in rows]
-    # channels of OptimumK's that we do not compute: listed, never an error
-    for w, (side, axle) in SIDE_AXLE.items():
-        out[f"Toe Distance [{side}] [{axle}] (mm)"] = [0.1 * r[f"toe_{w}_deg"] for r in rows]
-    out["Roll Axis Inclination (deg)"] = [0.0] * len(rows)
+    for key, values in optimumk_channels(model, m.poses, motion=m).items():
+        if key.startswith("Motion ["):
+            continue
+        name, side, axle = split_key(key)
+        scope: Scope = (
+            "corner" if side and axle else ("axle" if axle else ("side" if side else "car"))
+        )
+        unit = quantity(name, scope).unit
+        out[key if unit == "-" else f"{key} ({unit})"] = [float(v) for v in values]
+    for side, axle in SIDE_AXLE.values():  # listed as not computed, never an error
+        out[f"Damper Velocity [{side}] [{axle}] (mm/s)"] = [0.0] * len(motion)
     return out
 
 
@@ -214,15 +226,17 @@ def test_every_layout_reads_with_no_map(
     np.testing.assert_allclose(
         camber.values, table["Camber Angle [Right] [Front] (deg)"], rtol=1e-15
     )
-    coil = export.find("Damper Length Rear Left")  # CoilOver Length is our damper length
+    coil = export.find("CoilOver Length Rear Left")
     assert coil is not None and coil.header.label == "CoilOver Length"
     wb = export.find("Wheelbase Right")  # a side channel
-    assert wb is not None and wb.rule.metric == "wheelbase"
+    assert wb is not None and wb.header.name == "Wheelbase [Right]"
     rc = export.find("Roll Center Z Rear")  # an axle channel: OptimumK's roll centre
-    assert rc is not None and rc.rule.metric == "roll_centre_axis_height"
+    assert rc is not None and rc.header.name == "Roll Center Z [Rear]"
+    fv = export.find("Front View Instant Center Z Front Left")  # Front inside the name
+    assert fv is not None and fv.header.label == "Front View Instant Center Z"
     # OptimumK channels we do not compute: each listed once, never an error
-    assert sum("Toe Distance" in t for t in export.ignored) == 4
-    assert sum("Roll Axis Inclination" in t for t in export.ignored) == 1
+    assert sum("Damper Velocity" in t for t in export.ignored) == 4
+    assert export.style == "optimumk"
     if layout.startswith("xlsx"):
         assert ("Version", "2.3.0") in export.title
 
@@ -272,10 +286,10 @@ def test_a_title_word_that_names_a_channel_is_not_the_header(tmp_path: Path) -> 
 # -- the motion comes from the export ------------------------------------------------------------
 @pytest.mark.parametrize("layout", ["xlsx v2 names", "Unicode text (UTF-16, tab)"])
 def test_our_own_export_validates_with_zero_difference(
-    layout: str, model: Model, table: dict[str, list[float]], tmp_path: Path
+    layout: str, car: Model, table: dict[str, list[float]], tmp_path: Path
 ) -> None:
     export = read_export(LAYOUTS[layout](tmp_path, table))
-    result = validate(model, export)
+    result = validate(car, export)
     assert result.passed, result.summary()
     assert not result.failed_steps
     # every motion channel drove the model, in OptimumK's signs and steering unit
@@ -285,46 +299,55 @@ def test_our_own_export_validates_with_zero_difference(
         "Motion [Pitch]",
         "Motion [Steering]",
     }
-    compared = {c.key for c in result.compared}
-    assert len(compared) == len(CHANNELS) * 4 + 2 + 2 + 1  # corners, RC per axle, sides, rack
+    # every channel of the export is compared or listed with its reason
+    compared = {c.column.header.text for c in result.compared}
+    listed = {t for t, _ in result.not_compared}
+    motions = {h for h in table if h.startswith("Motion [")}
+    assert compared | listed | motions == set(table) and not compared & listed
+    assert len(compared) >= 150
     for c in result.compared:
         assert c.max_abs < 1e-9, (c.channel, c.max_abs)
 
 
 def test_a_channel_off_by_a_tenth_of_a_degree_fails_naming_it(
-    model: Model, table: dict[str, list[float]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    car: Model, table: dict[str, list[float]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = dict(table)
     key = "Toe Angle [Right] [Front] (deg)"
     bad[key] = list(bad[key])
     bad[key][3] += 0.1
     export = read_export(write_xlsx(tmp_path / "bad.xlsx", bad))
-    result = validate(model, export)
+    result = validate(car, export)
     assert [c.channel for c in result.failed_channels] == ["Toe Angle Front Right"]
     assert result.failed_channels[0].max_abs == pytest.approx(0.1, abs=1e-9)
     assert result.failed_channels[0].at_step == 3
     report = write_report(result, tmp_path / "report", plots=False).read_text()
     assert "**Toe Angle Front Right**" in report
     assert "Skipped 4 statistic row(s)" in report
-    assert report.count("`Toe Distance`") == 1  # listed once, with its corners
-    assert "`Toe Distance` (Front Left, Front Right, Rear Left, Rear Right)" in report
+    assert report.count("`Damper Velocity`") == 1  # listed once, with its corners
+    assert "`Damper Velocity` (Front Left, Front Right, Rear Left, Rear Right)" in report
+    assert "**Not compared: not computed by suspension_sim** (4 channels)" in report
 
 
 def test_cli_says_what_it_skipped_and_did_not_compare(
-    table: dict[str, list[float]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    car: Model,
+    table: dict[str, list[float]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """The CLI path: a workbook has no rack ratio here, so the rack displacement drives."""
-    from suspension_sim.workbook.writer import write_car
-
-    wb = write_car(four_corner_car(), tmp_path / "car.xlsx")
+    """The CLI path on the example workbook."""
+    wb = EXAMPLE
     export = write_xlsx(tmp_path / "results.xlsx", table)
     code = main(["validate", str(wb), str(export), "--out", str(tmp_path / "r"), "--no-plots"])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "skipped 4 statistic row(s): Maximum Value" in out
-    assert "5 column(s) not compared" in out
+    result = validate(car, read_export(export))
+    assert f"{len(result.not_compared)} column(s) not compared" in out
     report = (tmp_path / "r" / "report.md").read_text()
-    assert "`Steering Rack Displacement (mm)`" in report.split("Inputs taken from the export")[1]
+    inputs = report.split("Inputs taken from the export")[1].splitlines()[0]
+    assert "`Motion [Steering] (deg)`" in inputs
+    assert "OptimumK's motion style" in report
 
 
 def test_a_mapped_channel_keeps_its_corner(model: Model, tmp_path: Path) -> None:
@@ -350,16 +373,19 @@ def test_a_mapped_channel_keeps_its_corner(model: Model, tmp_path: Path) -> None
 
 
 def test_a_lateral_axis_positive_right_is_turned_into_ours(
-    model: Model, table: dict[str, list[float]], tmp_path: Path
+    car: Model, table: dict[str, list[float]], tmp_path: Path
 ) -> None:
     """One team's OptimumK file has Y positive to the right: its left wheels at -Y."""
-    mirrored = {
-        k: ([-v for v in vals] if k.startswith("Wheel Center Y") else vals)
+    mirrored = {  # every Y coordinate of the file is ours negated
+        k: ([-v for v in vals] if k.endswith(("] (mm)",)) and " Y [" in k else vals)
         for k, vals in table.items()
     }
+    assert mirrored["Wheel Center Y [Left] [Front] (mm)"][0] < 0
     export = read_export(write_xlsx(tmp_path / "m.xlsx", mirrored))
     assert any("positive to the right" in note for note in export.reading)
-    assert validate(model, export).passed
+    result = validate(car, export)
+    assert result.passed, result.summary()
+    assert "Contact Patch Y Rear Right" in {c.channel for c in result.compared}
 
 
 # -- the optimumk preset's definitions, by hand ---------------------------------------------------
@@ -543,42 +569,41 @@ def test_a_car_without_rack_takes_an_export_that_never_steers(tmp_path: Path) ->
     from _metric_cars import wishbone_car
 
     axle = Model(wishbone_car(("FL", "FR")))
-    targets = ground_targets(axle)
-    heave = (0.0, 10.0, -10.0)
-    rows = [
-        pose_metrics(State(chassis=(0, 0, h, 0, 0, 0), targets=targets).solve(axle)) for h in heave
-    ]
+    full = optimumk_table(axle, np.array([[0.0, 0, 0, 0], [10.0, 0, 0, 0], [-10.0, 0, 0, 0]]))
     table = {
-        "Motion [Heave] (mm)": list(heave),
+        "Motion [Heave] (mm)": [0.0, 10.0, -10.0],
         "Motion [Steering] (deg)": [0.0] * 3,
-        "Steering Rack Displacement (mm)": [0.0] * 3,
-        "Camber Angle [Left] [Front] (deg)": [r["camber_FL_deg"] for r in rows],
+        "Steering Rack Displacement [Front] (mm)": [0.0] * 3,
+        "Camber Angle [Left] [Front] (deg)": full["Camber Angle [Left] [Front] (deg)"],
     }
     result = validate(axle, read_export(write_xlsx(tmp_path / "axle.xlsx", table)))
     assert result.passed, result.summary()
     assert [c.channel for c in result.compared] == ["Camber Angle Front Left"]
-    assert result.not_computed == ["Steering Rack Displacement (mm) (no `rack_mm` for this car)"]
+    assert result.not_compared == [
+        ("Steering Rack Displacement [Front] (mm)", "no value for this car")
+    ]
 
 
 def test_a_channel_this_car_never_fills_is_listed_not_failed(tmp_path: Path) -> None:
-    """Push/Pull Length on a car whose dampers act on the arms: no rod, not a failure."""
+    """Push/Pull Length on a car whose dampers act on the arms: no rod, not a failure;
+    a channel blank in the export is listed as such, not failed."""
     from _metric_cars import wishbone_car
 
     axle = Model(wishbone_car(("FL", "FR")))
     assert math.isnan(pose_metrics(axle.solve(), rates=False)["pushrod_length_FL_mm"])
+    full = optimumk_table(axle, np.array([[0.0, 0, 0, 0], [5.0, 0, 0, 0]]))
     table = {
         "Motion [Heave] (mm)": [0.0, 5.0],
         "Push/Pull Length [Left] [Front] (mm)": [300.0, 300.0],
-        "Camber Angle [Left] [Front] (deg)": [
-            pose_metrics(
-                State(chassis=(0, 0, h, 0, 0, 0), targets=ground_targets(axle)).solve(axle)
-            )["camber_FL_deg"]
-            for h in (0.0, 5.0)
-        ],
+        "Toe Angle [Left] [Front] (deg)": [math.nan, math.nan],
+        "Camber Angle [Left] [Front] (deg)": full["Camber Angle [Left] [Front] (deg)"],
     }
     result = validate(axle, read_export(write_xlsx(tmp_path / "a.xlsx", table)))
     assert result.passed and [c.channel for c in result.compared] == ["Camber Angle Front Left"]
-    assert result.not_computed[0].startswith("Push/Pull Length [Left] [Front] (mm)")
+    assert sorted(result.not_compared) == [
+        ("Push/Pull Length [Left] [Front] (mm)", "no value for this car"),
+        ("Toe Angle [Left] [Front] (deg)", "blank in the export at every step"),
+    ]
 
 
 # -- independent references in OptimumK's own layouts -------------------------------------------
@@ -625,7 +650,7 @@ def test_an_independent_reference_validates_in_every_layout(layout: str, tmp_pat
 
     model = suspension_sim.load(REFERENCES / "corner_closed_form" / "corner.xlsx")
     table = reference_table("corner_closed_form")
-    result = validate(model, read_export(LAYOUTS[layout](tmp_path, table)))
+    result = validate(model, read_export(LAYOUTS[layout](tmp_path, table), layout="table"))
     assert result.passed, result.summary()
     n_channels = len([h for h in table if not h.startswith(("Motion [", "Steering Rack"))])
     assert len(result.compared) >= n_channels  # every reference channel is compared
@@ -633,7 +658,7 @@ def test_an_independent_reference_validates_in_every_layout(layout: str, tmp_pat
     key = "Camber Angle [Left] [Front] (deg)"
     bad[key] = [v + (0.1 if i == 7 else 0.0) for i, v in enumerate(bad[key])]
     (tmp_path / "bad").mkdir()
-    failed = validate(model, read_export(LAYOUTS[layout](tmp_path / "bad", bad)))
+    failed = validate(model, read_export(LAYOUTS[layout](tmp_path / "bad", bad), layout="table"))
     assert [c.channel for c in failed.failed_channels] == ["Camber Angle Front Left"]
     assert failed.failed_channels[0].at_step == 7
 
@@ -659,7 +684,7 @@ def test_the_solvespace_reference_of_the_whole_car_validates_in_v2_layout(tmp_pa
     sign = 1.0 if yaw > 0 else -1.0
     key = "Motion [Steering] (deg)"
     table[key] = [sign * v for v in table[key]]
-    result = validate(model, read_export(write_xlsx(tmp_path / "r.xlsx", table)))
+    result = validate(model, read_export(write_xlsx(tmp_path / "r.xlsx", table), layout="table"))
     assert result.passed, result.summary()
     n_channels = len([h for h in table if not h.startswith("Motion [")])
     assert len(result.compared) >= n_channels

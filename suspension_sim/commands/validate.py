@@ -29,9 +29,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Compare the model with an OptimumK results export (or any export in its "
         "layout) and write REPORT_DIR/report.md with plots.",
         epilog="OptimumK's own result exports are read as they are ('Camber Angle [Left] "
-        "[Front] (deg)', 'Motion [Heave]', title block, statistic rows); so are headers like "
-        "'Camber Angle Front Left [deg]', 'Heave [mm]', 'Steering Wheel Angle [deg]'. See "
-        "docs/validation.md. Exit 0 = pass, 1 = fail, 2 = bad input.",
+        "[Front] (deg)', 'Motion [Heave]', title block, statistic rows) and compared channel "
+        "by channel with OptimumK's definitions, the car driven in OptimumK's motion style "
+        "(no map). Other tables ('Camber Angle Front Left [deg]', 'Heave [mm]', 'Steering "
+        "Wheel Angle [deg]') go through the channel map; --map or --drive dampers read an "
+        "OptimumK export that way too. See docs/validation.md. Exit 0 = pass, 1 = fail, "
+        "2 = bad input.",
     )
     p.add_argument("workbook", metavar="WORKBOOK", help="the car's .xlsx workbook (never written)")
     p.add_argument("export", metavar="EXPORT", help="the OptimumK results export (.csv or .xlsx)")
@@ -100,7 +103,10 @@ def run(args: argparse.Namespace) -> int:
             check_writable(out / name, where="--out")
     model = load(str(workbook))
     cmap = load_channel_map(args.map)
-    export = read_export(export_path, cmap)
+    # An OptimumK export is compared through OptimumK's channel registry in its motion
+    # style; a map file or the damper drive read it as a table through the map instead.
+    layout = "table" if (args.map or args.drive == "dampers") else "auto"
+    export = read_export(export_path, cmap, layout=layout)
     result = validate(
         model,
         export,
@@ -121,7 +127,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"  skipped {len(export.skipped)} statistic row(s): {', '.join(export.skipped)}")
     for note in export.reading:
         print(f"  {note}")
-    n_other = len(export.ignored) + len(result.not_computed)
+    if result.style == "optimumk":
+        n_other = len(result.not_compared)
+    else:
+        n_other = len(export.ignored) + len(result.not_computed)
     if n_other:
         print(f"  {n_other} column(s) not compared (listed in the report)")
     for c in result.failed_channels[:20]:

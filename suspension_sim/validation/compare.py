@@ -38,9 +38,19 @@ DEFAULT_TOLERANCES: dict[str, float] = {
     "length": 0.1,
     "ratio": 0.005,
     "percent": 0.1,
+    "gain": 0.001,
+    "force": 1.0,
+    "moment": 1.0,
 }
-"""Largest deviation allowed: deg for angles, mm for lengths, plain for ratios, % for
-percentages (anti-dive, Ackermann)."""
+"""Largest deviation allowed: deg for angles, mm for lengths, plain for ratios (and
+deg/deg), % for percentages (anti-dive, Ackermann), deg/mm for gains (0.001 deg/mm:
+the angle tolerance, 0.02 deg, over 20 mm of wheel travel), N for forces and N m for
+moments (1: a thousandth of a typical kN joint load)."""
+
+RELATIVE_TOLERANCE = 1e-4
+"""Added to the tolerance of an OptimumK ratio or gain channel, times the largest
+value the export gives: rates such as Motion Ratio Steering (deg of steering wheel per
+mm of coilover) run into the hundreds, where a fixed 0.005 would judge rounding."""
 
 CONVENTION = "optimumk"
 """Sign preset our metrics are computed in for the comparison."""
@@ -144,6 +154,11 @@ class Validation:
     warnings: list[str] = field(default_factory=list)
     not_computed: list[str] = field(default_factory=list)
     """Default-map channels this car has no value for (e.g. anti-lift on a front wheel)."""
+    not_compared: list[tuple[str, str]] = field(default_factory=list)
+    """OptimumK channels not compared: (header, reason) (`okcompare.NOT_COMPARED_REASONS`)."""
+    style: str = "table"
+    """``optimumk``: compared through OptimumK's channel registry, driven in its motion
+    style; ``table``: through a channel map and the ``drive``."""
 
     @property
     def failed_steps(self) -> list[StepResult]:
@@ -241,7 +256,24 @@ def validate(
     tolerances: dict[str, float] | None = None,
     workbook: str | Path | None = None,
 ) -> Validation:
-    """Drive `model` through `export` and compare every mapped channel (mm, deg)."""
+    """Drive `model` through `export` and compare every mapped channel (mm, deg).
+
+    An export read in OptimumK's layout (``export.style == "optimumk"``) is driven in
+    OptimumK's motion style and compared through its channel registry
+    (`suspension_sim.validation.okcompare`); `drive` must then be ``motion``.
+    """
+    if export.style == "optimumk":
+        if drive != "motion":
+            raise InputError(
+                f'drive="{drive}" compares through a channel map; this export was read in '
+                "OptimumK's layout, which is driven by its own motion",
+                where="drive",
+                hint='read it as a table (read_export(..., layout="table"), or give --map) '
+                'for drive="dampers"',
+            )
+        from suspension_sim.validation.okcompare import validate_optimumk
+
+        return validate_optimumk(model, export, tolerances=tolerances, workbook=workbook)
     cmap = channel_map or ChannelMap()
     tol = {**DEFAULT_TOLERANCES, **(tolerances or {})}
     wheels = corner_wheels(model, cmap)

@@ -117,6 +117,9 @@ class Export:
     skipped: tuple[str, ...] = ()  # rows that are not steps (statistics), as "label (row)"
     title: tuple[tuple[str, str], ...] = ()  # the title block's (key, value) pairs
     reading: tuple[str, ...] = ()  # what the reader did to the values (a lateral flip)
+    style: str = "table"
+    """``optimumk``: read in OptimumK's header grammar, compared through its channel
+    registry (`suspension_sim.validation.okexport`); ``table``: through a channel map."""
 
     @property
     def n_steps(self) -> int:
@@ -149,9 +152,24 @@ class Export:
 
 
 # -- reading --------------------------------------------------------------------------------
-def read_export(path: str | Path, channel_map: ChannelMap | None = None) -> Export:
-    """Read an export file; see the module docstring. Units out: mm and deg."""
+LAYOUTS = ("auto", "optimumk", "table")
+"""How an export is read: ``auto`` (OptimumK's grammar when its header row is in it and
+no map file is given, else the channel map), ``optimumk`` or ``table`` (the map)."""
+
+
+def read_export(
+    path: str | Path, channel_map: ChannelMap | None = None, *, layout: str = "auto"
+) -> Export:
+    """Read an export file; see the module docstring. Units out: mm and deg.
+
+    layout: ``auto``: a table whose header row is in OptimumK's grammar
+    (`suspension_sim.validation.okheaders.looks_like_optimumk`) is read through
+    OptimumK's channel registry, unless a map file is given; other tables through the
+    channel map. ``optimumk`` / ``table`` force one of them.
+    """
     p = Path(path)
+    if layout not in LAYOUTS:
+        raise InputError(f"unknown layout {layout!r}", where="layout", hint=", ".join(LAYOUTS))
     cmap = channel_map or ChannelMap()
     if not p.is_file():
         raise InputError("no such export file", where=str(p), hint="check the EXPORT path")
@@ -166,6 +184,24 @@ def read_export(path: str | Path, channel_map: ChannelMap | None = None) -> Expo
             where=str(p),
             hint="export the results as .csv or .xlsx",
         )
+    if layout == "optimumk" or (layout == "auto" and cmap.source is None):
+        from suspension_sim.validation.okexport import (
+            find_optimumk_header,
+            lateral_axis,
+            parse_optimumk_table,
+        )
+
+        found = [(t, find_optimumk_header(t, HEADER_SCAN_ROWS)) for t in table]
+        if any(r is not None for _, r in found):
+            parts = [parse_optimumk_table(p, t, r) for t, r in found if r is not None]
+            return lateral_axis(_merge(p, parts))
+        if layout == "optimumk":
+            raise InputError(
+                "no header row in OptimumK's grammar ('Camber Angle [Left] [Front] (deg)', "
+                f"'Motion [Heave] (mm)') in the first {HEADER_SCAN_ROWS} rows",
+                where=str(p),
+                hint="export the result from OptimumK's table view, or read it as a table",
+            )
     return _parse_table(p, table, cmap)
 
 
@@ -355,6 +391,12 @@ def _parse_table(path: Path, tables: Sequence[_Table], cmap: ChannelMap) -> Expo
             hint="headers look like 'Camber Angle Front Left [deg]', 'Heave [mm]'; map other "
             "names in a channel map file",
         )
+    return _lateral_axis(_merge(path, parts))
+
+
+def _merge(path: Path, parts: Sequence[Export]) -> Export:
+    """One export from the sheets of a workbook: the same steps; a channel repeated on
+    several sheets must carry the same values."""
     first = parts[0]
     columns = list(first.columns)
     ignored = list(first.ignored)
@@ -379,20 +421,21 @@ def _parse_table(path: Path, tables: Sequence[_Table], cmap: ChannelMap) -> Expo
                     hint="keep one of them, or ignore one in a channel map file",
                 )
         ignored += [t for t in part.ignored if t not in ignored]
-    return _lateral_axis(
-        Export(
-            path,
-            tuple(columns),
-            first.steps,
-            tuple(ignored),
-            first.notes,
-            first.skipped,
-            first.title,
-        )
+    return Export(
+        path,
+        tuple(columns),
+        first.steps,
+        tuple(ignored),
+        first.notes,
+        first.skipped,
+        first.title,
+        style=first.style,
     )
 
 
 def _key(col: Column) -> str:
+    if col.header.optimumk is not None:
+        return col.header.name.lower()
     m = col.rule.metric
     return m if m is not None and m in MOTION_KEYS else col.channel.lower()
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from suspension_sim import units
 from suspension_sim.errors import InputError
+from suspension_sim.validation.okheaders import OkHeader, norm_words, parse_optimumk_header
 from suspension_sim.validation.quantities import (
     AXLES,
     CANONICAL_UNIT,
@@ -71,11 +72,40 @@ written: deg/mm, deg/deg, mm/deg)."""
 PERCENT_UNITS: dict[str, float] = {"%": 1.0, "pct": 1.0, "percent": 1.0, "": 1.0, "-": 100.0}
 """Unit words accepted for a percentage (a bare fraction, ``-``, is x 100)."""
 
+GAIN_UNITS: dict[str, float] = {
+    "": 1.0,
+    "deg/mm": 1.0,
+    "°/mm": 1.0,
+    "deg/m": 1e-3,
+    "rad/m": 180.0 / 3.141592653589793 / 1000.0,
+    "rad/mm": 180.0 / 3.141592653589793,
+}
+"""deg/mm per unit of an angle-per-length gain (OptimumK's camber and toe gains)."""
+
+FORCE_UNITS: dict[str, float] = {"": 1.0, "N": 1.0, "n": 1.0, "kN": 1000.0, "kn": 1000.0}
+"""N per unit of force."""
+
+MOMENT_UNITS: dict[str, float] = {
+    "": 1.0,
+    "N m": 1.0,
+    "N.m": 1.0,
+    "Nm": 1.0,
+    "N·m": 1.0,
+    "N*m": 1.0,
+    "n m": 1.0,
+    "nm": 1.0,
+    "kN m": 1000.0,
+}
+"""N m per unit of moment."""
+
 UNITS: dict[Dimension, dict[str, float]] = {
     "angle": ANGLE_UNITS,
     "length": LENGTH_UNITS,
     "ratio": RATIO_UNITS,
     "percent": PERCENT_UNITS,
+    "gain": GAIN_UNITS,
+    "force": FORCE_UNITS,
+    "moment": MOMENT_UNITS,
 }
 
 
@@ -116,6 +146,9 @@ def unit_list(dimension: Dimension) -> str:
         "length": "mm, cm, m, in",
         "ratio": "- (or none)",
         "percent": "% (or none)",
+        "gain": "deg/mm, rad/m",
+        "force": "N, kN",
+        "moment": "N m",
     }
     return names[dimension]
 
@@ -223,10 +256,17 @@ class Header:
     quantity: Quantity | None
     location: str | None
     rule: ChannelRule | None
+    optimumk: OkHeader | None = None
+    """The header in OptimumK's grammar, when it is one (its tags are its only location)."""
 
     @property
     def label(self) -> str:
-        """The quantity as the export spells it, without the location (``CoilOver Length``)."""
+        """The quantity as the export spells it, without the location (``CoilOver Length``).
+
+        In OptimumK's grammar only the tags are the location: ``Front View Instant
+        Center X [Left] [Front]`` keeps the word Front in its quantity."""
+        if self.optimumk is not None and self.optimumk.kind != "motion":
+            return self.optimumk.quantity
         return quantity_words(self.name, self.location) or (
             self.quantity.name if self.quantity is not None else self.name
         )
@@ -312,6 +352,9 @@ def parse_header(
     dimension. `unit_below` is the unit from a units row, if the export has one.
     """
     tagged = split_tagged(str(text)) is not None
+    ok = parse_optimumk_header(text) if tagged else None
+    if ok is not None and ok.kind != "motion":
+        return _parse_tagged(str(text), where, channel_map, ok)
     name, unit = split_unit(text)
     if unit is None and unit_below is not None:
         unit = unit_below
@@ -320,6 +363,12 @@ def parse_header(
         return None
     rule = channel_map.channel_rules.get(key)
     found = match_quantity(name, channel_map)
+    if found is not None and not found[1] and found[0].scope == "side":
+        ok_car = parse_optimumk_header(text)
+        if ok_car is not None and ok_car.kind == "car" and rule is None:
+            # OptimumK's car-level Wheelbase (the mean of the sides): no column of the
+            # default map; listed as not compared, never refused
+            return None
     if found is None:
         if rule is None:
             return None
@@ -344,6 +393,51 @@ def parse_header(
     if rule is None:
         rule = ChannelRule(quantity.metric)
     header = Header(str(text), name, unit, quantity, location, rule)
+    if rule.metric is not None and quantity.scope != "index":
+        check_unit(header, rule.dimension or quantity.dimension, where)
+    return header
+
+
+def _parse_tagged(text: str, where: str, channel_map: ChannelMap, ok: OkHeader) -> Header | None:
+    """A header in OptimumK's tag grammar read through a channel map: the quantity is the
+    whole name before the tags (a spelling of the map, words matched exactly), the
+    location only the tags. A quantity the map does not have, or a location it does not
+    take, is not compared (None), never an error: OptimumK writes hundreds of channels."""
+    location = ok.location
+    words = norm_words(ok.quantity)
+    name = f"{ok.quantity} {location}" if location else ok.quantity
+    written = split_tagged(text)  # the tags as words in the order written
+    rule = next(
+        (
+            channel_map.channel_rules[k]
+            for k in (norm_name(name), norm_name(written[0] if written else name))
+            if k in channel_map.channel_rules
+        ),
+        None,
+    )
+    quantity = next(
+        (
+            q
+            for q in channel_map.quantities
+            if words in {norm_words(s) for s in (q.name, *q.aliases)}
+        ),
+        None,
+    )
+    if quantity is None:
+        if rule is None:
+            return None
+        return Header(text, name, ok.unit, None, location, rule, ok)
+    if location is None and quantity.default_location is not None:
+        location = quantity.default_location
+    if not _scope_ok(quantity, location):
+        return None
+    if rule is None and location is not None:
+        rule = channel_map.channel_rules.get(norm_name(f"{quantity.name} {location}"))
+    if rule is None:
+        rule = channel_map.quantity_rules.get(norm_name(quantity.name))
+    if rule is None:
+        rule = ChannelRule(quantity.metric)
+    header = Header(text, name, ok.unit, quantity, location, rule, ok)
     if rule.metric is not None and quantity.scope != "index":
         check_unit(header, rule.dimension or quantity.dimension, where)
     return header

@@ -14,17 +14,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-Dimension = Literal["angle", "length", "ratio", "percent"]
+Dimension = Literal["angle", "length", "ratio", "percent", "gain", "force", "moment"]
 Scope = Literal["corner", "axle", "side", "car", "motion", "index"]
 
-DIMENSIONS: tuple[Dimension, ...] = ("angle", "length", "ratio", "percent")
+DIMENSIONS: tuple[Dimension, ...] = (
+    "angle",
+    "length",
+    "ratio",
+    "percent",
+    "gain",
+    "force",
+    "moment",
+)
 CANONICAL_UNIT: dict[Dimension, str] = {
     "angle": "deg",
     "length": "mm",
     "ratio": "-",
     "percent": "%",
+    "gain": "deg/mm",
+    "force": "N",
+    "moment": "N m",
 }
-"""The unit every channel is compared in, by dimension."""
+"""The unit every channel is compared in, by dimension (``gain``: an angle per mm, as
+OptimumK's camber and toe gains; ``force``/``moment``: OptimumK's force channels)."""
 
 CORNERS: tuple[str, ...] = ("Front Left", "Front Right", "Rear Left", "Rear Right")
 """Corner names as OptimumK writes them (docs/conventions.md: OptimumK preset)."""
@@ -39,12 +51,22 @@ CORNER_CODES: dict[str, str] = {
     "Rear Right": "RR",
 }
 
-MOTION_KEYS: tuple[str, ...] = ("heave", "roll", "pitch", "rack", "steering_wheel", "steering")
+MOTION_KEYS: tuple[str, ...] = (
+    "heave",
+    "roll",
+    "pitch",
+    "rack",
+    "steering_wheel",
+    "steering",
+    "completion",
+)
 """Motion inputs an export can carry (mm for heave and rack, deg otherwise).
 
 ``steering_wheel``: steering-wheel degrees, + = left turn (ours); ``steering``:
 OptimumK's ``Motion [Steering]``, steering-wheel degrees, + = the inboard tie-rod
-points (the rack) toward +Y, whichever way that turns the car."""
+points (the rack) toward +Y, whichever way that turns the car; ``completion``:
+OptimumK's ``Motion [Completion Percentage]`` (%), where each step lies in the motion
+(read and shown, never compared)."""
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,12 @@ import pandas as pd
 
 from suspension_sim.errors import InputError
 from suspension_sim.files import write_atomically, write_text_atomically
-from suspension_sim.validation.compare import CONVENTION, ChannelResult, Validation
+from suspension_sim.validation.compare import (
+    CONVENTION,
+    RELATIVE_TOLERANCE,
+    ChannelResult,
+    Validation,
+)
 from suspension_sim.validation.export import Export
 from suspension_sim.validation.quantities import CORNERS
 
@@ -144,13 +149,17 @@ def _markdown(
         f"| Export | `{_rel(export.path, d)}`: {export.n_steps} steps, {n_cmp} channels compared |",
         f"| Drive | {_drive_text(v)} |",
         f"| Inputs taken from the export | {', '.join(f'`{i}`' for i in v.inputs) or 'none'} |",
-        f"| Definitions of our metrics | `{CONVENTION}` preset (docs/conventions.md): toe = "
-        "wheel-plane toe, + = toe-out; steer = its change, + = left; scrub and trail in the "
-        "vehicle's views from OptimumK's contact patch |",
+        _definitions_row(v),
         f"| Channel map | {v.channel_map.source or 'default (docs/validation.md)'} |",
         f"| Tolerances (largest deviation) | {_fmt(v.tolerances['angle'])} deg for angles, "
         f"{_fmt(v.tolerances['length'])} mm for lengths, {_fmt(v.tolerances['ratio'])} for "
-        f"ratios, {_fmt(v.tolerances.get('percent', float('nan')))} % for percentages |",
+        f"ratios, {_fmt(v.tolerances.get('percent', float('nan')))} % for percentages"
+        + (
+            f", {_fmt(v.tolerances['gain'])} deg/mm for gains; ratios and gains also "
+            f"{_fmt(RELATIVE_TOLERANCE)} x the largest value the export gives |"
+            if v.style == "optimumk"
+            else " |"
+        ),
         f"| suspension_sim | {__version__} |",
         "",
         "Deviation = ours - theirs, over every step where the export has a value.",
@@ -206,9 +215,11 @@ def _markdown(
         ]
     if v.warnings:
         lines += ["## Notes", ""] + [f"- {w}" for w in v.warnings] + [""]
-    if export.ignored or v.not_computed:
+    if export.ignored or v.not_computed or v.not_compared:
         lines += ["## Columns not compared", ""]
-    if export.ignored:
+    if v.style == "optimumk":
+        lines += not_compared_lines(v.not_compared)
+    elif export.ignored:
         lines += [
             "Not channels of the default map or the map file (add them with `--map` to "
             "compare them), each quantity once with the corners, axles or sides it has:",
@@ -237,6 +248,45 @@ def _markdown(
     return "\n".join(lines)
 
 
+def not_compared_lines(items: Sequence[tuple[str, str]]) -> list[str]:
+    """Markdown lines: OptimumK channels not compared, grouped by reason, each quantity
+    once with the corners, axles or sides it has (so a reason shows every channel)."""
+    from suspension_sim.validation.okcompare import NOT_COMPARED_REASONS
+
+    by_reason: dict[str, list[str]] = {}
+    for text, reason in items:
+        by_reason.setdefault(reason, []).append(text)
+    order = {r: i for i, r in enumerate(NOT_COMPARED_REASONS)}
+
+    def rank(reason: str) -> tuple[int, str]:
+        head = next((r for r in NOT_COMPARED_REASONS if reason.startswith(r)), "")
+        return order.get(head, len(order)), reason
+
+    lines: list[str] = []
+    for reason in sorted(by_reason, key=rank):
+        texts = by_reason[reason]
+        lines += [
+            f"**Not compared: {reason}** ({len(texts)} channel{'s' if len(texts) > 1 else ''}):",
+            "",
+            ", ".join(group_channels(texts)),
+            "",
+        ]
+    return lines
+
+
+def _definitions_row(v: Validation) -> str:
+    if v.style == "optimumk":
+        return (
+            "| Definitions of our values | OptimumK's own, channel by channel "
+            "(`suspension_sim.optimumk.channels`, docs/validation.md) |"
+        )
+    return (
+        f"| Definitions of our metrics | `{CONVENTION}` preset (docs/conventions.md): toe = "
+        "wheel-plane toe, + = toe-out; steer = its change, + = left; scrub and trail in the "
+        "vehicle's views from OptimumK's contact patch |"
+    )
+
+
 def reading_notes(export: Export) -> list[str]:
     """Markdown lines: the export's title block, skipped rows and conversions."""
     lines: list[str] = []
@@ -257,12 +307,17 @@ def reading_notes(export: Export) -> list[str]:
 def group_channels(texts: Sequence[str]) -> list[str]:
     """Header texts grouped by quantity, each once: ``Bump Steer [Front Left, Front Right]``."""
     from suspension_sim.validation.headers import name_location, quantity_words, split_unit
+    from suspension_sim.validation.okheaders import parse_optimumk_header
 
     groups: dict[str, list[str]] = {}
     for text in texts:
-        name, _unit = split_unit(text)
-        loc = name_location(name)
-        base = quantity_words(name, loc) or name
+        ok = parse_optimumk_header(text)
+        if ok is not None and ok.kind != "motion" and (ok.side or ok.axle):
+            base, loc = ok.quantity, ok.location  # only OptimumK's tags are the location
+        else:
+            name, _unit = split_unit(text)
+            loc = name_location(name)
+            base = quantity_words(name, loc) or name
         places = groups.setdefault(base, [])
         if loc is not None and loc not in places:
             places.append(loc)
@@ -277,6 +332,14 @@ def _title(v: Validation) -> str:
 
 
 def _drive_text(v: Validation) -> str:
+    if v.style == "optimumk":
+        return (
+            "OptimumK's motion style (docs/conventions.md): step by step, the heave "
+            "increment along world Z, the roll increment about the line through step 0's "
+            "front and rear roll centres, the pitch increment about the line through step "
+            "0's left and right pitch centres; rack = Motion [Steering] x the Steering "
+            "ratio; every tyre held at its own design contact-patch height"
+        )
     if v.drive == "motion":
         return (
             "`motion`: chassis heave/roll/pitch and steer from the export's motion channels "

@@ -1,0 +1,253 @@
+"""validate on OptimumK result exports: OptimumK's header grammar, its channel registry,
+its motion style, and what is not compared (docs/validation.md).
+
+Exports are written here with openpyxl in OptimumK's v2.x result layout (title block,
+``Quantity [Side] [Axle] (unit)`` headers, statistic rows, ``Step [n]`` rows). The
+header facts come from docs/conventions.md and docs/validation.md (only the bracketed
+tags are side and axle; ``Wheelbase`` without a side is the car's; force channels
+``A To B (leg) - Fx [Front Left]``; point channels ``UPRI_LowPnt X [Left] [Front]``).
+The values of the full-car export are OptimumK's definitions as
+`suspension_sim.optimumk.channels` computes them (tested against hand geometry in that
+module's tests); here they check the path: every channel found, read, driven in
+OptimumK's motion and compared, a perturbed channel failing by name and corner.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+import pytest
+
+from suspension_sim.validation import read_export
+from suspension_sim.validation.okheaders import looks_like_optimumk, parse_optimumk_header
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# -- the header grammar -------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "kind", "quantity", "side", "axle", "unit", "key"),
+    [
+        (
+            "Camber Angle [Left] [Front] (deg)",
+            "corner",
+            "Camber Angle",
+            "Left",
+            "Front",
+            "deg",
+            "Camber Angle [Left] [Front]",
+        ),
+        # older versions: the corner in one tag
+        (
+            "Camber Angle [Front Left] (deg)",
+            "corner",
+            "Camber Angle",
+            "Left",
+            "Front",
+            "deg",
+            "Camber Angle [Left] [Front]",
+        ),
+        # Front / Left inside the name are part of the quantity
+        (
+            "Front View Instant Center X [Left] [Front] (mm)",
+            "corner",
+            "Front View Instant Center X",
+            "Left",
+            "Front",
+            "mm",
+            "Front View Instant Center X [Left] [Front]",
+        ),
+        (
+            "Tie Rod Front View Angle [Right] [Rear] (deg)",
+            "corner",
+            "Tie Rod Front View Angle",
+            "Right",
+            "Rear",
+            "deg",
+            "Tie Rod Front View Angle [Right] [Rear]",
+        ),
+        (
+            "Camber Angle Gain in Left Wheel Bump/Rebound [Right] [Front] (deg/mm)",
+            "corner",
+            "Camber Angle Gain in Left Wheel Bump/Rebound",
+            "Right",
+            "Front",
+            "deg/mm",
+            "Camber Angle Gain in Left Wheel Bump/Rebound [Right] [Front]",
+        ),
+        ("Motion Ratio Heave [Left] [Rear]", "corner", "Motion Ratio Heave", "Left", "Rear", None,
+         "Motion Ratio Heave [Left] [Rear]"),
+        # axle, side and car level
+        ("Roll Center Z [Front] (mm)", "axle", "Roll Center Z", None, "Front", "mm",
+         "Roll Center Z [Front]"),
+        ("Roll Center (Ground) Z [Rear] (mm)", "axle", "Roll Center (Ground) Z", None, "Rear",
+         "mm", "Roll Center (Ground) Z [Rear]"),
+        ("Wheelbase [Left] (mm)", "side", "Wheelbase", "Left", None, "mm", "Wheelbase [Left]"),
+        ("Anti-Dive Percentage [Right] (%)", "side", "Anti-Dive Percentage", "Right", None, "%",
+         "Anti-Dive Percentage [Right]"),
+        ("Wheelbase (mm)", "car", "Wheelbase", None, None, "mm", "Wheelbase"),
+        ("Roll Axis Inclination Angle (deg)", "car", "Roll Axis Inclination Angle", None, None,
+         "deg", "Roll Axis Inclination Angle"),
+        # motion inputs
+        ("Motion [Heave] (mm)", "motion", "Motion", None, None, "mm", "Motion [Heave]"),
+        ("Motion [Completion Percentage] (%)", "motion", "Motion", None, None, "%",
+         "Motion [Completion Percentage]"),
+        # point and force channels
+        ("UPRI_LowPnt X [Left] [Front] (mm)", "point", "UPRI_LowPnt X", "Left", "Front", "mm",
+         "UPRI_LowPnt X [Left] [Front]"),
+        ("Lower A-Arm To Chassis (Fore) - Fx [Front Left] (N)", "force",
+         "Lower A-Arm To Chassis (Fore) - Fx", "Left", "Front", "N",
+         "Lower A-Arm To Chassis (Fore) - Fx [Left] [Front]"),
+        ("Contact Patch - Mz [Right] [Rear] (N m)", "force", "Contact Patch - Mz", "Right",
+         "Rear", "N m", "Contact Patch - Mz [Right] [Rear]"),
+    ],
+)  # fmt: skip
+def test_optimumk_header_grammar(
+    text: str,
+    kind: str,
+    quantity: str,
+    side: str | None,
+    axle: str | None,
+    unit: str | None,
+    key: str,
+) -> None:
+    h = parse_optimumk_header(text)
+    assert h is not None
+    assert (h.kind, h.quantity, h.side, h.axle, h.unit, h.key) == (
+        kind,
+        quantity,
+        side,
+        axle,
+        unit,
+        key,
+    )
+
+
+def test_force_and_point_parts() -> None:
+    f = parse_optimumk_header("Lower A-Arm To Chassis (Fore) - Fx [Front Left] (N)")
+    assert f is not None and f.force is not None
+    assert (f.force.source, f.force.target, f.force.leg, f.force.component) == (
+        "Lower A-Arm",
+        "Chassis",
+        "Fore",
+        "Fx",
+    )
+    cp = parse_optimumk_header("Contact Patch - Fz [Left] [Front] (N)")
+    assert cp is not None and cp.force is not None
+    assert (cp.force.source, cp.force.target, cp.force.component) == ("Contact Patch", None, "Fz")
+    p = parse_optimumk_header("CHAS_RocPiv Z [Right] [Rear] (mm)")
+    assert p is not None and p.point == ("CHAS_RocPiv", "Z")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Camber Angle [deg]",  # a unit in square brackets: not OptimumK's grammar
+        "Camber Angle Front Left [deg]",
+        "Camber Angle [Middle] [Front] (deg)",  # a tag that is no side, axle or corner
+        "Motion [Yaw] (deg)",
+        "Camber Angle [Heave] (deg)",
+        "",
+    ],
+)
+def test_not_optimumk_grammar(text: str) -> None:
+    assert parse_optimumk_header(text) is None
+
+
+def test_an_optimumk_header_row_is_recognised() -> None:
+    row = ["", "Motion [Heave] (mm)", "Camber Angle [Left] [Front] (deg)", "Wheelbase (mm)"]
+    assert looks_like_optimumk(row)
+    assert not looks_like_optimumk(["Step", "Heave [mm]", "Camber Angle Front Left [deg]"])
+    assert not looks_like_optimumk(["Name", "Heave"])  # a title-block row
+
+
+def test_the_channel_map_path_takes_only_tags_as_location() -> None:
+    """Read through the default channel map (a table), a tagged header keeps the words
+    Front/Left in its quantity, and the car-level Wheelbase is not refused."""
+    from suspension_sim.validation import ChannelMap, parse_header
+
+    cmap = ChannelMap()
+    assert parse_header("Front View Instant Center X [Left] [Front] (mm)", "x", cmap) is None
+    assert parse_header("Tie Rod Front View Angle [Left] [Front] (deg)", "x", cmap) is None
+    assert parse_header("Wheelbase (mm)", "x", cmap) is None
+    h = parse_header("Camber Angle [Front Left] (deg)", "x", cmap)
+    assert h is not None and h.channel == "Camber Angle Front Left"
+    from suspension_sim.validation.report import group_channels
+
+    grouped = group_channels(
+        [
+            "Front View Instant Center X [Left] [Front] (mm)",
+            "Front View Instant Center X [Right] [Front] (mm)",
+            "Tie Rod Front View Angle [Left] [Rear] (deg)",
+        ]
+    )
+    assert grouped == [
+        "`Front View Instant Center X` (Front Left, Front Right)",
+        "`Tie Rod Front View Angle` (Rear Left)",
+    ]
+
+
+# -- writing an export in OptimumK's layout ----------------------------------------------------
+STATS = ("Maximum Value", "Minimum Value", "Average Value", "Std Deviation Value")
+
+
+def write_ok_xlsx(path: Path, table: dict[str, list[float]], *, title: str = "run") -> Path:
+    """OptimumK's table view: title block, header, statistic rows, then Step [n] rows.
+    NaN is written as an empty cell (OptimumK leaves blank channels empty)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    for row in (["Name", title], ["Type", "Result"], ["Version", "2.3.0"], []):
+        ws.append(row)
+    ws.append(["", *table])
+    data = np.array(list(table.values()), dtype=float)
+    with warnings.catch_warnings():  # all-blank channels have no statistics
+        warnings.simplefilter("ignore", RuntimeWarning)
+        stats = (
+            np.nanmax(data, 1),
+            np.nanmin(data, 1),
+            np.nanmean(data, 1),
+            np.nanstd(data, 1),
+        )
+    for label, values in zip(STATS, stats, strict=True):
+        ws.append([label, *[None if not math.isfinite(v) else float(v) for v in values]])
+    for i in range(data.shape[1]):
+        ws.append(
+            [f"Step [{i}]", *[None if not math.isfinite(v) else float(v) for v in data[:, i]]]
+        )
+    wb.save(path)
+    return path
+
+
+def test_reading_keeps_every_channel_kind(tmp_path: Path) -> None:
+    """Motion, corner, side, car, point, force and unknown channels of one export: read
+    with no map and no error; only the tags are the location."""
+    table = {
+        "Motion [Heave] (mm)": [0.0, 5.0],
+        "Motion [Completion Percentage] (%)": [0.0, 100.0],
+        "Camber Angle [Left] [Front] (deg)": [-1.0, -1.2],
+        "Front View Instant Center X [Left] [Front] (mm)": [0.0, 0.1],
+        "Wheelbase (mm)": [1530.0, 1530.1],
+        "Wheelbase [Left] (mm)": [1530.0, 1530.1],
+        "UPRI_LowPnt X [Left] [Front] (mm)": [1.0, 1.1],
+        "Lower A-Arm To Chassis (Fore) - Fx [Front Left] (N)": [10.0, 11.0],
+        "Steering Side Ratio [Front]": [math.nan, math.nan],
+        "Spring Preload Thing [Left] [Front] (mm)": [0.0, 0.0],  # not one we compute
+    }
+    export = read_export(write_ok_xlsx(tmp_path / "r.xlsx", table))
+    assert export.style == "optimumk"
+    assert set(export.motion()) == {"heave", "completion"}
+    ic = export.find("Front View Instant Center X Front Left")
+    assert ic is not None and ic.header.label == "Front View Instant Center X"
+    assert ic.header.name == "Front View Instant Center X [Left] [Front]"
+    car = next(c for c in export.columns if c.header.name == "Wheelbase")
+    assert car.location is None and car.values[1] == pytest.approx(1530.1)
+    force = next(c for c in export.columns if c.dimension == "force")
+    assert force.header.optimumk is not None and force.header.optimumk.force is not None
+    assert export.ignored == ("Spring Preload Thing [Left] [Front] (mm)",)
+    assert [s.split(" (")[0] for s in export.skipped] == list(STATS)
+    assert list(export.steps) == [0.0, 1.0]
