@@ -999,7 +999,8 @@ def optimumk_channels(
         else:
             sw = float(pose.rack) / ratio if ratio else float("nan")
         geo = pose_geometry(pose, st, derivatives=rates)
-        rows.append(_pose_channels(pose, st, layout, geo, pts, cg0, sw, ratio, rates))
+        with np.errstate(divide="ignore", invalid="ignore"):  # centres at infinity: NaN
+            rows.append(_pose_channels(pose, st, layout, geo, pts, cg0, sw, ratio, rates))
     keys: list[str] = []
     for row in rows:
         keys.extend(k for k in row if k not in keys)
