@@ -72,6 +72,9 @@ class Options:
     rear_drive_share: float = 1.0
     drive_inboard: bool = True
     sign_convention: str = "iso"
+    front_mass_share: float | None = None
+    """Fraction (0..1) of the car's mass on the front axle, for OptimumK's centre of gravity
+    (CG between the axles' contact-patch midpoints); None = not given."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,8 @@ class Wheel:
     kingpin_lower: str | None = None
     kingpin_upper: str | None = None
     source: Source | None = field(default=None, compare=False, repr=False)
+    rim_diameter: float | None = None
+    """Rim diameter (mm), optional: OptimumK's Toe Distance = rim diameter x sin(toe)."""
 
 
 @dataclass(frozen=True)

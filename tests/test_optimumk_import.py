@@ -203,6 +203,21 @@ def optimumk_half_track(metrics: dict[str, float], wheel: str, radius: float, si
     return side * (metrics[f"wheel_centre_{wheel}_y_mm"] + radius * uy)
 
 
+def optimumk_axis(camber_deg: float, toe_deg: float, side: float) -> tuple[float, float, float]:
+    """OptimumK's design spin axis from its static camber and toe (docs/optimumk.md):
+    unit(-tan toe, side, -tan camber)."""
+    v = (-math.tan(math.radians(toe_deg)), side, -math.tan(math.radians(camber_deg)))
+    n = math.sqrt(sum(c * c for c in v))
+    return (v[0] / n, v[1] / n, v[2] / n)
+
+
+def reported(camber_deg: float, toe_deg: float, side: float) -> tuple[float, float]:
+    """(camber, toe) OptimumK reports at design for a file's static camber and toe, deg:
+    -asin(s.z) and -asin(s.x) of `optimumk_axis`."""
+    s = optimumk_axis(camber_deg, toe_deg, side)
+    return -math.degrees(math.asin(s[2])), -math.degrees(math.asin(s[0]))
+
+
 # -- the tests -----------------------------------------------------------------------------------
 def test_front_and_rear_with_vehicle_setup(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -255,19 +270,20 @@ def test_front_and_rear_with_vehicle_setup(
         ("RR", REAR_WHEEL),
     ):
         side = 1.0 if wheel[1] == "L" else -1.0
-        assert ok[f"camber_{wheel}_deg"] == pytest.approx(spec["Static Camber"], abs=1e-6)
-        assert iso[f"camber_{wheel}_deg"] == pytest.approx(spec["Static Camber"], abs=1e-6)
+        # OptimumK's own design camber and toe (its spin axis from the slopes): within
+        # 2e-6 deg of the file's values here, not equal.
+        camber, toe = reported(spec["Static Camber"], spec["Static Toe"], side)
+        assert ok[f"camber_{wheel}_deg"] == pytest.approx(camber, abs=1e-9)
+        assert iso[f"camber_{wheel}_deg"] == pytest.approx(camber, abs=1e-9)
         # OptimumK's toe is the wheel-plane angle, + = toe-out; iso flips the sign.
-        assert ok[f"toe_wheel_plane_{wheel}_deg"] == pytest.approx(spec["Static Toe"], abs=1e-6)
-        assert iso[f"toe_wheel_plane_{wheel}_deg"] == pytest.approx(-spec["Static Toe"], abs=1e-6)
+        assert ok[f"toe_wheel_plane_{wheel}_deg"] == pytest.approx(toe, abs=1e-9)
+        assert iso[f"toe_wheel_plane_{wheel}_deg"] == pytest.approx(-toe, abs=1e-9)
         radius = spec["Tire Diameter"] / 2
         half = optimumk_half_track(ok, wheel, radius, side)
         assert half == pytest.approx(spec["Half Track"], abs=1e-6)
         # Our half_track is from the lowest point of the tyre circle, C - r unit(Z - (Z.s)s):
         # closed form from the same s, it differs from OptimumK's by micrometres.
-        camber, toe = math.radians(spec["Static Camber"]), math.radians(spec["Static Toe"])
-        sx, sz = -math.sin(toe), -math.sin(camber)
-        sy = side * math.sqrt(1 - sx * sx - sz * sz)
+        _sx, sy, sz = optimumk_axis(spec["Static Camber"], spec["Static Toe"], side)
         lowest_y = ok[f"wheel_centre_{wheel}_y_mm"] + radius * sz * sy / math.sqrt(1 - sz * sz)
         assert ok[f"half_track_{wheel}_mm"] == pytest.approx(side * lowest_y, abs=1e-6)
         assert abs(ok[f"half_track_{wheel}_mm"] - spec["Half Track"]) < 1e-3
@@ -306,8 +322,9 @@ def test_inches_and_a_reflected_axis_map(
     pose = suspension_sim.load(out, use_cache=False).solve()
     ok = pose_metrics(pose, "optimumk", rates=False)
     for wheel, side in (("FL", 1.0), ("FR", -1.0)):
-        assert ok[f"camber_{wheel}_deg"] == pytest.approx(-1.0, abs=1e-6)
-        assert ok[f"toe_wheel_plane_{wheel}_deg"] == pytest.approx(0.1, abs=1e-6)
+        camber, toe = reported(-1.0, 0.1, side)
+        assert ok[f"camber_{wheel}_deg"] == pytest.approx(camber, abs=1e-9)
+        assert ok[f"toe_wheel_plane_{wheel}_deg"] == pytest.approx(toe, abs=1e-9)
         assert optimumk_half_track(ok, wheel, 260.0, side) == pytest.approx(600.0, abs=1e-6)
 
     # Without the coordinate system the Left column lands on the right: a clear error.
@@ -451,7 +468,7 @@ def test_a_rotated_file_needs_its_matrix(
     def to_file(p: tuple[float, float, float]) -> list[float]:
         return [-p[0], -p[1], p[2]]
 
-    force = [[None, "Force", "newton", "N"]]
+    force = [[None, "Mass", "kilogram", "kg"]]
     plain = write_xlsx(
         tmp_path / "turned.xlsx", {"Front": suspension_rows("front", to_file=to_file, axes=force)}
     )
@@ -472,7 +489,7 @@ def test_a_rotated_file_needs_its_matrix(
     out = tmp_path / "b.xlsx"
     code, _, err = run_cli(["import-optimumk", str(good), "--out", str(out)], capsys)
     assert code == 0, err
-    assert "User Options rows not read: Force" in err
+    assert "User Options rows not read: Mass" in err
     arm, pp = corner_points("front")
     car = read_car(out)
     for name, p in {**arm, **pp}.items():
@@ -514,3 +531,318 @@ def test_a_brake_bias_given_as_a_fraction_is_refused(
     argv = ["import-optimumk", str(front), "--rear", str(rear), "--vehicle", str(vehicle)]
     code, _, err = run_cli([*argv, "--out", str(tmp_path / "car.xlsx")], capsys)
     assert code == 2 and "Brake Bias 0.65" in err and "65" in err and "C10" in err
+
+
+# -- an unmodified OptimumK v2 export (tests/_optimumk_files.py) -------------------------------
+FRONT_VO, REAR_VO = 4.73168606, 4.27201516  # Vertical Offsets of a real export (docs)
+REAL_FRONT_WHEEL = {
+    "Half Track": 612.0,
+    "Longitudinal Offset": 0.0,
+    "Lateral Offset": 0.0,
+    "Vertical Offset": FRONT_VO,
+    "Static Camber": -0.96,
+    "Static Toe": 0.5,
+    "Rim Diameter": 254.0,
+    "Tire Diameter": 411.0,
+    "Tire Width": 180.0,
+}
+REAL_REAR_WHEEL = {
+    **REAL_FRONT_WHEEL,
+    "Half Track": 598.0,
+    "Vertical Offset": REAR_VO,
+    "Static Camber": -1.2,
+    "Static Toe": -0.2,
+}
+REF_POINT = (REFERENCE_DISTANCE - 250.0, 200.0, 310.0)  # rear file coordinates
+
+
+def file_points(axle: str) -> dict[str, dict[str, tuple[float, float, float]]]:
+    """Every point of one axle by side, file coordinates (= model axes, own origin)."""
+    arm, pp = corner_points(axle)
+    out = {}
+    for name, p in {**arm, **pp}.items():
+        out[name.removesuffix("_L")] = {"L": p, "R": (p[0], -p[1], p[2])}
+    return out
+
+
+def real_files(tmp_path: Path, **front_options: Any) -> tuple[Path, Path, Path]:
+    from _optimumk_files import ReferencePoint, write_setup_export, write_suspension_export
+
+    wheels_f = {"L": REAL_FRONT_WHEEL, "R": REAL_FRONT_WHEEL}
+    wheels_r = {"L": REAL_REAR_WHEEL, "R": REAL_REAR_WHEEL}
+    front = write_suspension_export(
+        tmp_path / "Front.xlsx",
+        "front",
+        file_points("front"),
+        wheels_f,
+        springs={"L": 21.2, "R": 21.2},
+        **front_options,
+    )
+    rear = write_suspension_export(
+        tmp_path / "Rear.xlsx",
+        "rear",
+        file_points("rear"),
+        wheels_r,
+        springs={"L": 30.0, "R": 31.0},
+        reference_point=ReferencePoint(
+            "CHAS_RefPnt", {"L": REF_POINT, "R": (REF_POINT[0], -REF_POINT[1], REF_POINT[2])}
+        ),
+    )
+    setup = write_setup_export(
+        tmp_path / "Setup.xlsx",
+        reference_distance=REFERENCE_DISTANCE,
+        cg_height=280.9,
+        front_mass_pct=47.0,
+        left_mass_pct=50.0,
+        brake_bias_pct=65.0,
+        drive_bias_pct=0.0,
+    )
+    return front, rear, setup
+
+
+def import_argv(front: Path, rear: Path, setup: Path, out: Path) -> list[str]:
+    return [
+        "import-optimumk",
+        str(front),
+        "--rear",
+        str(rear),
+        "--vehicle",
+        str(setup),
+        "--out",
+        str(out),
+    ]
+
+
+def test_an_unmodified_export_imports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Title block in column A (Comments: in A4), merged cells, the _x000D_ matrix text,
+    empty front Reference Point, rear Reference Point on the chassis, Stiffness, Vertical
+    Offsets, rear-only Tierod Attachment, push rod on the UpperAArm (front) and LowerAArm
+    (rear), a setup with mass distribution and drive bias."""
+    front, rear, setup = real_files(tmp_path)
+    out = tmp_path / "car.xlsx"
+    code, _, err = run_cli(import_argv(front, rear, setup, out), capsys)
+    assert code == 0, err
+    assert "Left Mass Distribution 50 % not imported" in err
+    assert "N/mm" in err  # no stiffness unit stated: read in N/mm, said so
+    assert run_cli(["check", str(out)], capsys)[0] == 0
+    car = read_car(out)
+    assert car.name == "Test car"
+
+    # Points exactly as in the file (rear moved back by the Reference Distance only).
+    points = car.point_map()
+    for axle, corner in (("front", "F"), ("rear", "R")):
+        dx = 0.0 if axle == "front" else -REFERENCE_DISTANCE
+        for name, by_side in file_points(axle).items():
+            for side, p in by_side.items():
+                got = points[f"{corner}{side}_{name}"].tolist()
+                assert got == pytest.approx([p[0] + dx, p[1], p[2]], abs=1e-9, rel=0)
+
+    # The wheel as OptimumK builds it: CP = (lon, side half track, Vertical Offset),
+    # C = CP - r side unit(s x X), s = unit(-tan toe, side, -tan camber).
+    wheels = {w.name: w for w in car.wheels}
+    for name, spec, vo, x0 in (
+        ("FL", REAL_FRONT_WHEEL, FRONT_VO, 0.0),
+        ("FR", REAL_FRONT_WHEEL, FRONT_VO, 0.0),
+        ("RL", REAL_REAR_WHEEL, REAR_VO, -REFERENCE_DISTANCE),
+        ("RR", REAL_REAR_WHEEL, REAR_VO, -REFERENCE_DISTANCE),
+    ):
+        sgn = 1.0 if name[1] == "L" else -1.0
+        w = wheels[name]
+        r = spec["Tire Diameter"] / 2
+        assert w.tyre_radius == r and w.rim_diameter == spec["Rim Diameter"]
+        c, a = points[w.centre], points[w.axis_point]
+        s = (c - a) / abs(float(((c - a) ** 2).sum()) ** 0.5)  # outboard
+        expected = optimumk_axis(spec["Static Camber"], spec["Static Toe"], sgn)
+        assert s.tolist() == pytest.approx(list(expected), abs=1e-12)
+        sy, sz = float(s[1]), float(s[2])
+        down = sgn * sz / math.hypot(sy, sz), -sgn * sy / math.hypot(sy, sz)
+        cp = (float(c[0]), float(c[1]) + r * down[0], float(c[2]) + r * down[1])
+        assert cp == pytest.approx((x0, sgn * spec["Half Track"], vo), abs=1e-9, rel=0)
+        assert down[1] < 0  # the contact patch is below the wheel centre
+
+    # The solved design: OptimumK's own camber and toe (closed form from the docs).
+    model = suspension_sim.load(out, use_cache=False)
+    pose = model.solve()
+    assert pose.converged
+    ok = pose_metrics(pose, "optimumk", rates=False)
+    for wheel in ("FL", "FR"):
+        assert ok[f"camber_{wheel}_deg"] == pytest.approx(-0.959963, abs=5e-7)
+        assert ok[f"toe_wheel_plane_{wheel}_deg"] == pytest.approx(0.499930, abs=5e-7)
+        cos_toe = math.cos(math.radians(0.5))
+        closed = math.degrees(math.asin(cos_toe * math.sin(math.radians(-0.96))))
+        assert ok[f"camber_{wheel}_deg"] == pytest.approx(closed, abs=1e-7)
+
+    # Stiffness -> Spring rate of each corner's coilover; the setup -> User Options.
+    rates = {d.body: d.spring_rate for d in car.dampers}
+    assert rates == {
+        "FL_Coilover": 21.2,
+        "FR_Coilover": 21.2,
+        "RL_Coilover": 30.0,
+        "RR_Coilover": 31.0,
+    }
+    o = car.options
+    assert o.cg_height_mm == 280.9 and o.front_brake_share == 0.65
+    assert o.rear_drive_share == 1.0 and o.front_mass_share == 0.47
+
+    # Push rods, tie rods, the rear Reference Point on the chassis.
+    assert "FL_NSMA_PPAttPnt" in car.body("FL_UpperAArm").points
+    assert "RR_NSMA_PPAttPnt" in car.body("RR_LowerAArm").points
+    chassis = car.body("Chassis").points
+    assert "RL_CHAS_TiePnt" in chassis and "FL_CHAS_TiePnt" not in chassis
+    assert "RL_CHAS_RefPnt" in chassis and "RR_CHAS_RefPnt" in chassis
+    assert not any(p.startswith("F") and "Ref" in p for p in points)
+    ref = points["RL_CHAS_RefPnt"].tolist()
+    assert ref == pytest.approx([REF_POINT[0] - REFERENCE_DISTANCE, *REF_POINT[1:]], abs=1e-9)
+
+    # The two new workbook fields survive the round trip through the written workbook.
+    from suspension_sim.workbook.optimumk import read_optimumk
+
+    direct = read_optimumk(front, rear=rear, vehicle=setup)
+    assert car.wheels == direct.wheels and car.options == direct.options
+    assert car.dampers == direct.dampers
+
+
+def test_stiffness_units_preload_and_a_title_block_in_column_b(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A stiffness unit in User Options (N/m) converts; the Stiffness header's Left/Right
+    columns are followed; preloads in the Force unit (lbf) become N."""
+    front, rear, setup = real_files(
+        tmp_path,
+        title_col=2,
+        option_rows=[[None, "Stiffness", "newton/meter", "N/m"], [None, "Force", "pound", "lbf"]],
+        coordinate_text="[[1 0 0]\r\n[0 1 0]\r\n[0 0 1]]",
+    )
+    # rewrite the front with a header row and N/m values
+    from _optimumk_files import write_suspension_export
+
+    write_suspension_export(
+        front,
+        "front",
+        file_points("front"),
+        {"L": REAL_FRONT_WHEEL, "R": REAL_FRONT_WHEEL},
+        title_col=2,
+        option_rows=[[None, "Stiffness", "N/m"], [None, "Force", "lbf"]],
+        springs={"L": 21200.0, "R": 22000.0},
+        preloads={"L": 100.0, "R": 50.0},
+        stiffness_header=True,
+    )
+    out = tmp_path / "car.xlsx"
+    code, _, err = run_cli(import_argv(front, rear, setup, out), capsys)
+    assert code == 0, err
+    car = read_car(out)
+    d = {d.body: d for d in car.dampers}
+    assert d["FL_Coilover"].spring_rate == pytest.approx(21.2, abs=1e-12)
+    assert d["FR_Coilover"].spring_rate == pytest.approx(22.0, abs=1e-12)
+    assert d["FL_Coilover"].spring_preload == pytest.approx(444.82216152605, abs=1e-9)
+    assert d["FR_Coilover"].spring_preload == pytest.approx(222.411080763025, abs=1e-9)
+    assert d["RL_Coilover"].spring_preload is None
+
+
+@pytest.mark.parametrize(
+    ("text", "matrix"),
+    [
+        ("[[1,0,0]_x000D_\n [0,1,0]_x000D_\n [0,0,1]]", ((1, 0, 0), (0, 1, 0), (0, 0, 1))),
+        ("[[1 0 0]_x000D_\n[0 -1 0]_x000D_\n[0 0 1]]", ((1, 0, 0), (0, -1, 0), (0, 0, 1))),
+        ("[[-1, 0, 0]\r\n [0, -1, 0]\r\n [0, 0, 1]]", ((-1, 0, 0), (0, -1, 0), (0, 0, 1))),
+    ],
+)
+def test_coordinate_system_text_as_excel_stores_it(
+    text: str, matrix: tuple[tuple[int, ...], ...]
+) -> None:
+    from suspension_sim.workbook.optimumk import _parse_matrix_text
+
+    assert _parse_matrix_text(text, "f.xlsx: S!C9") == matrix
+
+
+def _malformed(tmp_path: Path, which: str) -> tuple[Path, str, str, Any]:
+    """(file to break, sheet, cell, new value) for one malformed case."""
+    from _optimumk_files import cell_of
+
+    front, rear, setup = real_files(tmp_path)
+    if which == "spring one side":
+        sheet, ref = cell_of(rear, 31.0)
+        return rear, sheet, ref, None
+    if which == "unknown stiffness row":
+        sheet, ref = cell_of(rear, "Spring")
+        return rear, sheet, ref, "Bump Stop"
+    if which == "spring on another element":
+        sheet, ref = cell_of(
+            rear, "Push Pull", 2
+        )  # Stiffness row's element (after block, attachment)
+        return rear, sheet, ref, "Direct Actuation"
+    if which == "reference point attachment":
+        sheet, ref = cell_of(rear, "Chassis")
+        return rear, sheet, ref, "Tie Rod"
+    if which == "reference point coordinate":
+        sheet, ref = cell_of(rear, REF_POINT[2])
+        return rear, sheet, ref, None
+    if which == "matrix text":
+        sheet, ref = cell_of(front, "[[1,0,0]_x000D_\n [0,1,0]_x000D_\n [0,0,1]]")
+        return front, sheet, ref, "[[1,0,0] [0,1,0]]"
+    if which == "setup row":
+        sheet, ref = cell_of(setup, "Drive Bias")
+        return setup, sheet, ref, "Aero Balance"
+    if which == "mass as a fraction":
+        sheet, ref = cell_of(setup, 47.0)
+        return setup, sheet, ref, 0.47
+    raise AssertionError(which)
+
+
+@pytest.mark.parametrize(
+    ("which", "message"),
+    [
+        ("spring one side", "gives one side only"),
+        ("unknown stiffness row", "unknown Stiffness row 'Bump Stop'"),
+        ("spring on another element", "'Direct Actuation' cannot be imported"),
+        ("reference point attachment", "Reference Point attached to 'Tie Rod'"),
+        ("reference point coordinate", "coordinate is blank"),
+        ("matrix text", "cannot read the coordinate system"),
+        ("setup row", "unknown Setup row 'Aero Balance'"),
+        ("mass as a fraction", "Front Mass Distribution 0.47"),
+    ],
+)
+def test_malformed_exports_name_the_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], which: str, message: str
+) -> None:
+    from _optimumk_files import set_cell
+
+    path, sheet, ref, value = _malformed(tmp_path, which)
+    set_cell(path, sheet, ref, value)
+    front, rear, setup = (tmp_path / n for n in ("Front.xlsx", "Rear.xlsx", "Setup.xlsx"))
+    code, _, err = run_cli(import_argv(front, rear, setup, tmp_path / "car.xlsx"), capsys)
+    assert code == 2 and "Traceback" not in err
+    assert message in err
+    assert f"{path.name}: {sheet}!{ref}" in err
+
+
+def test_a_reference_point_without_its_attachment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from _optimumk_files import cell_of, set_cell
+
+    front, rear, setup = real_files(tmp_path)
+    sheet, ref = cell_of(rear, "Reference Point", 1)  # the Attachment row's element
+    set_cell(rear, sheet, ref, None)
+    for col in "CD":
+        set_cell(rear, sheet, f"{col}{ref[1:]}", None)
+    title_sheet, title_ref = cell_of(rear, "Reference Point", 0)
+    code, _, err = run_cli(import_argv(front, rear, setup, tmp_path / "car.xlsx"), capsys)
+    assert code == 2 and "not the body it is attached to" in err
+    assert f"Rear.xlsx: {title_sheet}!{title_ref}" in err
+
+
+def test_a_reference_point_on_another_body(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from _optimumk_files import cell_of, set_cell
+
+    front, rear, setup = real_files(tmp_path)
+    sheet, ref = cell_of(rear, "Chassis")  # the Reference Point's attachment
+    set_cell(rear, sheet, ref, "Upright")
+    out = tmp_path / "car.xlsx"
+    code, _, err = run_cli(import_argv(front, rear, setup, out), capsys)
+    assert code == 0, err
+    car = read_car(out)
+    assert "RL_CHAS_RefPnt" in car.body("RL_Upright").points
+    assert "RL_CHAS_RefPnt" not in car.body("Chassis").points

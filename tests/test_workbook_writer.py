@@ -133,7 +133,7 @@ def test_layout(make_workbook, tmp_path):
     table = [(r[0].value, r[1].value) for r in index.iter_rows(min_row=1, max_row=7, max_col=2)]
     assert table == [
         ("Section", "Range"),
-        ("User Options", "'User Options'!A1:B18"),
+        ("User Options", "'User Options'!A1:B19"),
         ("Components", "Components!A1:F8"),
         ("Hard Points", "'Hard Points'!A1:D14"),
         ("Wheels", "Wheels!A1:H2"),

@@ -106,8 +106,9 @@ def run(args: argparse.Namespace) -> int:
         " suspension-sim import-optimumk (docs/optimumk.md).",
         "Point names are OptimumK's, prefixed by the corner (FL_CHAS_LowFor); WheelCentre and"
         " WheelAxis are ours, built from the Wheels block (OptimumK has no wheel-centre point).",
-        "Coordinates: model frame (+X forward, +Y left, +Z up, ground z = 0); the rear origin"
-        " moved back by the Reference Distance, each axle down by its Vertical Offset.",
+        "Coordinates: model frame (+X forward, +Y left, +Z up) with the files' own heights:"
+        " each contact patch at its Vertical Offset (OptimumK's contact-patch Z), points not"
+        " shifted vertically; the rear origin moved back by the Reference Distance.",
         *car.warnings,
     ]
     path = write_car(car, out, force=args.force, notes=notes)

@@ -118,19 +118,39 @@ KNOWN_BLOCKS: dict[str, str] = {
     "rackpinion": "Rack Pinion",
     "rackandpinion": "Rack Pinion",
     "stiffness": "Stiffness",
+    "referencepoint": "Reference Point",
+    "referencepoints": "Reference Point",
+    "tierodattachment": "Tierod Attachment",
 }
-"""Blocks of a suspension sheet the importer reads (Stiffness is read past: spring rates
-are not geometry). A vehicle setup sheet holds a ``Setup`` block (`read_setup`)."""
+"""Blocks of a suspension sheet the importer reads. A vehicle setup sheet holds a ``Setup``
+block (`read_setup`)."""
 
 ANTI_ROLL_BAR_BLOCKS = ("ubar", "tbar", "antirollbar", "swaybar")
 """Blocks of anti-roll bars (key prefixes): an error naming the cell (not read yet), or,
 with skip_anti_roll_bars, left out with a warning."""
+
+STIFFNESS_UNITS: dict[str, float] = {
+    "N/mm": 1.0,
+    "N/m": 1e-3,
+    "kN/m": 1.0,
+    "kN/mm": 1e3,
+    "N/cm": 0.1,
+    "lbf/in": 4.4482216152605 / 25.4,
+    "lb/in": 4.4482216152605 / 25.4,
+}
+"""Spring-rate units the importer reads -> N/mm (matched without case or spaces)."""
+
+STIFFNESS_LABELS = frozenset(
+    {"stiffness", "linearstiffness", "springstiffness", "springrate", "translationalstiffness"}
+)
+"""User Options labels of the (linear) stiffness unit."""
 
 MEMBERS: dict[str, str] = {
     "upper": "UpperAArm",
     "lower": "LowerAArm",
     "upright": "Upright",
     "chassis": "Chassis",
+    "rocker": "Rocker",
 }
 """Words of an attachment -> our body suffix."""
 
@@ -160,6 +180,26 @@ _POINT_NAMES = {_point_key(n): n for n in (*DOUBLE_A_ARM_POINTS, *PUSH_PULL_POIN
 
 
 # -- sheets and blocks ------------------------------------------------------------------
+TITLE_LABELS = frozenset(
+    {
+        "name",
+        "type",
+        "version",
+        "comments",
+        "comment",
+        "description",
+        "createdby",
+        "createdon",
+        "modifiedby",
+        "modifiedon",
+        "date",
+        "author",
+    }
+)
+"""Labels of the title block (``Name:``, ``Type:``, ``Version:``, ``Comments:`` ...), matched
+without case or colon in column A or B wherever they are: never a block, never a block row."""
+
+
 @dataclass
 class _Sheet:
     """One sheet's cells (1-based rows and columns, like Excel)."""
@@ -167,6 +207,9 @@ class _Sheet:
     book: Book
     title: str
     cells: list[list[Cell]]
+    merged: dict[tuple[int, int], int] = field(default_factory=dict)
+    """Top-left (row, column) of a merged range -> its last column (openpyxl keeps the value
+    in the top-left cell, None in the others)."""
 
     @property
     def label(self) -> str:
@@ -181,48 +224,88 @@ class _Sheet:
     def text(self, row: int, col: int) -> str:
         return self.cell(row, col).text or ""
 
+    def after(self, row: int, col: int, span: int = 6) -> Cell:
+        """The first non-blank cell right of (row, col) and its merged range, within `span`
+        columns; the blank cell just right of it when there is none (for the error)."""
+        start = self.merged.get((row, col), col) + 1
+        for c in range(start, start + span):
+            if not self.cell(row, c).blank:
+                return self.cell(row, c)
+        return self.cell(row, start)
+
+    def title_row(self, row: int) -> tuple[int, str] | None:
+        """(column, label key) when the row is a title-block row: a `TITLE_LABELS` label in
+        column A, or in column B with column A blank."""
+        for col in (1, 2):
+            key = _key(self.text(row, col))
+            if key in TITLE_LABELS:
+                return col, key
+            if key:
+                return None
+        return None
+
+    def title_value(self, key: str) -> str:
+        """The value beside a title-block label (``Name:`` ...), '' when absent."""
+        for r in range(1, len(self.cells) + 1):
+            found = self.title_row(r)
+            if found is not None and found[1] == key:
+                return self.after(r, found[0]).text or ""
+        return ""
+
     def blocks(self) -> list[_Block]:
-        """Blocks in sheet order: a text in column A starts one, it ends where the next starts."""
-        starts = [r for r in range(1, len(self.cells) + 1) if self.text(r, 1)]
+        """Blocks in sheet order: a text in column A starts one (``User Options`` also in
+        column B), title-block rows excepted; a block ends where the next starts."""
+        starts: list[tuple[int, int]] = []
+        for r in range(1, len(self.cells) + 1):
+            if self.title_row(r) is not None:
+                continue
+            if self.text(r, 1):
+                starts.append((r, 1))
+            elif _key(self.text(r, 2)) == "useroptions":
+                starts.append((r, 2))
         if not starts:  # an empty or notes sheet: no blocks
             return []
-        ends = [*starts[1:], len(self.cells) + 1]
-        return [_Block(self, r, e) for r, e in zip(starts, ends, strict=True)]
+        ends = [r for r, _ in starts[1:]] + [len(self.cells) + 1]
+        return [_Block(self, r, e, c) for (r, c), e in zip(starts, ends, strict=True)]
 
 
 @dataclass
 class _Block:
-    """Rows first..end-1 of a sheet; the title is in column A of the first row."""
+    """Rows first..end-1 of a sheet; the title is in column `col` (A, or B for a
+    ``User Options`` written there) of the first row."""
 
     sheet: _Sheet
     first: int
     end: int
+    col: int = 1
 
     @property
     def title_cell(self) -> Cell:
-        return self.sheet.cell(self.first, 1)
+        return self.sheet.cell(self.first, self.col)
 
     @property
     def title(self) -> str:
-        return self.sheet.text(self.first, 1)
+        return self.sheet.text(self.first, self.col)
 
     @property
     def key(self) -> str:
         return _key(self.title)
 
-    def rows(self) -> range:
-        return range(self.first, self.end)
+    def rows(self) -> list[int]:
+        """The block's rows, title-block rows (``Comments:`` ...) left out."""
+        return [r for r in range(self.first, self.end) if self.sheet.title_row(r) is None]
 
-    def side_columns(self) -> tuple[int, int]:
+    def side_columns(self, default: tuple[int, int] = (3, 7)) -> tuple[int, int]:
         """Columns of the Left and Right values: from the block's 'Left'/'Right' header
-        (the title row or the one below), else C and G as OptimumK writes them."""
+        (the title row or the one below), else `default` (C and G as OptimumK writes
+        point and Wheels blocks)."""
         for r in (self.first, self.first + 1):
             if r >= self.end:
                 break
             cols = {_key(self.sheet.text(r, c)): c for c in range(2, 12)}
             if "left" in cols and "right" in cols:
                 return cols["left"], cols["right"]
-        return 3, 7
+        return default
 
 
 # -- what one suspension sheet says -----------------------------------------------------------
@@ -253,17 +336,36 @@ class AxleExport:
     rack_cell: Cell | None = None
     push_pull_on: tuple[str, Cell] | None = None
     tie_rod_on: tuple[str, Cell] | None = None
+    stiffness_unit: tuple[str, Cell | None] | None = None
+    """The User Options stiffness unit (canonical name, its cell), when stated."""
+    force_unit: str = "N"
+    springs: dict[Side, float] = field(default_factory=dict)
+    """Spring rate on each side's Push Pull coilover, N/mm (Stiffness block)."""
+    preloads: dict[Side, float] = field(default_factory=dict)
+    """Spring preload on each side, N (Stiffness block)."""
+    reference_points: dict[str, dict[Side, tuple[Vec, Cell]]] = field(default_factory=dict)
+    """Reference Point block: name (no ``_L``) -> side -> (x, y, z in file units, name cell)."""
+    reference_on: tuple[str, Cell] | None = None
+    """The body the Reference Point is attached to (`MEMBERS` value) and its cell."""
+    reference_cell: Cell | None = None
     warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
 class VehicleSetup:
-    """The vehicle setup sheet: Reference Distance (mm) and what else we use."""
+    """The vehicle setup sheet: Reference Distance (mm) and what else we use.
+
+    Shares are fractions 0..1 (the sheet gives percent): front_mass_share of the mass on
+    the front axle, front_brake_share of the braking at the front, rear_drive_share = 1 -
+    Drive Bias (front share of the drive)."""
 
     name: str | None = None
     reference_distance_mm: float | None = None
     cg_height_mm: float | None = None
     front_brake_share: float | None = None
+    rear_drive_share: float | None = None
+    front_mass_share: float | None = None
+    warnings: list[str] = field(default_factory=list)
 
 
 # -- public API -----------------------------------------------------------------------------
@@ -372,13 +474,16 @@ def _sheets(path: Path) -> list[_Sheet]:
     for ws in book.values.worksheets:
         n_rows, n_cols = ws.max_row, min(ws.max_column, 30)
         cells = [[book.cell(ws, r, c) for c in range(1, n_cols + 1)] for r in range(1, n_rows + 1)]
-        out.append(_Sheet(book, ws.title, cells))
+        merged = {(m.min_row, m.min_col): m.max_col for m in ws.merged_cells.ranges}
+        out.append(_Sheet(book, ws.title, cells, merged))
     return out
 
 
 def _is_setup(sheet: _Sheet) -> bool:
     return any(
-        _key(sheet.text(r, 2)) == "referencedistance" for r in range(1, len(sheet.cells) + 1)
+        _key(sheet.text(r, c)) == "referencedistance"
+        for r in range(1, len(sheet.cells) + 1)
+        for c in (1, 2)
     )
 
 
@@ -441,13 +546,9 @@ def _classify(
 # -- one suspension sheet ------------------------------------------------------------------------
 def read_axle(sheet: _Sheet, skip_anti_roll_bars: bool = False) -> AxleExport:
     """Read one suspension sheet (file units and axes; see the module docstring)."""
-    name = ""
-    for r in range(1, len(sheet.cells) + 1):
-        if _key(sheet.text(r, 2)) == "name":
-            name = sheet.text(r, 3)
-            break
-    export = AxleExport(sheet=sheet.title, name=name)
+    export = AxleExport(sheet=sheet.title, name=sheet.title_value("name"))
     blocks = sheet.blocks()
+    stiffness: _Block | None = None
     seen: dict[str, Cell] = {}
     for block in blocks:
         key = block.key
@@ -496,10 +597,21 @@ def read_axle(sheet: _Sheet, skip_anti_roll_bars: bool = False) -> AxleExport:
         elif canonical == "Rack Pinion":
             _read_rack(block, export)
         elif canonical == "Stiffness":
-            export.warnings.append(
-                f"{block.title_cell.where}: Stiffness block not imported (spring and bar rates"
-                " are not part of the kinematic car)"
-            )
+            stiffness = block  # read last: its unit may come from User Options
+        elif canonical == "Reference Point":
+            _read_reference_points(block, export)
+        elif canonical == "Tierod Attachment":
+            _tie_rod_attachment(sheet, block.first, export, block.col)
+    if stiffness is not None:
+        _read_stiffness(stiffness, export, skip_anti_roll_bars)
+    if export.reference_points and export.reference_on is None:
+        assert export.reference_cell is not None
+        fail(
+            export.reference_cell,
+            "the Reference Point block gives a point but not the body it is attached to",
+            "add its Attachment row (Reference Point | point | Chassis, or the A-arm or upright"
+            " it is on)",
+        )
     for needed in ("Double A-Arm", "Push Pull", "Wheels"):
         if needed not in seen:
             _missing_block(sheet, needed)
@@ -524,79 +636,141 @@ def _is_point_row(sheet: _Sheet, r: int, block: _Block) -> bool:
     return bool(label) and label not in ("pointname", "element", "x")
 
 
-def _read_options(block: _Block, export: AxleExport) -> None:
+def _option_rows(block: _Block) -> list[list[Cell]]:
+    """User Options rows as their non-blank cells, label first: on the title row the cells
+    right of the title, on the others every cell from column B (the title may sit in A or
+    B, the labels in B or C)."""
     sheet = block.sheet
-    ignored: list[str] = []
+    out = []
     for r in block.rows():
-        label = _key(sheet.text(r, 2))
-        if not label:
-            continue
+        first = block.col + 1 if r == block.first else 2
+        width = len(sheet.cells[r - 1]) if r <= len(sheet.cells) else 0
+        cells = [sheet.cell(r, c) for c in range(first, max(width, first) + 1)]
+        cells = [c for c in cells if not c.blank]
+        if cells:
+            out.append(cells)
+    return out
+
+
+def _is_number(cell: Cell) -> bool:
+    v = cell.value
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, int | float):
+        return True
+    return bool(re.fullmatch(r"\s*[+-]?\d+(\.\d*)?\s*", str(v)))
+
+
+def _read_options(block: _Block, export: AxleExport) -> None:
+    """Length and Angle units, the stiffness and force units (for the Stiffness block) and
+    the coordinate system: a row labelled as one (`AXIS_LABELS` words), or any row whose
+    value is a 3x3 matrix written as text."""
+    ignored: list[str] = []
+    rows = _option_rows(block)
+    i = 0
+    while i < len(rows):
+        label_cell, values = rows[i][0], rows[i][1:]
+        label = _key(label_cell.text or "")
+        i += 1
+        if _is_number(label_cell):
+            fail(
+                label_cell,
+                "a number without a label in User Options (not part of a coordinate-system matrix)",
+                "write the matrix beside its label, three numbers on each of three rows",
+            )
         if label in ("length", "angle"):
             kind: units.Kind = "length" if label == "length" else "angle"
-            export_unit = _unit_of(sheet, r, kind)
+            export_unit = _unit_of(label_cell, values, kind)
             if kind == "length":
                 export.length_unit = export_unit
             else:
                 export.angle_unit = export_unit
-        elif label in AXIS_LABELS:
-            export.axis_map = _read_matrix(sheet, r)
-            export.axis_cell = sheet.cell(r, 2)
-        elif sheet.text(r, 2) and not any(r0 < r < r0 + 3 for r0 in _matrix_rows(block)):
-            ignored.append(sheet.text(r, 2))
+        elif label == "force":
+            export.force_unit = _unit_of(label_cell, values, "force")
+        elif label in STIFFNESS_LABELS:
+            unit = _stiffness_unit_in(values)
+            if unit is None:
+                where = values[0] if values else label_cell
+                fail(
+                    where,
+                    f"unknown stiffness unit {where.text!r}",
+                    f"valid: {', '.join(STIFFNESS_UNITS)}",
+                )
+            export.stiffness_unit = unit
+        elif label in AXIS_LABELS or _matrix_text(values):
+            if label not in AXIS_LABELS:
+                export.warnings.append(
+                    f"{label_cell.where}: the matrix under {label_cell.text!r} read as the"
+                    " coordinate system"
+                )
+            if values and isinstance(values[0].value, str) and not _is_number(values[0]):
+                export.axis_map = _parse_matrix_text(values[0].value, values[0].where)
+            else:
+                export.axis_map = _read_matrix(label_cell, values, rows[i : i + 2])
+                i += 2
+            export.axis_cell = label_cell
+        else:
+            ignored.append(label_cell.text or "")
     if ignored:
         export.warnings.append(
             f"{block.title_cell.where}: User Options rows not read: {', '.join(ignored)} (only"
-            " Length, Angle and the coordinate system are used)"
+            " Length, Angle, Force, Stiffness and the coordinate system are used)"
         )
 
 
-def _matrix_rows(block: _Block) -> list[int]:
-    """Rows of the User Options block that hold a coordinate-system label."""
-    return [r for r in block.rows() if _key(block.sheet.text(r, 2)) in AXIS_LABELS]
+def _matrix_text(values: Sequence[Cell]) -> bool:
+    """A cell holding a 3x3 matrix as text (``[[1,0,0] [0,1,0] [0,0,1]]``)."""
+    if not values or not isinstance(values[0].value, str):
+        return False
+    text = _clean_matrix_text(values[0].value)
+    return "[" in text and len(re.findall(r"[+-]?\d+(?:\.\d*)?", text)) == 9
 
 
-def _unit_of(sheet: _Sheet, r: int, kind: units.Kind) -> str:
-    """The unit named in column C (or D, OptimumK writes the word and its symbol)."""
-    texts = [sheet.cell(r, c) for c in (3, 4) if sheet.text(r, c)]
-    for cell in texts:
+def _clean_matrix_text(text: str) -> str:
+    """Excel's escaped carriage returns (``_x000D_``), CR and LF as spaces."""
+    return re.sub(r"_x000[dD]_|[\r\n]", " ", text)
+
+
+def _unit_of(label: Cell, values: Sequence[Cell], kind: units.Kind) -> str:
+    """The unit named beside a label (OptimumK writes the word and its symbol)."""
+    for cell in values[:2]:
         try:
             return units.canonical_unit(cell.text or "", kind)
         except units.UnitError:
             continue
-    where = texts[0] if texts else sheet.cell(r, 3)
+    where = values[0] if values else label
     fail(
         where,
-        f"unknown {kind} unit {where.text!r}",
+        f"unknown {kind} unit {where.text if values else ''!r}",
         f"valid: {', '.join(units.unit_names(kind))} (or their names: inch, millimeter, degree)",
     )
 
 
-def _read_matrix(sheet: _Sheet, r: int) -> Matrix:
-    """The coordinate system beside its label: short-form text in C (``+X -Y +Z``) or a
-    3x3 matrix of numbers in C:E of this row and the next two."""
-    first = sheet.cell(r, 3)
-    if isinstance(first.value, str) and not re.fullmatch(r"\s*[+-]?\d+(\.0*)?\s*", first.value):
-        return _parse_matrix_text(first.value, first.where)
+def _read_matrix(label: Cell, values: Sequence[Cell], below: Sequence[Sequence[Cell]]) -> Matrix:
+    """A 3x3 matrix of numbers: three beside its label and three on each of the next two
+    rows."""
     rows: list[list[float]] = []
-    for rr in range(r, r + 3):
-        row = []
-        for c in range(3, 6):
-            cell = sheet.cell(rr, c)
-            v = number(cell, "coordinate-system matrix entry")
-            if v is None:
-                fail(
-                    cell,
-                    "the coordinate-system matrix needs 3 rows of 3 numbers (C:E), found a blank",
-                    "write the matrix in C:E of its row and the two below, or '+X -Y +Z' in C",
-                )
-            row.append(v)
-        rows.append(row)
-    return _validate_matrix(rows, first.where)
+    for k, cells in enumerate([values, *below][:3]):
+        found = [c for c in cells if _is_number(c)][:3]
+        if len(found) < 3 or (k > 0 and not _is_number(cells[0])):
+            where = cells[0] if cells else label
+            fail(
+                where,
+                "the coordinate-system matrix needs 3 rows of 3 numbers, found "
+                + ", ".join(repr(c.text) for c in cells),
+                "write the matrix beside its label and on the two rows below, or '+X -Y +Z'",
+            )
+        rows.append([float(number(c, "coordinate-system matrix entry") or 0.0) for c in found])
+    if len(rows) < 3:
+        fail(label, "the coordinate-system matrix needs 3 rows", "write 3 rows of 3 numbers")
+    return _validate_matrix(rows, label.where)
 
 
 def _parse_matrix_text(text: str, where: str) -> Matrix:
     """Short form ``+X -Y +Z`` (model X, Y, Z as signed file axes) or a matrix written as
-    text (``[[1 0 0] [0 -1 0] [0 0 1]]``); a reflection is allowed."""
+    text (``[[1 0 0] [0 -1 0] [0 0 1]]``, commas or spaces, Excel's ``_x000D_`` escapes,
+    CR/LF); a reflection is allowed."""
+    text = _clean_matrix_text(text)
     if re.fullmatch(r"[\s\[\](),;0-9+\-.]+", text):
         numbers = [float(n) for n in re.findall(r"[+-]?\d+(?:\.\d*)?", text)]
         if len(numbers) == 9:
@@ -734,6 +908,8 @@ def _member(cell: Cell, what: str, allowed: Sequence[str]) -> str:
 
 
 def _read_attachment(block: _Block, export: AxleExport) -> None:
+    """``Element | point | group | member`` rows: the Push Pull rod's and the Reference
+    Point's body (member in E, else D), a tie rod's (the cell right of the label)."""
     sheet = block.sheet
     for r in block.rows():
         element = _key(sheet.text(r, 2))
@@ -745,23 +921,34 @@ def _read_attachment(block: _Block, export: AxleExport) -> None:
                 _member(target, "the Push Pull rod", ("LowerAArm", "UpperAArm", "Upright")),
                 target,
             )
+        elif element in ("referencepoint", "referencepoints"):
+            if not target.text:
+                target = sheet.after(r, 2)
+            export.reference_on = (
+                _member(
+                    target,
+                    "the Reference Point",
+                    ("Chassis", "LowerAArm", "UpperAArm", "Upright", "Rocker"),
+                ),
+                target,
+            )
         elif element.startswith(ANTI_ROLL_BAR_BLOCKS):
             continue  # the bar itself is not imported (warned at its block)
         elif element.startswith("tierod"):
-            export.tie_rod_on = (
-                _member(target, "the tie rod", ("Chassis", "LowerAArm", "UpperAArm")),
-                target,
-            )
+            _tie_rod_attachment(sheet, r, export)
         else:
             fail(
                 sheet.cell(r, 2),
                 f"attachment of {sheet.text(r, 2)!r} cannot be imported yet",
-                "the importer reads the Push Pull (and Tie Rod) attachments",
+                "the importer reads the Push Pull, Reference Point and Tie Rod attachments",
             )
 
 
-def _tie_rod_attachment(sheet: _Sheet, r: int, export: AxleExport) -> None:
-    cell = sheet.cell(r, 3)
+def _tie_rod_attachment(sheet: _Sheet, r: int, export: AxleExport, col: int = 2) -> None:
+    """``Tierod Attachment`` (label at (r, col)): its value is the next cell to the right."""
+    cell = sheet.after(r, col)
+    if _key(cell.text or "") in ("doubleaarm", "rackpinion"):  # group, then member
+        cell = sheet.after(r, cell.col)
     export.tie_rod_on = (_member(cell, "the tie rod", ("Chassis", "LowerAArm", "UpperAArm")), cell)
 
 
@@ -771,7 +958,7 @@ def _read_rack(block: _Block, export: AxleExport) -> None:
     for r in block.rows():
         label = _key(sheet.text(r, 2))
         if label == "steeringratio":
-            cell = sheet.cell(r, 3)
+            cell = sheet.after(r, 2)
             v = number(cell, "Steering Ratio (rack travel per steering-wheel turn)")
             if v is not None and v <= 0:
                 fail(cell, f"Steering Ratio must be positive, found {v:g}", "enter mm per turn")
@@ -787,45 +974,251 @@ def _read_rack(block: _Block, export: AxleExport) -> None:
             )
 
 
+def _read_reference_points(block: _Block, export: AxleExport) -> None:
+    """The Reference Point block: point rows as in the point blocks (name in B, Left X Y Z,
+    a blank column, Right X Y Z; a side left blank is not given), optionally an
+    ``Attachment`` row (the body in the next cell). An empty block is skipped."""
+    sheet = block.sheet
+    export.reference_cell = block.title_cell
+    left_col, right_col = block.side_columns()
+    limit = MAX_COORDINATE_MM / units.length_factor(export.length_unit)
+    for r in block.rows():
+        if not _is_point_row(sheet, r, block):
+            continue
+        name_cell = sheet.cell(r, 2)
+        label = name_cell.text or ""
+        if _key(label) in ("attachment", "attachedto"):
+            target = sheet.after(r, 2)
+            allowed = ("Chassis", "LowerAArm", "UpperAArm", "Upright", "Rocker")
+            export.reference_on = (_member(target, "the Reference Point", allowed), target)
+            continue
+        name = re.sub(r"_[LR]$", "", label.strip(), flags=re.IGNORECASE)
+        if not re.fullmatch(r"[A-Za-z0-9_]+", name):
+            fail(
+                name_cell,
+                f"Reference Point name {label!r} is not a point name (letters, digits, _)",
+                "rename the point in OptimumK",
+            )
+        if name in export.reference_points:
+            fail(name_cell, f"point {label!r} is given twice", "keep one row per point")
+        sides: dict[Side, tuple[Vec, Cell]] = {}
+        for side, col in _side_cols(left_col, right_col):
+            cells = [sheet.cell(r, c) for c in range(col, col + 3)]
+            what = "Left" if side == "L" else "Right"
+            values = [
+                number(c, f"{'XYZ'[k]} of {label} ({what})", limit, export.length_unit)
+                for k, c in enumerate(cells)
+            ]
+            if all(v is None for v in values):
+                continue
+            for c, v in zip(cells, values, strict=True):
+                if v is None:
+                    fail(c, f"{label}: a {what} coordinate is blank", "give X, Y and Z")
+            sides[side] = ((values[0] or 0.0, values[1] or 0.0, values[2] or 0.0), name_cell)
+        if sides:
+            export.reference_points[name] = sides
+
+
+def _stiffness_unit_in(cells: Sequence[Cell]) -> tuple[str, Cell] | None:
+    """The first cell naming a spring-rate unit (``N/mm``, ``[N/m]``, ``Stiffness (N/mm)``)."""
+    spellings = {_unit_key(u): u for u in STIFFNESS_UNITS}
+    for cell in cells:
+        if not isinstance(cell.value, str):
+            continue
+        for text in [cell.value, *re.findall(r"[\[(]([^\])]*)[\])]", cell.value)]:
+            unit = spellings.get(_unit_key(text))
+            if unit is not None:
+                return unit, cell
+    return None
+
+
+def _unit_key(text: str) -> str:
+    return re.sub(r"\s", "", text.casefold()).replace("lbs/", "lb/")
+
+
+def _read_stiffness(block: _Block, export: AxleExport, skip_anti_roll_bars: bool) -> None:
+    """The Stiffness block (layout of a team's real exports, docs/optimumk.md): a row per
+    element, its kind in B (``Spring``), the element in C (``Push Pull``), the Left value in
+    D and the Right one in H (a ``Left``/``Right`` header moves them); a bar's single value
+    in F. Spring rates in the unit the block or User Options states, else N/mm (a warning);
+    a ``Preload`` row in the User Options force unit."""
+    sheet = block.sheet
+    left_col, right_col = block.side_columns(default=(4, 8))
+    header = [sheet.cell(r, c) for r in (block.first, block.first + 1) for c in range(2, 12)]
+    unit = _stiffness_unit_in(header) or export.stiffness_unit
+    for r in block.rows():
+        label_cell = sheet.cell(r, 2)
+        label = _key(label_cell.text or "")
+        row_cells = [sheet.cell(r, c) for c in range(2, 12)]
+        if not label or {"left", "right"} & {_key(c.text or "") for c in row_cells}:
+            continue
+        if label.startswith(ANTI_ROLL_BAR_BLOCKS):
+            if not skip_anti_roll_bars:
+                fail(
+                    label_cell,
+                    f"the anti-roll bar stiffness {label_cell.text!r} cannot be imported yet:"
+                    " the importer does not read OptimumK's bar blocks",
+                    "import the car without the bar with skip_anti_roll_bars=True, then add"
+                    " the bar and its rate in the Anti-roll Bars section",
+                )
+            export.warnings.append(
+                f"{label_cell.where}: anti-roll bar stiffness {label_cell.text!r} not imported"
+                " (the bar is not imported)"
+            )
+            continue
+        is_spring = label in ("spring", "springs", "coilover", "springrate")
+        is_preload = "preload" in label
+        if not (is_spring or is_preload):
+            fail(
+                label_cell,
+                f"unknown Stiffness row {label_cell.text!r}",
+                "the importer reads the Spring rate (and Preload) of the Push Pull coilovers,"
+                " and anti-roll bar rows with skip_anti_roll_bars",
+            )
+        element = sheet.cell(r, 3)
+        if element.text and _key(element.text) not in ("pushpull", "coilover", "spring"):
+            fail(
+                element,
+                f"a spring on {element.text!r} cannot be imported (only on the Push Pull)",
+                "the importer reads the coilover spring of the Push Pull element",
+            )
+        values: dict[Side, tuple[float, Cell]] = {}
+        for side, col in _side_cols(left_col, right_col):
+            cell = sheet.cell(r, col)
+            what = f"{label_cell.text} ({'Left' if side == 'L' else 'Right'})"
+            v = number(cell, what)
+            if v is not None:
+                values[side] = (v, cell)
+        if not values:
+            fail(
+                sheet.cell(r, left_col),
+                f"the {label_cell.text!r} row gives no value in its Left and Right cells"
+                f" ({sheet.cell(r, left_col).ref}, {sheet.cell(r, right_col).ref})",
+                "give both sides' values, or delete the row",
+            )
+        if len(values) == 1:
+            side = "R" if "L" in values else "L"
+            col = right_col if side == "R" else left_col
+            fail(
+                sheet.cell(r, col),
+                f"the {label_cell.text!r} row gives one side only",
+                "give the Left and the Right value",
+            )
+        if is_preload:
+            factor = units.force_factor(export.force_unit)
+            for side, (v, _cell) in values.items():
+                export.preloads[side] = v * factor
+            continue
+        row_unit = _stiffness_unit_in(row_cells[2:])
+        if row_unit is not None:
+            unit = row_unit
+        if unit is None:
+            unit = ("N/mm", None)
+            export.warnings.append(
+                f"{label_cell.where}: the file states no stiffness unit; spring rates read in"
+                " N/mm (OptimumK's usual display unit)"
+            )
+        for side, (v, cell) in values.items():
+            if v <= 0:
+                fail(cell, f"spring rate must be positive, found {v:g}", "enter the rate")
+            export.springs[side] = v * STIFFNESS_UNITS[unit[0]]
+
+
 # -- the vehicle setup ----------------------------------------------------------------------------
+SETUP_NAMES = frozenset({"frontsuspension", "rearsuspension", "vehicle", "setup"})
+"""Setup rows naming the suspensions (not numbers)."""
+
+
+def _percent(cell: Cell, what: str) -> float | None:
+    """A percentage 0..100 as a fraction; a value in (0, 1] is refused as a likely
+    fraction (60 % written 0.6)."""
+    v = number(cell, what)
+    if v is None:
+        return None
+    if not 0 <= v <= 100:
+        fail(cell, f"{what} {v:g} is not a percentage", "enter 0..100")
+    if 0 < v <= 1:
+        fail(
+            cell,
+            f"{what} {v:g} reads as {v:g} %: a fraction?",
+            f"enter the share in percent ({v * 100:g} for {v:g})",
+        )
+    return v / 100.0
+
+
 def read_setup(sheet: _Sheet) -> VehicleSetup:
-    """Reference Distance, CG height and brake bias of a vehicle setup sheet (to mm)."""
+    """Reference Distance, CG height, brake and drive bias, mass distribution of a vehicle
+    setup sheet (lengths to mm, percentages to fractions). Labels in B (or A), values in
+    the next cell; an unknown numeric row is an error naming its cell."""
     length_unit = "mm"
-    setup = VehicleSetup()
-    for block in sheet.blocks():
+    setup = VehicleSetup(name=sheet.title_value("name") or None)
+    blocks = sheet.blocks()
+    for block in blocks:
         if block.key == "useroptions":
-            for r in block.rows():
-                if _key(sheet.text(r, 2)) == "length":
-                    length_unit = _unit_of(sheet, r, "length")
+            for cells in _option_rows(block):
+                if _key(cells[0].text or "") == "length":
+                    length_unit = _unit_of(cells[0], cells[1:], "length")
     factor = units.length_factor(length_unit)
     limit = MAX_COORDINATE_MM / factor
-    for r in range(1, len(sheet.cells) + 1):
-        label = _key(sheet.text(r, 2))
-        cell = sheet.cell(r, 3)
-        if label == "name":
-            setup.name = cell.text or None
-        elif label == "referencedistance":
-            v = number(cell, "Reference Distance", limit, length_unit)
-            if v is None or v <= 0:
-                fail(cell, "the Reference Distance must be a positive length", "enter it")
-            setup.reference_distance_mm = units.to_internal(v, factor)
-        elif label in ("centerofgravityheight", "centreofgravityheight", "cgheight"):
-            v = number(cell, "Center of Gravity Height", limit, length_unit)
-            if v is not None and v > 0:
-                setup.cg_height_mm = units.to_internal(v, factor)
-        elif label == "brakebias":
-            v = number(cell, "Brake Bias (percent at the front)")
-            if v is not None:
-                if not 0 <= v <= 100:
-                    fail(cell, f"Brake Bias {v:g} is not a percentage", "enter 0..100")
-                if 0 < v <= 1:
-                    fail(
-                        cell,
-                        f"Brake Bias {v:g} reads as {v:g} % at the front: a fraction?",
-                        f"enter the front share in percent ({v * 100:g} for {v:g})",
-                    )
-                setup.front_brake_share = v / 100.0
+    for block in blocks:
+        if block.key == "useroptions":
+            continue
+        for r in block.rows():
+            # A Setup block's rows are labelled in B; any other title in A is itself a row
+            # label (an unknown one is an error at its cell).
+            col = block.col if r == block.first and block.key != "setup" else 2
+            label_cell = sheet.cell(r, col)
+            label = _key(label_cell.text or "")
+            if not label:
+                continue
+            cell = sheet.after(r, col)
+            _setup_row(setup, label, label_cell, cell, limit, length_unit, factor)
     return setup
+
+
+def _setup_row(
+    setup: VehicleSetup,
+    label: str,
+    label_cell: Cell,
+    cell: Cell,
+    limit: float,
+    length_unit: str,
+    factor: float,
+) -> None:
+    """One row of the Setup block into `setup`."""
+    if label in SETUP_NAMES:
+        return
+    if label == "referencedistance":
+        v = number(cell, "Reference Distance", limit, length_unit)
+        if v is None or v <= 0:
+            fail(cell, "the Reference Distance must be a positive length", "enter it")
+        setup.reference_distance_mm = units.to_internal(v, factor)
+    elif label in ("centerofgravityheight", "centreofgravityheight", "cgheight"):
+        v = number(cell, "Center of Gravity Height", limit, length_unit)
+        if v is None or v <= 0:
+            fail(cell, "the Center of Gravity Height must be a positive length", "enter it")
+        setup.cg_height_mm = units.to_internal(v, factor)
+    elif label == "brakebias":
+        setup.front_brake_share = _percent(cell, "Brake Bias")
+    elif label == "drivebias":
+        front = _percent(cell, "Drive Bias")
+        setup.rear_drive_share = None if front is None else 1.0 - front
+    elif label in ("frontmassdistribution", "massdistributionfront", "frontmass"):
+        setup.front_mass_share = _percent(cell, "Front Mass Distribution")
+    elif label in ("leftmassdistribution", "massdistributionleft", "leftmass"):
+        left = _percent(cell, "Left Mass Distribution")
+        if left is not None:
+            setup.warnings.append(
+                f"{cell.where}: Left Mass Distribution {left * 100:g} % not imported: no"
+                " channel of the car uses it (the workbook has no left mass share)"
+            )
+    else:
+        fail(
+            label_cell,
+            f"unknown Setup row {label_cell.text!r}",
+            "the importer reads Reference Distance, Brake Bias, Drive Bias, Front and Left"
+            " Mass Distribution and Center of Gravity Height",
+        )
 
 
 # -- the car --------------------------------------------------------------------------------------
@@ -837,27 +1230,30 @@ def _apply(m: Matrix, v: Sequence[float]) -> Vec:
 def wheel_points(
     half_track: float,
     longitudinal: float,
+    vertical: float,
     camber: float,
     toe: float,
     radius: float,
     side: float,
 ) -> tuple[Vec, Vec, Vec]:
-    """Wheel centre, spin-axis point and contact patch (mm, model frame, ground z = 0)
-    from OptimumK's wheel definition (docs/optimumk.md, "The wheel").
+    """Wheel centre, spin-axis point and contact patch (mm, model frame) from OptimumK's
+    wheel definition (docs/optimumk.md, "The wheel").
 
-    camber, toe: rad in OptimumK's signs (camber - = top inboard; toe + = toe-out, the
-    angle between the wheel plane and the X axis). side: +1 left, -1 right. The
-    outboard spin axis is s = (-sin toe, side sqrt(1 - sin^2 toe - sin^2 camber),
-    -sin camber); the contact patch CP = (longitudinal, side half_track, 0); the
-    centre C = CP - r u with u = side unit(s x X), OptimumK's contact-patch direction
-    (it points down); the axis point lies `WHEEL_AXIS_OFFSET_MM` inboard of C on s.
+    camber, toe: rad in OptimumK's signs (camber - = top inboard; toe + = toe-out).
+    side: +1 left, -1 right. OptimumK's design spin axis (outboard) is given by its
+    front- and top-view slopes, s = unit(-tan toe, side, -tan camber); the contact patch
+    is CP = (longitudinal, side half_track, vertical) (vertical = the Vertical Offset: CP's
+    height in the file's frame); OptimumK puts CP at C + r unit(s x X) (heading X at
+    design), so C = CP - r u with u = side unit(s x X), which points down; the axis point
+    lies `WHEEL_AXIS_OFFSET_MM` inboard of C on s.
     """
-    sx, sz = -math.sin(toe), -math.sin(camber)
-    s = (sx, side * math.sqrt(1.0 - sx * sx - sz * sz), sz)
+    raw = (-math.tan(toe), side, -math.tan(camber))
+    norm = math.sqrt(sum(v * v for v in raw))
+    s = (raw[0] / norm, raw[1] / norm, raw[2] / norm)
     # s x X = (0, s_z, -s_y)
     length = math.hypot(s[1], s[2])
     u = (0.0, side * s[2] / length, -side * s[1] / length)
-    cp = (longitudinal, side * half_track, 0.0)
+    cp = (longitudinal, side * half_track, vertical)
     c = (cp[0] - radius * u[0], cp[1] - radius * u[1], cp[2] - radius * u[2])
     a = tuple(c[i] - WHEEL_AXIS_OFFSET_MM * s[i] for i in range(3))
     return c, (a[0], a[1], a[2]), cp
@@ -903,6 +1299,7 @@ def build_car(exports: dict[Axle, AxleExport], setup: VehicleSetup, name: str) -
                 )
             rack, rack_body = corner.rack()
             bodies.append(rack_body)
+    warnings += setup.warnings
     default = Options()
     options = Options(
         length_unit=first.length_unit,
@@ -914,6 +1311,10 @@ def build_car(exports: dict[Axle, AxleExport], setup: VehicleSetup, name: str) -
             if setup.front_brake_share is None
             else setup.front_brake_share
         ),
+        rear_drive_share=(
+            default.rear_drive_share if setup.rear_drive_share is None else setup.rear_drive_share
+        ),
+        front_mass_share=setup.front_mass_share,
     )
     return Car(
         name=name,
@@ -937,17 +1338,6 @@ class _Corner:
         self.angle = units.angle_factor(export.angle_unit)
         self.m = export.axis_map
         self.shift_x = shift_x
-        vo = {s: export.wheels[s].get("Vertical Offset") for s in ("L", "R")}
-        left, right = vo["L"], vo["R"]
-        if (left.value if left else 0.0) != (right.value if right else 0.0):
-            cell = (right or left).cell  # type: ignore[union-attr]
-            fail(
-                cell,
-                "Left and Right Vertical Offsets differ: the two contact patches would not be"
-                " on one ground plane",
-                "give both sides the same Vertical Offset",
-            )
-        self.vertical = (left.value if left else 0.0) * self.scale
         for s in ("L", "R"):
             lat = export.wheels[s].get("Lateral Offset")
             if lat is not None and lat.value != 0.0:
@@ -957,16 +1347,18 @@ class _Corner:
                     "move the suspension points by the offset instead, or set it to 0 and"
                     " adjust the Half Track",
                 )
-        # The file's longitudinal coordinate in model X: its axis and sign.
+        # The file's longitudinal and vertical coordinates in model X and Z: their signs.
         self.long_sign = float(sum(self.m[0]))
+        self.vert_sign = float(sum(self.m[2]))
 
     def model(self, xyz: Vec) -> Vec:
-        """File coordinates (file unit and axes) -> model mm, this axle's origin."""
+        """File coordinates (file unit and axes) -> model mm, this axle's origin (the rear
+        moved back by the Reference Distance; no vertical shift)."""
         x, y, z = _apply(self.m, xyz)
         return (
             units.to_internal(x, self.scale) + self.shift_x,
             units.to_internal(y, self.scale),
-            units.to_internal(z, self.scale) - self.vertical,
+            units.to_internal(z, self.scale),
         )
 
     def name(self, side: Side, point: str) -> str:
@@ -1032,6 +1424,12 @@ class _Corner:
                 fail(w[fld].cell, f"{fld} must be positive", "enter the tyre's size")
         lon = w.get("Longitudinal Offset")
         longitudinal = self.long_sign * (lon.value if lon else 0.0) * self.scale + self.shift_x
+        vo = w.get("Vertical Offset")
+        vertical = self.vert_sign * (vo.value if vo else 0.0) * self.scale
+        rim = w.get("Rim Diameter")
+        rim_mm = None if rim is None else units.to_internal(rim.value, self.scale)
+        if rim is not None and rim.value <= 0:
+            fail(rim.cell, "Rim Diameter must be positive", "enter the rim's diameter")
         half = units.to_internal(w["Half Track"].value, self.scale)
         if half <= 0:
             fail(w["Half Track"].cell, "Half Track must be positive", "enter the half track")
@@ -1046,6 +1444,7 @@ class _Corner:
         c, a, _cp = wheel_points(
             half,
             longitudinal,
+            vertical,
             w["Static Camber"].value * self.angle,
             w["Static Toe"].value * self.angle,
             radius,
@@ -1081,6 +1480,22 @@ class _Corner:
             {"Chassis": chassis, "LowerAArm": lower, "UpperAArm": upper}[tie_on].append(
                 n("CHAS_TiePnt")
             )
+        bodies_of = {"Chassis": chassis, "LowerAArm": lower, "UpperAArm": upper}
+        ref_body = e.reference_on[0] if e.reference_on else "Chassis"
+        rocker_extra: list[str] = []
+        for ref_name, by_side in e.reference_points.items():
+            if side not in by_side:
+                continue
+            xyz, cell = by_side[side]
+            ours = n(ref_name)
+            if ours in {p.name for p in pts}:
+                fail(
+                    cell,
+                    f"Reference Point {ref_name!r} has the name of another point ({ours})",
+                    "rename the reference point in OptimumK",
+                )
+            pts.append(Point(ours, self.model(xyz), cell.source))
+            {**bodies_of, "Upright": upright, "Rocker": rocker_extra}[ref_body].append(ours)
         src_of = {p: e.points[p][side][1].source for p in e.points}
         bodies = [
             Body(f"{corner}_LowerAArm", tuple(lower), src_of["CHAS_LowFor"]),
@@ -1094,7 +1509,13 @@ class _Corner:
             ),
             Body(
                 f"{corner}_Rocker",
-                (n("CHAS_RocAxi"), n("CHAS_RocPiv"), n("ROCK_RodPnt"), n("ROCK_CoiPnt")),
+                (
+                    n("CHAS_RocAxi"),
+                    n("CHAS_RocPiv"),
+                    n("ROCK_RodPnt"),
+                    n("ROCK_CoiPnt"),
+                    *rocker_extra,
+                ),
                 src_of["CHAS_RocAxi"],
             ),
             Body(f"{corner}_Coilover", (n("CHAS_AttPnt"), n("ROCK_CoiPnt")), src_of["CHAS_AttPnt"]),
@@ -1109,9 +1530,15 @@ class _Corner:
             n("UPRI_LowPnt"),
             n("UPRI_UppPnt"),
             src,
+            rim_diameter=rim_mm,
         )
         damper = Damper(
-            f"{corner}_Coilover", n("CHAS_AttPnt"), n("ROCK_CoiPnt"), source=src_of["CHAS_AttPnt"]
+            f"{corner}_Coilover",
+            n("CHAS_AttPnt"),
+            n("ROCK_CoiPnt"),
+            source=src_of["CHAS_AttPnt"],
+            spring_rate=e.springs.get(side),
+            spring_preload=e.preloads.get(side),
         )
         return pts, chassis, bodies, wheel, damper
 

@@ -520,7 +520,22 @@ class _CarReader:
                 f"{where}: tyre radius of {what} is {radius:.1f} mm, unusual for a racing "
                 f"car ({TYRE_RADIUS_MM[0]:g}-{TYRE_RADIUS_MM[1]:g} mm): check the Length unit"
             )
-        return Wheel(name, body.name, centre, axis, radius, width, lower, upper, source=cell.source)
+        rim_cell = rec["Rim diameter"]
+        rim = self.length(rim_cell, f"rim diameter of {what}")
+        if rim is not None:
+            positive(rim_cell, rim, f"rim diameter of {what}")
+        return Wheel(
+            name,
+            body.name,
+            centre,
+            axis,
+            radius,
+            width,
+            lower,
+            upper,
+            source=cell.source,
+            rim_diameter=rim,
+        )
 
     def required_length(self, cell: Cell | None, what: str, fallback: Cell) -> float:
         """A positive length that must be given, as mm."""

@@ -76,6 +76,7 @@ SECTION_COLUMNS: dict[str, tuple[Column, ...]] = {
         Column("Tyre width", aliases=("Tire width",)),
         Column("Kingpin lower", optional=True),
         Column("Kingpin upper", optional=True),
+        Column("Rim diameter", optional=True),
     ),
     STEERING: (
         Column("Rack body"),
@@ -199,6 +200,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Rear brakes", "rear_brakes_inboard", "choice", "outboard | inboard", choices=BRAKE_MOUNTS
     ),
     OptionSpec("Rear drive share", "rear_drive_share", "fraction", "0..1"),
+    OptionSpec(
+        "Front mass share",
+        "front_mass_share",
+        "fraction",
+        "0..1; blank = not given (OptimumK's centre of gravity)",
+    ),
     OptionSpec(
         "Drive",
         "drive_inboard",

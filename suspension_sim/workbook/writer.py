@@ -104,7 +104,7 @@ def section_rows(car: Car) -> dict[str, list[Row]]:
         USER_OPTIONS: [_header(USER_OPTIONS), *option_rows(car)],
         COMPONENTS: _component_rows(car),
         HARD_POINTS: [_header(HARD_POINTS), *_point_rows(car)],
-        WHEELS: [_header(WHEELS), *_wheel_rows(car)],
+        WHEELS: _wheels_section(car),
         STEERING: [_header(STEERING), *_rack_rows(car)],
         DAMPING: _damping_rows(car),
     }
@@ -170,6 +170,14 @@ def _point_rows(car: Car) -> list[Row]:
     ]
 
 
+def _wheels_section(car: Car) -> list[Row]:
+    """Wheels header and rows; the Rim diameter column only when a wheel has one."""
+    width = len(SECTION_COLUMNS[WHEELS])
+    if all(w.rim_diameter is None for w in car.wheels):
+        width -= 1
+    return [_header(WHEELS)[:width], *(row[:width] for row in _wheel_rows(car))]
+
+
 def _wheel_rows(car: Car) -> list[Row]:
     return [
         [
@@ -181,6 +189,7 @@ def _wheel_rows(car: Car) -> list[Row]:
             _length(car, w.tyre_width),
             w.kingpin_lower,
             w.kingpin_upper,
+            _length(car, w.rim_diameter),
         ]
         for w in car.wheels
     ]
