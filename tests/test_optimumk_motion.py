@@ -186,3 +186,42 @@ def test_bad_motion_arrays_are_refused() -> None:
         optimumk_motion(model, [0, 1], [0], [0, 0], [0, 0], design=design)
     with pytest.raises(InputError, match="not a finite number"):
         optimumk_motion(model, [0, np.nan], [0, 0], [0, 0], [0, 0], design=design)
+
+
+# -- sweeps in OptimumK's motion style ------------------------------------------------------
+def test_a_roll_sweep_in_optimumk_style_is_a_path_from_design() -> None:
+    from suspension_sim.sweeps import MotionSpec, SweepSpec, run_sweep
+
+    model, design = car()
+    values = (-1.0, 0.5, 2.0)
+    result = run_sweep(model, SweepSpec("r", MotionSpec("roll", values)), motion_style="optimumk")
+    assert result.ok and result.motion_style == "optimumk"
+    expected = expected_chassis_points(design, np.zeros(4), np.array([0.0, *values]), np.zeros(4))[
+        1:
+    ]
+    for pose, pts in zip(result.poses, expected, strict=True):
+        np.testing.assert_allclose(solved_chassis_points(pose), pts, rtol=0, atol=1e-9)
+    ours = run_sweep(model, SweepSpec("r", MotionSpec("roll", values)), motion_style="ours")
+    assert ours.motion_style == "ours"
+    gap = np.abs(solved_chassis_points(ours.poses[-1]) - expected[-1]).max()
+    assert gap > 0.5  # about the reference point's X axis, not the roll axis
+
+
+def test_motion_style_default_follows_the_sign_convention_and_paths_are_not_added() -> None:
+    from suspension_sim.sweeps import MotionSpec, SweepSpec
+    from suspension_sim.sweeps.motions import motion_style
+
+    model, _ = car()
+    assert motion_style(None, None, model) == "ours"  # the example workbook is iso
+    assert motion_style(None, "optimumk", model) == "optimumk"
+    assert motion_style("Ours", "optimumk", model) == "ours"
+    with pytest.raises(InputError, match="unknown motion style 'okay'"):
+        motion_style("okay", None, model)
+    grid = SweepSpec("g", MotionSpec("roll", (0.0, 1.0)), grid=MotionSpec("heave", (0.0, 5.0)))
+    with pytest.raises(InputError, match="a grid of roll and heave in OptimumK's motion style"):
+        grid.build(model, "optimumk")
+    held = SweepSpec("h", MotionSpec("pitch", (0.0, 1.0)), fixed={"z": 5.0})
+    with pytest.raises(InputError, match="holds the chassis z"):
+        held.build(model, "optimumk")
+    steer = SweepSpec("s", MotionSpec("roll", (0.0, 1.0)), grid=MotionSpec("steer", (0.0, 9.0)))
+    assert len(steer.build(model, "optimumk")) == 4  # roll at two rack positions is fine

@@ -18,6 +18,7 @@ PARAMETER_OPTIONS = {
     "path": "--out",
     "directory": "--plot",
     "convention": "--convention",
+    "motion_style": "--motion-style",
     "start": "--from",
     "stop": "--to",
     "steps": "--steps",
@@ -87,6 +88,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=SIGN_CONVENTIONS,
         default=None,
         help="sign convention of the metrics (default: the workbook's 'Sign convention')",
+    )
+    p.add_argument(
+        "--motion-style",
+        choices=("ours", "optimumk"),
+        default=None,
+        help="how heave, roll, pitch and steer move the chassis: 'ours' (the chassis state "
+        "about the reference point, contact points at z = 0) or 'optimumk' (OptimumK's "
+        "incremental motion: roll and pitch about its roll and pitch axes, each contact "
+        "point at its design height; steer:deg in its steering sign). Default: optimumk "
+        "when the sign convention is optimumk, else ours (docs/conventions.md)",
     )
     p.add_argument(
         "--into-workbook",
@@ -171,18 +182,29 @@ def run(args: argparse.Namespace) -> int:
     _check_outputs(args, sheet)
     if chosen.note:
         print(f"note: {chosen.note}")
-    motion_steps = len(spec.build(model))
+    from suspension_sim.sweeps.motions import motion_style
+
+    style = motion_style(args.motion_style, args.convention, model)
+    motion_steps = len(spec.build(model, style))
     update, close = progress_bar(motion_steps, spec.name)
     try:
         result = run_sweep(
-            model, spec, progress=update, convention=args.convention, keep_poses=False
+            model,
+            spec,
+            progress=update,
+            convention=args.convention,
+            keep_poses=False,
+            motion_style=style,
         )
     finally:
         close()
     units = output_units(args)
     table = units.table(result.table)
     convention = table.attrs.get("convention", args.convention or "iso")
-    print(f"{model.car.name}: {spec.description or spec.motion.label()} [{convention}]")
+    print(
+        f"{model.car.name}: {spec.description or spec.motion.label()} [{convention}]"
+        + (" (OptimumK's motion style)" if style == "optimumk" else "")
+    )
     if args.out:
         path = write_table(table, args.out, option="--out", protect=args.workbook, force=args.force)
         print(f"wrote {path} ({len(table)} rows)")

@@ -96,6 +96,12 @@ class OptimumKMotion:
         return not self.problems
 
 
+def no_axes() -> MotionAxes:
+    """Axes for a motion that neither rolls nor pitches (NaN: never used)."""
+    nan = np.full(3, np.nan)
+    return MotionAxes(nan, nan.copy(), nan.copy(), nan.copy())
+
+
 # -- rigid motions ---------------------------------------------------------------------------
 def rotation_about(point: np.ndarray, direction: np.ndarray, angle_rad: float) -> np.ndarray:
     """4x4 rotation by `angle_rad` (right hand) about the line through `point` along
@@ -309,8 +315,7 @@ def optimumk_motion(
         design = solve(model)
     targets = ground_targets(model, design)
     turns = bool(np.any(r != 0.0) or np.any(p != 0.0))
-    nan = np.full(3, np.nan)
-    design_axes = motion_axes(design) if turns else MotionAxes(nan, nan, nan, nan)
+    design_axes = motion_axes(design) if turns else no_axes()
     notes: list[str] = []
     step0_design = h[0] == 0.0 and r[0] == 0.0 and p[0] == 0.0
     if not step0_design and not step0_from_design:

@@ -35,6 +35,16 @@ chassis   one chassis coordinate, strokes and rack held         docs/conventions
 Column names are those of `suspension_sim.metrics` for the same quantity,
 so a sweep's table has one column per quantity.
 
+Motion styles (``style``): ``"ours"`` prescribes each step's chassis state absolutely,
+``R = Rz Ry Rx`` about the chassis reference point, with the contact points at z = 0.
+``"optimumk"`` moves the chassis as OptimumK does (`suspension_sim.optimumk.motion`):
+from design through every step in turn, heave along world Z, roll about the design roll
+axis (front and rear roll centres), pitch about the design pitch axis (left and right
+pitch centres), every contact point held at its own design height; ``steer deg`` is then
+OptimumK's Motion [Steering] (column ``steering_deg``, rack = value x Steering ratio, + =
+rack toward +Y). `motion_style` resolves ``None``. docs/conventions.md, "OptimumK's
+motion style".
+
 `grid(primary, secondary)` is the cartesian product of two motions (e.g. roll
 at several steer angles): for each step of `secondary`, every step of
 `primary`, each a merged state.
@@ -62,6 +72,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
 
 GROUND_MOTIONS: tuple[str, ...] = ("heave", "roll", "pitch", "steer")
+MOTION_STYLES: tuple[str, ...] = ("ours", "optimumk")
+"""How ground motions move the chassis (module doc)."""
+CHASSIS_MOTIONS: tuple[str, ...] = ("heave", "roll", "pitch")
+"""Ground motions that move the chassis (in OptimumK's style their steps are a path)."""
 DIRECT_MOTIONS: tuple[str, ...] = ("stroke", "rack", "chassis")
 MOTION_KINDS: tuple[str, ...] = (*GROUND_MOTIONS, "bump", *DIRECT_MOTIONS)
 """Every motion kind a sweep may name."""
@@ -199,31 +213,63 @@ def ground_targets(model: KinematicModel, z: float = 0.0) -> dict[str, Target]:
     return {d: contact_z(w, z) for d, w in damper_wheels(model).items()}
 
 
+def motion_style(style: str | None, convention: str | None, model: KinematicModel) -> str:
+    """The motion style to use: `style` if given (``ours`` or ``optimumk``, any case), else
+    ``optimumk`` when the sign convention (`convention`, else the workbook's) is
+    ``optimumk`` (results meant for comparison with OptimumK), else ``ours``."""
+    if style is not None:
+        return match_name(style, list(MOTION_STYLES), "motion style")
+    name = (convention or model.car.options.sign_convention or "iso").strip().lower()
+    return "optimumk" if name == "optimumk" else "ours"
+
+
+def optimumk_ground_targets(model: KinematicModel) -> dict[str, Target]:
+    """Every damper replaced by a target holding its wheel's contact point at its design
+    height (OptimumK's ground, `suspension_sim.optimumk.motion.ground_targets`)."""
+    from suspension_sim.optimumk.motion import ground_targets as ok_targets
+    from suspension_sim.solve.solver import solve
+
+    return dict(
+        model.derived.get(("sweeps", "optimumk_ground"), lambda: ok_targets(model, solve(model)))
+    )
+
+
 # -- ground motions -------------------------------------------------------------------
-def heave(model: KinematicModel, values: Sequence[float] | np.ndarray) -> Motion:
+def heave(
+    model: KinematicModel, values: Sequence[float] | np.ndarray, style: str = "ours"
+) -> Motion:
     """Chassis z displacement (mm; + = up, i.e. droop) with the contact points on the ground."""
-    return _ground(model, "heave", "chassis_heave_mm", values, axis=2)
+    return _ground(model, "heave", "chassis_heave_mm", values, axis=2, style=style)
 
 
-def roll(model: KinematicModel, values: Sequence[float] | np.ndarray) -> Motion:
+def roll(
+    model: KinematicModel, values: Sequence[float] | np.ndarray, style: str = "ours"
+) -> Motion:
     """Chassis roll (deg; + lifts the left side) with the contact points on the ground."""
-    return _ground(model, "roll", "chassis_roll_deg", values, axis=3)
+    return _ground(model, "roll", "chassis_roll_deg", values, axis=3, style=style)
 
 
-def pitch(model: KinematicModel, values: Sequence[float] | np.ndarray) -> Motion:
+def pitch(
+    model: KinematicModel, values: Sequence[float] | np.ndarray, style: str = "ours"
+) -> Motion:
     """Chassis pitch (deg; + = nose down) with the contact points on the ground."""
-    return _ground(model, "pitch", "chassis_pitch_deg", values, axis=4)
+    return _ground(model, "pitch", "chassis_pitch_deg", values, axis=4, style=style)
 
 
 def steer(
-    model: KinematicModel, values: Sequence[float] | np.ndarray, unit: Literal["mm", "deg"] = "mm"
+    model: KinematicModel,
+    values: Sequence[float] | np.ndarray,
+    unit: Literal["mm", "deg"] = "mm",
+    style: str = "ours",
 ) -> Motion:
     """Steering with the contact points on the ground.
 
     unit "mm": rack travel (+ toward +Y). unit "deg": steering-wheel angle,
     + = left turn, converted with the Steering ratio (mm of rack per degree,
     direction from the geometry: `suspension_sim.solve.steering`); InputError if the
-    workbook gives no ratio.
+    workbook gives no ratio. Style ``optimumk``: unit "deg" is OptimumK's Motion
+    [Steering] (column ``steering_deg``): rack = value x the Steering ratio as given,
+    + = rack toward +Y; the contact points stay at their design heights.
     """
     rack = model.car.rack
     if rack is None:
@@ -231,22 +277,41 @@ def steer(
             "this car has no steering rack", where="motions", hint="add a Steering section"
         )
     vals = _values(values, "steer")
+    ok = _style(style) == "optimumk"
     if unit == "mm":
         column, factor = "rack_mm", 1.0
+    elif unit == "deg" and ok:
+        from suspension_sim.optimumk.motion import rack_per_steering_degree
+
+        try:
+            column, factor = "steering_deg", rack_per_steering_degree(model)
+        except InputError as exc:
+            raise InputError(exc.message, where="motions", hint=exc.hint) from None
     elif unit == "deg":
         from suspension_sim.solve.steering import rack_per_wheel_degree
 
         column, factor = "steering_wheel_angle_deg", rack_per_wheel_degree(model, where="motions")
     else:
         raise InputError(f"unknown steer unit {unit!r}", where="motions", hint="use mm or deg")
-    targets = ground_targets(model)
+    targets = optimumk_ground_targets(model) if ok else ground_targets(model)
     steps = tuple(Step((v,), State(rack=v * factor, targets=targets)) for v in vals)
     return Motion("steer", (column,), steps)
 
 
+def _style(style: str) -> str:
+    return match_name(style, list(MOTION_STYLES), "motion style")
+
+
 def _ground(
-    model: KinematicModel, name: str, column: str, values: Sequence[float] | np.ndarray, axis: int
+    model: KinematicModel,
+    name: str,
+    column: str,
+    values: Sequence[float] | np.ndarray,
+    axis: int,
+    style: str = "ours",
 ) -> Motion:
+    if _style(style) == "optimumk":
+        return _ground_optimumk(model, name, column, values, axis)
     targets = ground_targets(model)
     steps = []
     for v in _values(values, name):
@@ -254,6 +319,39 @@ def _ground(
         ch[axis] = v
         steps.append(Step((v,), State(chassis=tuple(ch), targets=targets)))  # type: ignore[arg-type]
     return Motion(name, (column,), tuple(steps))
+
+
+def _ground_optimumk(
+    model: KinematicModel, name: str, column: str, values: Sequence[float] | np.ndarray, axis: int
+) -> Motion:
+    """Heave, roll or pitch as OptimumK moves the chassis: an OptimumK motion whose step 0
+    is the design and whose later steps are `values` in order (the design's roll and
+    pitch axes; `suspension_sim.optimumk.motion.compose_chassis`)."""
+    from suspension_sim.optimumk.motion import (
+        chassis_state,
+        compose_chassis,
+        motion_axes,
+        no_axes,
+    )
+    from suspension_sim.solve.solver import solve
+
+    vals = _values(values, name)
+    targets = optimumk_ground_targets(model)
+    if axis == 2:
+        axes = no_axes()
+    else:
+        try:
+            axes = model.derived.get(("sweeps", "optimumk_axes"), lambda: motion_axes(solve(model)))
+        except InputError as exc:
+            raise InputError(exc.message, where="motions", hint=exc.hint) from None
+    cols = [np.zeros(len(vals)) for _ in range(3)]
+    cols[axis - 2] = np.array(vals)
+    T = compose_chassis(cols[0], cols[1], cols[2], axes)
+    steps = tuple(
+        Step((v,), State(chassis=chassis_state(model, T[i]), targets=targets))
+        for i, v in enumerate(vals)
+    )
+    return Motion(name, (column,), steps)
 
 
 # -- single wheel -----------------------------------------------------------------------
@@ -343,12 +441,13 @@ def build(
     *,
     of: str | None = None,
     unit: str | None = None,
+    style: str = "ours",
 ) -> Motion:
     """A motion by kind name (see `MOTION_KINDS`).
 
     `of` names what a motion acts on: the wheel of ``bump``, the damper of
     ``stroke``, the axis of ``chassis``. `unit` is ``mm`` or ``deg`` for
-    ``steer``.
+    ``steer``. `style` (`MOTION_STYLES`) applies to the ground motions.
     """
     k = match_name(kind, list(MOTION_KINDS), "motion")
     needs_of = {"bump": "wheel", "stroke": "damper", "chassis": "axis"}
@@ -363,16 +462,16 @@ def build(
     if unit is not None and k != "steer":
         raise InputError(f"motion {k!r} takes no unit", where="motions")
     if k == "heave":
-        return heave(model, values)
+        return heave(model, values, style)
     if k == "roll":
-        return roll(model, values)
+        return roll(model, values, style)
     if k == "pitch":
-        return pitch(model, values)
+        return pitch(model, values, style)
     if k == "steer":
         u = (unit or "mm").lower()
         if u not in ("mm", "deg"):
             raise InputError(f"unknown steer unit {unit!r}", where="motions", hint="mm or deg")
-        return steer(model, values, u)  # type: ignore[arg-type]
+        return steer(model, values, u, style)  # type: ignore[arg-type]
     if k == "bump":
         return bump(model, str(of), values)
     if k == "stroke":

@@ -58,6 +58,7 @@ from suspension_sim.solve.inputs import (
 )
 from suspension_sim.solve.solver import CheckedStates, check_states, solve, solve_checked
 from suspension_sim.sweeps.motions import Motion
+from suspension_sim.sweeps.motions import motion_style as resolve_style
 from suspension_sim.sweeps.spec import SweepSpec
 from suspension_sim.tolerances import LIMIT_NOTE_MM, SAME_TARGET_MM
 
@@ -277,6 +278,8 @@ class SweepResult:
     convention: str | None = None
     model: KinematicModel | None = None
     rows: MetricRows | None = None
+    motion_style: str = "ours"
+    """How the ground motions moved the chassis (`suspension_sim.sweeps.motions.MOTION_STYLES`)."""
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -358,8 +361,13 @@ def run_sweep(
     max_step_deg: float = MAX_STEP_DEG,
     halvings: int = MAX_HALVINGS,
     keep_poses: bool = True,
+    motion_style: str | None = None,
 ) -> SweepResult:
     """Solve every step of a sweep by continuation from design.
+
+    motion_style: how the ground motions move the chassis, ``ours`` or ``optimumk``
+    (`suspension_sim.sweeps.motions.motion_style`; None: ``optimumk`` when the sign
+    convention is optimumk, else ``ours``); `SweepResult.motion_style` says which.
 
     progress(done, total) is called after each step. `convention` picks the
     metrics' sign preset for the table (None: the workbook's). The
@@ -373,7 +381,8 @@ def run_sweep(
     only the last pose (the warm start of the next step): the same `table`, with
     memory that does not grow by a pose per step.
     """
-    motion = spec.build(model)
+    style = resolve_style(motion_style, convention, model)
+    motion = spec.build(model, style)
     if len(motion) >= KERNEL_PAYS_STEPS:
         from suspension_sim.solve import engine
 
@@ -385,7 +394,7 @@ def run_sweep(
         from suspension_sim.metrics import preset
 
         rows = MetricRows(preset(convention or model.car.options.sign_convention).name)
-    result = SweepResult(spec, motion, [], [], [], [], [], convention, model, rows)
+    result = SweepResult(spec, motion, [], [], [], [], [], convention, model, rows, style)
     total = len(motion)
     # Every step's inputs checked at once, as each step's solve and `_check_step_limits`
     # check them: a step that passes is solved without repeating those checks; one that

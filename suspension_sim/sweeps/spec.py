@@ -107,10 +107,13 @@ class MotionSpec:
         for v in self.values:
             check_value(v, "a value", limit, self.where)
 
-    def build(self, model: KinematicModel) -> Motion:
-        """The motion on this model (InputError at `where` for unknown names)."""
+    def build(self, model: KinematicModel, style: str = "ours") -> Motion:
+        """The motion on this model (InputError at `where` for unknown names); `style`:
+        how ground motions move the chassis (`motions.MOTION_STYLES`)."""
         try:
-            return motions.build(model, self.kind, self.values, of=self.of, unit=self.unit)
+            return motions.build(
+                model, self.kind, self.values, of=self.of, unit=self.unit, style=style
+            )
         except InputError as exc:
             raise relocate(exc, self.where) from None
 
@@ -148,10 +151,18 @@ class SweepSpec:
                     hint=LIMITS_HINT,
                 )
 
-    def build(self, model: KinematicModel) -> Motion:
-        """The sweep's steps on this model (InputError naming the definition's place)."""
-        motion = self.motion.build(model)
-        second = self.grid.build(model) if self.grid is not None else None
+    def build(self, model: KinematicModel, style: str = "ours") -> Motion:
+        """The sweep's steps on this model (InputError naming the definition's place).
+
+        style ``optimumk`` (`motions.MOTION_STYLES`): the ground motions move the chassis
+        as OptimumK does, a path from design; a grid of two chassis motions (heave, roll,
+        pitch) or a held chassis coordinate would add chassis states, which that path
+        does not allow, and is refused.
+        """
+        if motions.match_name(style, list(motions.MOTION_STYLES), "motion style") == "optimumk":
+            self._check_optimumk_style()
+        motion = self.motion.build(model, style)
+        second = self.grid.build(model, style) if self.grid is not None else None
         try:
             if second is not None:
                 motion = motions.grid(motion, second)
@@ -160,6 +171,29 @@ class SweepSpec:
         except InputError as exc:
             raise relocate(exc, self.where) from None
         return motion
+
+    def _check_optimumk_style(self) -> None:
+        """InputError for what OptimumK's motion style cannot do (see `build`)."""
+        hint = (
+            "in OptimumK's style the chassis follows one path from design; sweep one chassis "
+            "motion (a grid with steer is fine), or use the motion style 'ours' "
+            "(--motion-style ours)"
+        )
+        kinds = [m.kind for m in (self.motion, self.grid) if m is not None]
+        if sum(k in motions.CHASSIS_MOTIONS for k in kinds) > 1:
+            raise InputError(
+                f"sweep {self.name!r}: a grid of {' and '.join(kinds)} in OptimumK's motion style",
+                where=self.where or None,
+                hint=hint,
+            )
+        held = [k for k in self.fixed if k.strip().lower() in CHASSIS_AXES]
+        if held and any(k in motions.CHASSIS_MOTIONS for k in kinds):
+            raise InputError(
+                f"sweep {self.name!r} holds the chassis {', '.join(held)} during a chassis "
+                "motion in OptimumK's motion style",
+                where=self.where or None,
+                hint=hint,
+            )
 
     def held_state(self, model: KinematicModel) -> State:
         """`fixed` and `targets` as a State (names checked against the model)."""
