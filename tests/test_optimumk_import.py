@@ -846,3 +846,39 @@ def test_a_reference_point_on_another_body(
     car = read_car(out)
     assert "RL_CHAS_RefPnt" in car.body("RL_Upright").points
     assert "RL_CHAS_RefPnt" not in car.body("Chassis").points
+
+
+def test_user_options_and_title_labels_in_column_b(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``User Options`` written in column B (its labels in C, units in D), the title block
+    in column B: read the same (inches here, so the units really come from that block)."""
+    from _optimumk_files import suspension_sheet, write_sheets
+
+    inch = {
+        k: {s: (p[0] / 25.4, p[1] / 25.4, p[2] / 25.4) for s, p in v.items()}
+        for k, v in file_points("front").items()
+    }
+    wheel = {
+        k: (v / 25.4 if k not in ("Static Camber", "Static Toe") else v)
+        for k, v in REAL_FRONT_WHEEL.items()
+    }
+    sheet = suspension_sheet(
+        "front", inch, {"L": wheel, "R": wheel}, title_col=2, option_rows=[[None, "Mass"]]
+    )
+    start = next(i for i, r in enumerate(sheet.rows) if r and r[0] == "User Options")
+    sheet.rows[start : start + 4] = [  # as many rows: the merged ranges stay in place
+        [None, "User Options"],
+        [None, None, "Length", "inch", "in"],
+        [None, None, "Angle", "degree", "deg"],
+        [None, None, "Coordinate System", "[[1 0 0]_x000D_\n[0 1 0]_x000D_\n[0 0 1]]"],
+    ]
+    front = write_sheets(tmp_path / "front.xlsx", {"Front Suspension": sheet})
+    out = tmp_path / "car.xlsx"
+    code, _, err = run_cli(["import-optimumk", str(front), "--out", str(out)], capsys)
+    assert code == 0, err
+    car = read_car(out)
+    assert car.options.length_unit == "in"
+    for name, by_side in file_points("front").items():
+        assert car.point(f"FR_{name}").tolist() == pytest.approx(list(by_side["R"]), abs=1e-9)
+    assert [w.rim_diameter for w in car.wheels] == pytest.approx([254.0, 254.0], abs=1e-9)
