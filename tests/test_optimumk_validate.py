@@ -251,3 +251,189 @@ def test_reading_keeps_every_channel_kind(tmp_path: Path) -> None:
     assert export.ignored == ("Spring Preload Thing [Left] [Front] (mm)",)
     assert [s.split(" (")[0] for s in export.skipped] == list(STATS)
     assert list(export.steps) == [0.0, 1.0]
+
+
+# -- a full car, every channel ---------------------------------------------------------------
+# heave mm (+ up), roll deg (+ left up), pitch deg (+ nose down), steering-wheel deg
+FULL_MOTION = np.array(
+    [
+        [0.0, 0.0, 0.0, 0.0],
+        [15.0, 0.0, 0.0, 0.0],
+        [-15.0, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [5.0, -0.8, 0.5, 0.0],
+    ]
+)
+EXTRA = {
+    # OptimumK writes these; their definitions are not established (never guessed)
+    "Camber Angle Gain in Pitch [Left] [Front] (deg/deg)": [0.01] * 5,
+    "Instant Turn Radius [Front] (mm)": [8000.0] * 5,
+    # a force channel: compared only with a force case
+    "Contact Patch - Fz [Left] [Front] (N)": [700.0] * 5,
+    # a channel we do not compute
+    "Damper Velocity [Left] [Front] (mm/s)": [0.0] * 5,
+}
+
+
+@pytest.fixture(scope="module")
+def car():  # type: ignore[no-untyped-def]
+    import suspension_sim
+
+    return suspension_sim.load(ROOT / "workbooks" / "fsae_car.xlsx")
+
+
+@pytest.fixture(scope="module")
+def full_table(car) -> dict[str, list[float]]:  # type: ignore[no-untyped-def]
+    from test_optimumk_exports import optimumk_table
+
+    return {**optimumk_table(car, FULL_MOTION), **EXTRA}
+
+
+def test_a_full_car_export_is_compared_on_every_channel(
+    car,  # type: ignore[no-untyped-def]
+    full_table: dict[str, list[float]],
+    tmp_path: Path,
+) -> None:
+    from suspension_sim.validation import validate, write_report
+
+    export = read_export(write_ok_xlsx(tmp_path / "full.xlsx", full_table))
+    assert export.style == "optimumk" and not export.reading
+    result = validate(car, export)
+    assert result.passed, result.summary()
+    assert len(result.compared) >= 150
+    assert all(c.max_abs < 1e-9 for c in result.compared)
+    reasons = dict(result.not_compared)
+    assert reasons["Camber Angle Gain in Pitch [Left] [Front] (deg/deg)"].startswith(
+        "OptimumK's definition not established"
+    )
+    assert reasons["Instant Turn Radius [Front] (mm)"].startswith(
+        "OptimumK's definition not established"
+    )
+    assert reasons["Contact Patch - Fz [Left] [Front] (N)"] == "force channel: give --force-case"
+    assert reasons["Damper Velocity [Left] [Front] (mm/s)"] == "not computed by suspension_sim"
+    blank = [t for t, r in result.not_compared if r.startswith("always blank")]
+    assert "Virtual King Pin Inclination [Left] [Front] (deg)" in blank
+    assert "Steering Side Ratio [Front]" in blank
+    # the channels whose names hold Front/Rear/Left/Right are compared as themselves
+    names = {(c.quantity, c.location) for c in result.compared}
+    assert ("Front View Instant Center Z", "Front Left") in names
+    assert ("Front View Swing Arm Angle", "Rear Right") in names
+    assert ("Wheelbase", "") in names  # car-level: the mean of the sides
+    text = write_report(result, tmp_path / "report", plots=False).read_text()
+    assert "OptimumK's motion style" in text
+    assert "**Not compared: OptimumK's definition not established** (" in text
+    assert "**Not compared: force channel: give --force-case** (1 channel)" in text
+    assert "| Front View Instant Center Z | Front Left |" in text
+
+
+@pytest.mark.parametrize(
+    ("header", "delta", "channel"),
+    [
+        ("Caster Angle [Right] [Rear] (deg)", 0.021, "Caster Angle Rear Right"),
+        ("Front View Instant Center Y [Left] [Front] (mm)", 0.101, None),
+        ("Wheelbase (mm)", -0.101, "Wheelbase"),
+    ],
+)
+def test_a_perturbed_channel_fails_naming_it_and_its_corner(
+    car,  # type: ignore[no-untyped-def]
+    full_table: dict[str, list[float]],
+    tmp_path: Path,
+    header: str,
+    delta: float,
+    channel: str | None,
+) -> None:
+    """Just over the default tolerance (0.02 deg, 0.1 mm) at one step: that channel alone
+    fails, at that step, named with its corner in the summary and the report."""
+    from suspension_sim.validation import validate, write_report
+
+    channel = channel or "Front View Instant Center Y Front Left"
+    bad = dict(full_table)
+    bad[header] = [v + (delta if i == 3 else 0.0) for i, v in enumerate(bad[header])]
+    result = validate(car, read_export(write_ok_xlsx(tmp_path / "bad.xlsx", bad)))
+    assert [c.channel for c in result.failed_channels] == [channel]
+    failed = result.failed_channels[0]
+    assert failed.at_step == 3 and failed.max_abs == pytest.approx(abs(delta), abs=1e-9)
+    assert channel in result.summary()
+    text = write_report(result, tmp_path / "r", plots=False).read_text()
+    assert f"- **{channel}**" in text
+    # within tolerance passes
+    ok = dict(full_table)
+    ok[header] = [v + (delta * 0.9 if i == 3 else 0.0) for i, v in enumerate(ok[header])]
+    assert validate(car, read_export(write_ok_xlsx(tmp_path / "ok.xlsx", ok))).passed
+
+
+def test_a_steered_motion_lists_the_front_instant_centres(
+    car,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    """With the front wheels steered, OptimumK's front instant centres are not established:
+    the export's numbers there are listed, not compared (so they cannot fail)."""
+    from test_optimumk_exports import optimumk_table
+
+    from suspension_sim.validation import validate
+
+    motion = np.array([[0.0, 0, 0, 0], [0.0, 0, 0, 40.0], [5.0, 0.5, -0.3, -30.0]])
+    table = optimumk_table(car, motion)
+    table["Front View Instant Center Z [Left] [Front] (mm)"] = [1.0, 2.0, 3.0]  # any numbers
+    result = validate(car, read_export(write_ok_xlsx(tmp_path / "s.xlsx", table)))
+    assert result.passed, result.summary()
+    assert len(result.compared) >= 150
+    reasons = dict(result.not_compared)
+    assert "steered upright" in reasons["Front View Instant Center Z [Left] [Front] (mm)"]
+    assert "Rear Left" in {c.location for c in result.compared if "Instant Center" in c.quantity}
+
+
+def test_map_or_damper_drive_read_an_optimumk_export_as_a_table(
+    car,  # type: ignore[no-untyped-def]
+    full_table: dict[str, list[float]],
+    tmp_path: Path,
+) -> None:
+    path = write_ok_xlsx(tmp_path / "t.xlsx", full_table)
+    from suspension_sim.validation import validate
+
+    table = read_export(path, layout="table")
+    assert table.style == "table"
+    assert table.find("Camber Angle Front Left") is not None
+    with pytest.raises(Exception, match="OptimumK's layout"):
+        validate(car, read_export(path), drive="dampers")
+
+
+def test_the_independent_solvespace_reference_in_optimumk_layout_validates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """validation/optimumk_slvs: OptimumK's own input files (front, rear, vehicle), and an
+    export in its result layout computed by SolveSpace with OptimumK's definitions and
+    motion style (not our solver; its make_reference.py). Imported, then validated with
+    no map: hundreds of channels within tolerance, point and tie-rod channels included;
+    every column compared or listed with its reason."""
+    import suspension_sim
+    from suspension_sim.cli import main
+    from suspension_sim.validation import validate
+
+    ref = ROOT / "validation" / "optimumk_slvs"
+    car = tmp_path / "car.xlsx"
+    code = main(
+        [
+            "import-optimumk",
+            str(ref / "front.xlsx"),
+            "--rear",
+            str(ref / "rear.xlsx"),
+            "--vehicle",
+            str(ref / "vehicle.xlsx"),
+            "--out",
+            str(car),
+        ]
+    )
+    assert code == 0, capsys.readouterr()
+    export = read_export(ref / "export.xlsx")
+    assert export.style == "optimumk"
+    result = validate(suspension_sim.load(car), export)
+    assert result.passed, result.summary()
+    assert len(result.compared) >= 150
+    names = {(c.quantity, c.location) for c in result.compared}
+    assert ("UPRI_LowPnt X", "Front Left") in names
+    assert ("Wheelbase", "") in names
+    compared = {c.column.header.text for c in result.compared}
+    listed = {t for t, _ in result.not_compared}
+    motions = {c.header.text for c in export.motion().values()}
+    assert len(compared) + len(listed) + len(motions) == len(export.columns) + len(export.ignored)

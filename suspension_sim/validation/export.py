@@ -498,14 +498,21 @@ def _parse_one(
             h = replace(h, unit=defaults[dimension])  # the title block's unit
         factor = check_unit(h, dimension, where) * rule.sign * rule.scale
         key = rule.metric if rule.metric in MOTION_KEYS else h.channel.lower()
+        raw = _column_values(path, table, data, keep, c, first_data, h, strict=True)
         if key in seen:
+            twin = next(col for col in columns if col.header.text == seen[key])
+            if np.allclose(
+                twin.values, raw * factor, equal_nan=True, rtol=0, atol=REPEATED_COLUMN_ATOL
+            ):
+                # OptimumK writes Ackerman Percentage both with and without [Front]
+                ignored.append(f"{h.text} (the same values as {seen[key]!r})")
+                continue
             raise InputError(
-                f"column {h.text!r} is the same channel as {seen[key]!r}",
+                f"column {h.text!r} is the same channel as {seen[key]!r}, with other values",
                 where=where,
                 hint="keep one column per channel, or ignore one in a channel map file",
             )
         seen[key] = h.text
-        raw = _column_values(path, table, data, keep, c, first_data, h, strict=True)
         rows = tuple(first_data + i + 1 for i in keep)
         cells = table.where_in_column(path, c)
         columns.append(Column(h, where, raw * factor, factor, dimension, rows, cells))

@@ -249,28 +249,30 @@ def _markdown(
 
 
 def not_compared_lines(items: Sequence[tuple[str, str]]) -> list[str]:
-    """Markdown lines: OptimumK channels not compared, grouped by reason, each quantity
-    once with the corners, axles or sides it has (so a reason shows every channel)."""
+    """Markdown lines: OptimumK channels not compared, grouped by reason (`NOT_COMPARED_REASONS`),
+    each quantity once with the corners, axles or sides it has and, where the reason has
+    one, the detail (``OptimumK's definition not established: <why>``)."""
     from suspension_sim.validation.okcompare import NOT_COMPARED_REASONS
 
-    by_reason: dict[str, list[str]] = {}
+    groups: dict[str, dict[str, list[str]]] = {}
     for text, reason in items:
-        by_reason.setdefault(reason, []).append(text)
+        head = next((r for r in NOT_COMPARED_REASONS if reason.startswith(r)), reason)
+        detail = reason[len(head) :].lstrip(": ").strip()
+        groups.setdefault(head, {}).setdefault(detail, []).append(text)
     order = {r: i for i, r in enumerate(NOT_COMPARED_REASONS)}
-
-    def rank(reason: str) -> tuple[int, str]:
-        head = next((r for r in NOT_COMPARED_REASONS if reason.startswith(r)), "")
-        return order.get(head, len(order)), reason
-
     lines: list[str] = []
-    for reason in sorted(by_reason, key=rank):
-        texts = by_reason[reason]
-        lines += [
-            f"**Not compared: {reason}** ({len(texts)} channel{'s' if len(texts) > 1 else ''}):",
-            "",
-            ", ".join(group_channels(texts)),
-            "",
-        ]
+    for head in sorted(groups, key=lambda r: (order.get(r, len(order)), r)):
+        by_detail = groups[head]
+        n = sum(len(t) for t in by_detail.values())
+        lines += [f"**Not compared: {head}** ({n} channel{'s' if n > 1 else ''}):", ""]
+        if list(by_detail) == [""]:
+            lines += [", ".join(group_channels(by_detail[""])), ""]
+            continue
+        for detail, texts in by_detail.items():
+            lines.append(
+                f"- {', '.join(group_channels(texts))}" + (f": {detail}" if detail else "")
+            )
+        lines.append("")
     return lines
 
 
