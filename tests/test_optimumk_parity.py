@@ -1,0 +1,135 @@
+"""OptimumK parity against an independent SolveSpace reference (issue 21).
+
+validation/optimumk_slvs/ holds a full car written as OptimumK-layout suspension and
+vehicle-setup exports (front.xlsx, rear.xlsx, vehicle.xlsx) and a result export
+(export.xlsx, OptimumK's result layout) made by make_reference.py: the car moved in
+OptimumK's motion style (heave, roll, pitch, steering, then all four at once) and solved
+by SolveSpace (`slvs`), with every channel computed from the solved points by that
+script's own code (OptimumK's definitions, rates by central differences of slvs
+solves). It does not import suspension_sim. Here the layout files go through our
+importer and `validate` compares the export with no channel map.
+
+The export is committed (making it takes SolveSpace ~15 s); this test only reads it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+import pytest
+
+import suspension_sim
+from suspension_sim.api import Model
+from suspension_sim.validation import read_export, validate
+from suspension_sim.workbook import write_car
+from suspension_sim.workbook.optimumk import read_optimumk
+
+ROOT = Path(__file__).resolve().parents[1]
+CASE = ROOT / "validation" / "optimumk_slvs"
+EXPORT = CASE / "export.xlsx"
+HEADER_ROW = 8  # the export's header row (1-based); Step [n] is row HEADER_ROW + 5 + n
+
+
+@pytest.fixture(scope="module")
+def car_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    car = read_optimumk(CASE / "front.xlsx", rear=CASE / "rear.xlsx", vehicle=CASE / "vehicle.xlsx")
+    return write_car(car, tmp_path_factory.mktemp("okslvs") / "car.xlsx")
+
+
+@pytest.fixture(scope="module")
+def model(car_path: Path) -> Model:
+    return suspension_sim.load(car_path)
+
+
+def test_the_imported_car_is_the_reference_car(car_path: Path) -> None:
+    """The layout files and make_reference.py describe the same car: every point the
+    importer builds (hard points, and the wheel centre and spin-axis point it makes from
+    the Wheels block) equals the script's own, which it placed by OptimumK's definitions
+    (contact patch at the Vertical Offset, s0 = unit(-tan toe, side, -tan camber))."""
+    sys.path.insert(0, str(CASE.parent))
+    sys.path.insert(0, str(CASE))
+    try:
+        import make_reference
+    finally:
+        sys.path.remove(str(CASE))
+        sys.path.remove(str(CASE.parent))
+    ref, _ = make_reference.build_car()
+    ours = suspension_sim.workbook.read_car(car_path).point_map()
+    rename = {"_WC": "_WheelCentre", "_WA": "_WheelAxis"}
+    assert len(ref.points) == 64
+    for name, p in ref.points.items():
+        key = next((name.replace(a, b) for a, b in rename.items() if name.endswith(a)), name)
+        assert np.allclose(ours[key], p, atol=1e-9), (name, ours[key], p)
+
+
+def test_every_established_channel_matches_the_solvespace_reference(model: Model) -> None:
+    export = read_export(EXPORT)
+    result = validate(model, export)
+    assert result.passed, result.summary()
+    assert len(result.compared) >= 150
+    # far inside the tolerances: the two solutions agree to the reference's rounding and
+    # central differences (angles 1e-8 deg, lengths 1e-4 mm in this motion)
+    for c in result.compared:
+        if c.unit == "deg":
+            assert c.max_abs < 1e-6, (c.channel, c.max_abs)
+        elif c.unit == "mm":
+            assert c.max_abs < 1e-3, (c.channel, c.max_abs)
+        assert c.max_abs < 0.1 * c.tolerance, (c.channel, c.max_abs, c.tolerance)
+    names = {(c.quantity, c.location) for c in result.compared}
+    for expected in (
+        ("Camber Angle Gain in Roll", "Rear Left"),
+        ("Motion Ratio Heave", "Front Right"),
+        ("Steering Ratio", "Front Left"),
+        ("Roll Center Z", "Rear"),
+        ("Anti-Squat Percentage", "Left"),
+        ("Wheelbase", ""),
+        ("Center of Gravity Z", ""),
+        ("UPRI_LowPnt X", "Front Left"),
+        ("Ackerman Percentage", "Front"),
+    ):
+        assert expected in names, expected
+    # what the definitions leave open is listed, not compared
+    reasons = dict(result.not_compared)
+    for header in (
+        "Camber Angle Gain in Pitch [Left] [Front] (deg/deg)",
+        "Motion Ratio Pitch [Right] [Rear] (deg/mm)",
+        "Instant Turn Radius [Front] (mm)",
+        "Tie Rod Front View Angle [Left] [Rear] (deg)",  # the motion has pitch
+    ):
+        assert reasons[header].startswith("OptimumK's definition not established"), header
+    assert reasons["Virtual King Pin Inclination [Left] [Front]"].startswith("always blank")
+
+
+def test_one_channel_out_by_just_over_the_tolerance_fails_by_name_and_corner(
+    model: Model,
+    tmp_path: Path,
+) -> None:
+    """An angle 0.03 deg off at one step and a length 0.15 mm off at another (the default
+    tolerances are 0.02 deg and 0.1 mm): exactly those two channels fail, at those steps."""
+    wb = openpyxl.load_workbook(EXPORT)
+    ws = wb.active
+    assert ws is not None
+    headers = {ws.cell(HEADER_ROW, c).value: c for c in range(1, ws.max_column + 1)}
+    changes = {
+        ("Camber Angle [Right] [Rear] (deg)", 20): 0.03,
+        ("Push/Pull Length [Left] [Front] (mm)", 47): -0.15,
+    }
+    for (header, step), delta in changes.items():
+        cell = ws.cell(HEADER_ROW + 5 + step, headers[header])
+        assert ws.cell(cell.row, 1).value == f"Step [{step}]"
+        cell.value = float(cell.value) + delta
+    bad = tmp_path / "perturbed.xlsx"
+    wb.save(bad)
+    result = validate(model, read_export(bad))
+    assert not result.passed
+    failed = {c.channel: c for c in result.failed_channels}
+    assert sorted(failed) == ["Camber Angle Rear Right", "Push/Pull Length Front Left"]
+    camber, rod = failed["Camber Angle Rear Right"], failed["Push/Pull Length Front Left"]
+    assert camber.location == "Rear Right" and rod.location == "Front Left"
+    assert camber.at_step == 20 and camber.max_abs == pytest.approx(0.03, abs=1e-6)
+    assert rod.at_step == 47 and rod.max_abs == pytest.approx(0.15, abs=1e-6)
+    assert "Camber Angle Rear Right" in result.summary()
+    assert "Push/Pull Length Front Left" in result.summary()
