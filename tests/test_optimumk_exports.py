@@ -536,10 +536,13 @@ def test_optimumk_roll_centre_from_the_instant_axes() -> None:
 
 
 def test_docs_show_every_optimumk_header_we_read() -> None:
-    from suspension_sim.validation.mapfiles import optimumk_headers_markdown
+    from suspension_sim.optimumk.channels import QUANTITIES
+    from suspension_sim.validation.mapfiles import optimumk_channels_markdown
 
     root = Path(__file__).resolve().parents[1]
-    assert optimumk_headers_markdown() in (root / "docs" / "validation.md").read_text()
+    table = optimumk_channels_markdown()
+    assert table in (root / "docs" / "validation.md").read_text()
+    assert len(table.splitlines()) == 2 + len(QUANTITIES)  # every quantity of the registry
     example = root / "validation" / "optimumk_layout"
     assert (example / "export.xlsx").exists() and (example / "report" / "report.md").exists()
 

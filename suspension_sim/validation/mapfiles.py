@@ -325,3 +325,33 @@ def default_map_markdown() -> str:
             f"{metric} | {q.note} |"
         )
     return "\n".join(rows)
+
+
+def optimumk_channels_markdown() -> str:
+    """Every OptimumK quantity validate knows (the registry), its definition, how it is
+    compared and its tolerance: the docs table (docs/validation.md)."""
+    from suspension_sim.validation.compare import DEFAULT_TOLERANCES, RELATIVE_TOLERANCE
+    from suspension_sim.validation.okregistry import registry
+
+    unit_of = {"angle": "deg", "length": "mm", "percent": "%", "gain": "deg/mm", "ratio": ""}
+    rows = [
+        "| OptimumK quantity | per | unit | definition (OptimumK's, world axes) | compared |",
+        "|---|---|---|---|---|",
+    ]
+    for e in registry():
+        if e.scope == "input":
+            how = "motion input (drives the car), not compared"
+        elif e.status == "always blank":
+            how = "listed: always blank in OptimumK"
+        elif e.status != "established":
+            how = "listed: OptimumK's definition not established"
+        else:
+            tol = DEFAULT_TOLERANCES[e.dimension]
+            how = f"to {tol:g} {unit_of.get(e.dimension, '')}".rstrip()
+            if e.dimension in ("ratio", "gain"):
+                how += f" + {RELATIVE_TOLERANCE:g} x the largest value"
+            if e.conditions:
+                how += f"; listed, not compared, {e.conditions}"
+        definition = e.definition.replace("|", "/")
+        rows.append(f"| {e.name} | {e.scope} | {e.unit} | {definition} | {how} |")
+    return "\n".join(rows)
