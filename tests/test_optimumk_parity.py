@@ -9,7 +9,7 @@ script's own code (OptimumK's definitions, rates by central differences of slvs
 solves). It does not import suspension_sim. Here the layout files go through our
 importer and `validate` compares the export with no channel map.
 
-The export is committed (making it takes SolveSpace ~15 s); this test only reads it.
+The exports are committed (making them takes SolveSpace ~20 s); this test only reads them.
 """
 
 from __future__ import annotations
@@ -101,6 +101,29 @@ def test_every_established_channel_matches_the_solvespace_reference(model: Model
     ):
         assert reasons[header].startswith("OptimumK's definition not established"), header
     assert reasons["Virtual King Pin Inclination [Left] [Front]"].startswith("always blank")
+
+
+def test_without_steering_the_front_centres_are_compared_too(model: Model) -> None:
+    """The same motion without steering (export_unsteered.xlsx): OptimumK's front instant
+    centres are established for an unsteered upright, so the front roll centre, the pitch
+    centres, anti-dive and the roll axis are compared as well, and match."""
+    result = validate(model, read_export(CASE / "export_unsteered.xlsx"))
+    assert result.passed, result.summary()
+    assert len(result.compared) >= 400
+    for c in result.compared:
+        assert c.max_abs < 0.1 * c.tolerance, (c.channel, c.max_abs, c.tolerance)
+    names = {(c.quantity, c.location) for c in result.compared}
+    for expected in (
+        ("Roll Center Z", "Front"),
+        ("Roll Center (Ground) Y", "Front"),
+        ("Pitch Center X", "Left"),
+        ("Pitch Center (Ground) Z", "Right"),
+        ("Anti-Dive Percentage", "Left"),
+        ("Front View Instant Center Y", "Front Right"),
+        ("Side View Swing Arm Angle", "Front Left"),
+        ("Roll Axis Inclination Angle", ""),
+    ):
+        assert expected in names, expected
 
 
 def test_one_channel_out_by_just_over_the_tolerance_fails_by_name_and_corner(

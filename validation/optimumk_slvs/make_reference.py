@@ -277,15 +277,18 @@ def write_inputs(folder: Path) -> list[Path]:
 
 
 # -- the motion ---------------------------------------------------------------------------------
-def motion_steps() -> list[tuple[float, float, float, float]]:
+def motion_steps(steering: bool = True) -> list[tuple[float, float, float, float]]:
     """(heave mm, roll deg, pitch deg, steering-wheel deg) per step; step 0 = design.
-    Heave, roll, pitch and steering each out and back, then all four together."""
+    Heave, roll, pitch and steering each out and back, then all four together.
+    steering=False: the same without any steering (OptimumK's front instant centres are
+    established only for an unsteered upright, so this motion exercises them)."""
     steps: list[tuple[float, float, float, float]] = [(0.0, 0.0, 0.0, 0.0)]
     tri = [0.25, 0.5, 0.75, 1.0, 0.5, 0.0, -0.5, -1.0, -0.5, 0.0]
     steps += [(25.0 * f, 0.0, 0.0, 0.0) for f in tri]
     steps += [(0.0, 2.0 * f, 0.0, 0.0) for f in tri]
     steps += [(0.0, 0.0, 1.0 * f, 0.0) for f in tri]
-    steps += [(0.0, 0.0, 0.0, 100.0 * f) for f in tri]
+    if steering:
+        steps += [(0.0, 0.0, 0.0, 100.0 * f) for f in tri]
     n = 16
     for i in range(1, n + 1):  # everything at once
         x = i / n
@@ -294,7 +297,7 @@ def motion_steps() -> list[tuple[float, float, float, float]]:
                 -15.0 * math.sin(math.pi * x),
                 1.5 * math.sin(2.0 * math.pi * x),
                 -0.6 * math.sin(math.pi * x),
-                80.0 * math.sin(2.0 * math.pi * x + 0.4),
+                80.0 * math.sin(2.0 * math.pi * x + 0.4) if steering else 0.0,
             )
         )
     return steps
@@ -493,14 +496,14 @@ def centres(
 
 
 # -- the export ---------------------------------------------------------------------------------
-def run(out: Path, write_files: bool = True) -> None:
+def run(out: Path, write_files: bool = True, steering: bool = True) -> None:
     t0 = time.perf_counter()
     if write_files:
         for path in write_inputs(HERE):
             print(f"wrote {path}")
     ref = Reference()
     car = ref.car
-    steps = motion_steps()
+    steps = motion_steps(steering)
     n = len(steps)
     cols: dict[str, list[float]] = {}
 
@@ -529,7 +532,11 @@ def run(out: Path, write_files: bool = True) -> None:
         measure(ref, place, sw, pts, (h, r, p, sw), i, n, put, first)
     print(f"solved {n} steps in {time.perf_counter() - t0:.1f} s")
     title = [
-        ("Name", "SolveSpace reference car - heave, roll, pitch, steering, combined"),
+        (
+            "Name",
+            "SolveSpace reference car - heave, roll, pitch, "
+            + ("steering, combined" if steering else "combined, no steering"),
+        ),
         ("Type", "Result"),
         (
             "Version",
@@ -801,9 +808,16 @@ def measure(
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=HERE / "export.xlsx")
+    ap.add_argument(
+        "--out-unsteered",
+        type=Path,
+        default=HERE / "export_unsteered.xlsx",
+        help="the same motion without steering",
+    )
     ap.add_argument("--no-inputs", action="store_true", help="do not rewrite the input files")
     a = ap.parse_args()
     run(a.out, write_files=not a.no_inputs)
+    run(a.out_unsteered, write_files=False, steering=False)
 
 
 if __name__ == "__main__":
