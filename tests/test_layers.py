@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "metrics": 4,
     "sweeps": 5,
     "loads": 5,
+    "optimumk": 5,
     "outputs": 6,
     "viz": 6,
     "validation": 6,

@@ -34,6 +34,7 @@ import numpy as np
 
 from suspension_sim.errors import InputError
 from suspension_sim.model.screws import rotation_xyz
+from suspension_sim.solve.sensitivity import damper_wheels
 from suspension_sim.solve.state import State
 from suspension_sim.solve.targets import Target, contact_z
 
@@ -231,8 +232,6 @@ def ground_heights(design: Pose) -> dict[str, float]:
 def ground_targets(model: KinematicModel, design: Pose) -> dict[str, Target]:
     """Every damper replaced by a target holding its wheel's contact point at the height
     it has at design (`ground_heights`)."""
-    from suspension_sim.sweeps.motions import damper_wheels
-
     z = ground_heights(design)
     return {d: contact_z(w, z[w]) for d, w in damper_wheels(model).items()}
 

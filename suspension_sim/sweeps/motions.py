@@ -64,9 +64,9 @@ import numpy as np
 from suspension_sim.errors import InputError
 from suspension_sim.names import did_you_mean, loose_key
 from suspension_sim.solve.inputs import CHASSIS_AXES, axis_unit
+from suspension_sim.solve.sensitivity import damper_wheels
 from suspension_sim.solve.state import State
 from suspension_sim.solve.targets import Target, contact_z, wheel_travel
-from suspension_sim.tolerances import NO_WHEEL_RATE
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -149,60 +149,6 @@ def span(start: float, stop: float, steps: int) -> list[float]:
 
 
 # -- which damper carries which wheel --------------------------------------------------
-def damper_wheels(model: KinematicModel) -> dict[str, str]:
-    """{damper body: wheel name}: the wheel on the same corner as each damper.
-
-    Found once per model from the design pose: the rate of every wheel
-    centre with respect to every stroke (implicit function theorem) is
-    assigned one-to-one to maximise the total motion, so a damper gets the
-    wheel its stroke moves most (a solid axle with a damper per side works
-    the same way). Raises InputError when the car has no damper for some
-    wheel (ground motions need one per wheel).
-    """
-    return dict(model.derived.get(("sweeps", "damper_wheels"), lambda: _damper_wheels(model)))
-
-
-def _damper_wheels(model: KinematicModel) -> dict[str, str]:
-    from scipy.optimize import linear_sum_assignment
-
-    from suspension_sim.solve.sensitivity import input_tangents, point_rates
-    from suspension_sim.solve.solver import solve
-
-    wheels = model.car.wheels
-    dampers = model.damper_names
-    if not wheels:
-        raise InputError("the car has no wheels", where="motions", hint="add a Wheels section")
-    if len(dampers) != len(wheels):
-        raise InputError(
-            f"ground motions and single-wheel bump need one damper per wheel; the car has "
-            f"{len(dampers)} damper(s) ({', '.join(dampers) or 'none'}) and {len(wheels)} "
-            f"wheel(s) ({', '.join(w.name for w in wheels)})",
-            where="motions",
-            hint="use the direct motions (stroke, rack, chassis), or describe one damper per "
-            "wheel in the Damping section",
-        )
-    design = solve(model)
-    tangents = input_tangents(design)
-    rates = point_rates(design, tangents)
-    inst = model.inst_index
-    M = np.zeros((len(dampers), len(wheels)))
-    for j, w in enumerate(wheels):
-        i = inst[(w.centre, w.body)]
-        M[:, j] = np.linalg.norm(rates[i, :, : len(dampers)], axis=0)
-    rows, cols = linear_sum_assignment(-M)
-    out: dict[str, str] = {}
-    for r, c in zip(rows, cols, strict=True):
-        if M[r, c] < NO_WHEEL_RATE:
-            raise InputError(
-                f"damper {dampers[r]} does not move any wheel left without a damper "
-                f"(wheel {wheels[c].name} does not move with its stroke)",
-                where="motions",
-                hint="check the Damping and Wheels sections: each damper must carry one wheel",
-            )
-        out[dampers[r]] = wheels[c].name
-    return out
-
-
 def wheel_dampers(model: KinematicModel) -> dict[str, str]:
     """{wheel name: damper body}, the inverse of `damper_wheels`."""
     return {w: d for d, w in damper_wheels(model).items()}

@@ -8,10 +8,10 @@ The code now lives in three modules: `suspension_sim.validation.quantities`
 
 from __future__ import annotations
 
+from suspension_sim.validation.export_units import known_unit
 from suspension_sim.validation.headers import (
     Header,
     check_unit,
-    known_unit,
     match_quantity,
     norm_name,
     parse_header,

@@ -179,23 +179,23 @@ def motion_inputs(
     for key, axis in (("heave", 2), ("roll", 3), ("pitch", 4)):
         col = motion.get(key)
         if col is not None:
-            chassis[:, axis] = _finite(col)
+            chassis[:, axis] = finite_values(col)
             used.append(col.header.text)
     rack = np.zeros(n)
     rack_column = next((c for c in export.outputs() if c.rule.metric == "rack_mm"), None)
     has_ratio = model.car.rack is not None and bool(model.car.rack.ratio_mm_per_deg)
     if "rack" in motion:
-        rack = _finite(motion["rack"])
+        rack = finite_values(motion["rack"])
         used.append(motion["rack"].header.text)
     elif rack_column is not None and not has_ratio and model.car.rack is not None:
         # OptimumK's Steering Rack Displacement: the rack itself when we cannot turn
         # its steering-wheel degrees into rack travel (then it is an input, not compared).
-        rack = _finite(rack_column)
+        rack = finite_values(rack_column)
         used.append(rack_column.header.text)
     elif "steering_wheel" in motion or "steering" in motion:
         key = "steering_wheel" if "steering_wheel" in motion else "steering"
         col = motion[key]
-        angle = _finite(col)
+        angle = finite_values(col)
         if np.any(angle != 0):  # a steering channel that never steers needs no rack
             _needs_rack(model, col)
             from suspension_sim.solve.steering import rack_per_wheel_degree
@@ -224,7 +224,7 @@ def _needs_rack(model: KinematicModel, col: Column) -> None:
         )
 
 
-def _finite(col: Column) -> np.ndarray:
+def finite_values(col: Column) -> np.ndarray:
     """The column's values; an InputError naming the first blank cell if one is blank."""
     bad = np.flatnonzero(~np.isfinite(col.values))
     if len(bad):
@@ -275,7 +275,7 @@ def damper_strokes(
                 + "export the damper lengths, map the column in a channel map file, "
                 'or use drive="motion"',
             )
-        strokes[damper] = length0 - _finite(col)
+        strokes[damper] = length0 - finite_values(col)
         used.append(col.header.text)
     return strokes, used
 

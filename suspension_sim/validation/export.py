@@ -21,135 +21,38 @@ Every problem is an `InputError` whose `where` names the file and the column
 
 from __future__ import annotations
 
-import csv
 import math
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.textfiles import read_text
 from suspension_sim.tolerances import REPEATED_COLUMN_ATOL
-from suspension_sim.validation.headers import Header, check_unit, known_unit, parse_header
+from suspension_sim.validation.export_table import (
+    HEADER_SCAN_ROWS,
+    LATERAL,
+    STATISTIC_RE,
+    STEP_LABEL_RE,
+    Column,
+    Export,
+    Table,
+    cell_number,
+    cell_text,
+    csv_cells,
+    default_units,
+    is_number,
+    title_block,
+    xlsx_cells,
+)
+from suspension_sim.validation.export_units import known_unit
+from suspension_sim.validation.headers import Header, check_unit, parse_header
 from suspension_sim.validation.quantities import (
-    CANONICAL_UNIT,
     MOTION_KEYS,
     ChannelMap,
-    ChannelRule,
     Dimension,
-    Quantity,
 )
-
-HEADER_SCAN_ROWS = 50
-"""Rows searched for the header row (title rows may come first)."""
-
-STATISTIC_RE = re.compile(
-    r"^(maximum|minimum|max|min|mean|average|avg|median|range|rms|sum|delta|"
-    r"std\.?|standard|std\.? ?deviation|standard deviation|variance)( value)?s?$",
-    re.IGNORECASE,
-)
-"""Labels of the statistic rows of OptimumK's table view (Maximum Value ... Std Deviation Value)."""
-STEP_LABEL_RE = re.compile(r"^step\s*\[?\s*(-?\d+(?:\.\d+)?)\s*\]?$", re.IGNORECASE)
-"""A step label in a row, ``Step [0]``: its number labels the step."""
-LATERAL = "y"
-"""The component that a lateral-axis flip negates."""
-
-
-@dataclass(frozen=True)
-class Column:
-    """One channel of the export, converted to mm/deg and mapped (sign, scale applied).
-
-    values: one per step, NaN where the cell is blank. `factor` is the unit
-    factor times sign times scale that turned the export's numbers into ours.
-    where: the header cell; rows: the file row (1-based) of each step, and
-    cell_where: `where` of a data cell with ``{row}`` for its row (see `cell`).
-    """
-
-    header: Header
-    where: str
-    values: np.ndarray
-    factor: float
-    dimension: Dimension
-    rows: tuple[int, ...] = ()
-    cell_where: str = ""
-
-    def cell(self, step: int) -> str:
-        """Where the value of `step` (0-based) sits, e.g. ``export.csv: line 7, column 3``."""
-        if not self.cell_where or not 0 <= step < len(self.rows):
-            return self.where
-        return self.cell_where.replace("{row}", str(self.rows[step]))
-
-    @property
-    def channel(self) -> str:
-        return self.header.channel
-
-    @property
-    def rule(self) -> ChannelRule:
-        assert self.header.rule is not None
-        return self.header.rule
-
-    @property
-    def quantity(self) -> Quantity | None:
-        return self.header.quantity
-
-    @property
-    def location(self) -> str | None:
-        return self.header.location
-
-    @property
-    def unit(self) -> str:
-        """Our unit for the converted values (mm, deg or -)."""
-        return CANONICAL_UNIT[self.dimension]
-
-
-@dataclass(frozen=True)
-class Export:
-    """An export read and converted. `steps`: the step column, or 1..n."""
-
-    path: Path
-    columns: tuple[Column, ...]
-    steps: np.ndarray
-    ignored: tuple[str, ...] = ()
-    notes: tuple[str, ...] = field(default=())  # the export's comment lines
-    skipped: tuple[str, ...] = ()  # rows that are not steps (statistics), as "label (row)"
-    title: tuple[tuple[str, str], ...] = ()  # the title block's (key, value) pairs
-    reading: tuple[str, ...] = ()  # what the reader did to the values (a lateral flip)
-    style: str = "table"
-    """``optimumk``: read in OptimumK's header grammar, compared through its channel
-    registry (`suspension_sim.validation.okexport`); ``table``: through a channel map."""
-
-    @property
-    def n_steps(self) -> int:
-        return len(self.steps)
-
-    def motion(self) -> dict[str, Column]:
-        """Motion columns by key (heave, roll, pitch, rack, steering_wheel)."""
-        out: dict[str, Column] = {}
-        for c in self.columns:
-            if c.rule.metric in MOTION_KEYS:
-                out[c.rule.metric] = c
-        return out
-
-    def outputs(self) -> list[Column]:
-        """Columns to compare (everything mapped that is not a motion input or the step)."""
-        return [
-            c
-            for c in self.columns
-            if c.rule.metric
-            and c.rule.metric not in MOTION_KEYS
-            and not (c.quantity is not None and c.quantity.scope == "index")
-        ]
-
-    def find(self, channel: str) -> Column | None:
-        """The column of a canonical channel name (``"Damper Length Front Left"``)."""
-        for c in self.columns:
-            if c.channel.lower() == channel.lower():
-                return c
-        return None
-
 
 # -- reading --------------------------------------------------------------------------------
 LAYOUTS = ("auto", "optimumk", "table")
@@ -175,9 +78,9 @@ def read_export(
         raise InputError("no such export file", where=str(p), hint="check the EXPORT path")
     suffix = p.suffix.lower()
     if suffix in (".csv", ".txt", ".tsv"):
-        table = _csv_cells(p)
+        table = csv_cells(p)
     elif suffix in (".xlsx", ".xlsm"):
-        table = _xlsx_cells(p)
+        table = xlsx_cells(p)
     else:
         raise InputError(
             f"unknown export file type {suffix or '(none)'}",
@@ -205,92 +108,8 @@ def read_export(
     return _parse_table(p, table, cmap)
 
 
-@dataclass
-class _Table:
-    """Raw cells of one sheet: rows of values, and how to name a cell."""
-
-    rows: list[list[object]]
-    sheet: str | None = None  # xlsx sheet name (cells as Sheet!A1), None for csv
-    comments: tuple[str, ...] = ()  # csv lines starting with '#', without the '#'
-
-    def where(self, path: Path, row: int, col: int) -> str:
-        """The cell at 0-based `row`, `col`, as the user sees it (1-based line, A1 cell)."""
-        return self.where_in_column(path, col).replace("{row}", str(row + 1))
-
-    def where_in_column(self, path: Path, col: int) -> str:
-        """`where` of a cell of column `col`, with ``{row}`` standing for its 1-based row."""
-        if self.sheet is None:
-            return f"{path.name}: line {{row}}, column {col + 1}"
-        return f"{path.name}: {self.sheet}!{_col_letter(col)}{{row}}"
-
-
-def _col_letter(col: int) -> str:
-    out = ""
-    n = col + 1
-    while n:
-        n, r = divmod(n - 1, 26)
-        out = chr(65 + r) + out
-    return out
-
-
-def _csv_cells(path: Path) -> list[_Table]:
-    """Cells of a text export: UTF-8, UTF-16 (Excel's 'Unicode text') or Windows-1252
-    (`suspension_sim.textfiles.read_text`), separated by commas, semicolons or tabs."""
-    text = read_text(path, "export file")
-    lines = text.splitlines()
-    # Lines starting with '#' are comments (kept as empty rows so line numbers hold).
-    body = ["" if line.lstrip().startswith("#") else line for line in lines]
-    delimiter = _delimiter([line for line in body[:HEADER_SCAN_ROWS] if line])
-    rows: list[list[object]] = [
-        list(next(csv.reader([line], delimiter=delimiter), [])) if line else [] for line in body
-    ]
-    comments = tuple(line.lstrip()[1:].strip() for line in lines if line.lstrip().startswith("#"))
-    return [_Table(rows, None, comments)]
-
-
-def _delimiter(lines: Sequence[str]) -> str:
-    """The delimiter of a text table: comma, semicolon or tab.
-
-    The one that splits some line into the most fields, and (on a tie) does so
-    on the most lines: a semicolon table with decimal commas has as many commas
-    as semicolons on its data rows, but no comma in its header. A title block
-    above the table (``Name<TAB>run``) does not mislead it, as a whole-sample
-    sniffer can be.
-    """
-    best, score = ",", (1, 0)
-    for d in (",", ";", "\t"):
-        counts = [len(next(csv.reader([line], delimiter=d), [])) for line in lines]
-        if not counts:
-            continue
-        top = max(counts)
-        candidate = (top, counts.count(top))
-        if candidate > score:
-            best, score = d, candidate
-    return best
-
-
-def _xlsx_cells(path: Path) -> list[_Table]:
-    import openpyxl
-
-    try:
-        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except Exception as exc:  # a corrupt or non-xlsx file
-        raise InputError(f"cannot open as .xlsx: {exc}", where=str(path)) from None
-    try:
-        return [
-            _Table([list(r) for r in ws.iter_rows(values_only=True)], ws.title)
-            for ws in wb.worksheets
-        ]
-    finally:
-        wb.close()
-
-
-def _text(value: object) -> str:
-    return "" if value is None else str(value).strip()
-
-
 def _find_header(
-    path: Path, table: _Table, cmap: ChannelMap
+    path: Path, table: Table, cmap: ChannelMap
 ) -> tuple[int, int, list[Header | None], list[str]] | None:
     """(header row, first data row, headers, ignored) of the row with the most channels.
 
@@ -311,11 +130,11 @@ def _find_header(
 
 
 def _header_at(
-    path: Path, table: _Table, cmap: ChannelMap, r: int, row: list[object]
+    path: Path, table: Table, cmap: ChannelMap, r: int, row: list[object]
 ) -> tuple[int, int, list[Header | None], list[str]] | None:
     """The header parsed from row `r`, or None if it names no channel."""
-    texts = [_text(v) for v in row]
-    if not any(texts) or any(_is_number(v) for v in row if _text(v)):
+    texts = [cell_text(v) for v in row]
+    if not any(texts) or any(is_number(v) for v in row if cell_text(v)):
         return None
     below = table.rows[r + 1] if r + 1 < len(table.rows) else []
     units_row = _units_row(below, len(row))
@@ -325,7 +144,7 @@ def _header_at(
         if not t:
             headers.append(None)
             continue
-        unit_below = _text(below[c]).strip("[]() ") if units_row and c < len(below) else None
+        unit_below = cell_text(below[c]).strip("[]() ") if units_row and c < len(below) else None
         h = parse_header(t, table.where(path, r, c), cmap, unit_below or None)
         headers.append(h)
         if h is None:
@@ -337,7 +156,7 @@ def _header_at(
 
 def _units_row(row: Sequence[object], width: int) -> bool:
     """True if `row` holds only unit words (a units row under the header)."""
-    texts = [_text(v) for v in list(row)[:width]]
+    texts = [cell_text(v) for v in list(row)[:width]]
     filled = [t for t in texts if t]
     if not filled:
         return False
@@ -345,36 +164,7 @@ def _units_row(row: Sequence[object], width: int) -> bool:
     return all(known_unit(t) for t in cleaned)
 
 
-def _is_number(value: object) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, (int, float)):
-        return True
-    try:
-        float(str(value).strip().replace(",", "."))
-    except ValueError:
-        return False
-    return True
-
-
-def _number(value: object) -> float | None:
-    """A cell as float; NaN for blank; None if it is not a number."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return math.nan
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    text = str(value).strip()
-    for candidate in (text, text.replace(",", ".")):
-        try:
-            return float(candidate)
-        except ValueError:
-            continue
-    return None
-
-
-def _parse_table(path: Path, tables: Sequence[_Table], cmap: ChannelMap) -> Export:
+def _parse_table(path: Path, tables: Sequence[Table], cmap: ChannelMap) -> Export:
     """Every sheet with a header row, merged (same steps; a channel repeated on several
     sheets must carry the same values)."""
     parts = []
@@ -442,7 +232,7 @@ def _key(col: Column) -> str:
 
 def _parse_one(
     path: Path,
-    table: _Table,
+    table: Table,
     cmap: ChannelMap,
     header_row: int,
     first_data: int,
@@ -466,17 +256,17 @@ def _parse_one(
     skipped: list[str] = []
     step_labels: list[float] = []
     for i, row in enumerate(data):
-        if not any(_text(row[c]) for c in used if c < len(row)):
+        if not any(cell_text(row[c]) for c in used if c < len(row)):
             continue
-        label = next((_text(row[c]) for c in labels if c < len(row) and _text(row[c])), "")
-        if label and STATISTIC_RE.match(label) and not _is_number(label):
+        label = next((cell_text(row[c]) for c in labels if c < len(row) and cell_text(row[c])), "")
+        if label and STATISTIC_RE.match(label) and not is_number(label):
             skipped.append(f"{label} ({table.where(path, first_data + i, 0).split(': ', 1)[-1]})")
             continue
         keep.append(i)
         m = STEP_LABEL_RE.match(label)
         step_labels.append(float(m.group(1)) if m else math.nan)
-    title = _title_block(table, header_row)
-    defaults = _default_units(title)
+    title = title_block(table, header_row)
+    defaults = default_units(title)
     columns: list[Column] = []
     step_values: np.ndarray | None = None
     seen: dict[str, str] = {}
@@ -534,50 +324,6 @@ def _parse_one(
     )
 
 
-TITLE_KEYS = ("name", "type", "version", "user options", "date", "author", "user")
-"""First words of OptimumK's title-block rows (kept as `Export.title`)."""
-
-
-def _title_block(table: _Table, header_row: int) -> tuple[tuple[str, str], ...]:
-    """(key, value) of every row above the header that holds a key and a value.
-
-    OptimumK's title block: ``Name | <run>``, ``Type | Result``, ``Version |
-    2.3.0``, ``User Options`` then rows such as ``Length | mm``. Rows with one
-    cell are kept with an empty value.
-    """
-    out: list[tuple[str, str]] = []
-    for row in table.rows[:header_row]:
-        cells = [_text(v) for v in row if _text(v)]
-        if not cells:
-            continue
-        key = cells[0].rstrip(":").strip()
-        out.append((key, " ".join(cells[1:])))
-    return tuple(out)
-
-
-def _default_units(title: tuple[tuple[str, str], ...]) -> dict[Dimension, str]:
-    """Units the title block's User Options give (``Length | m``), by dimension."""
-    from suspension_sim.validation.headers import unit_factor
-
-    out: dict[Dimension, str] = {}
-    for key, value in title:
-        # "Length | m" (key, value) or OptimumK's one-row "User Options | Length |
-        # inch | in": the words after the dimension's name, the first known unit wins.
-        words = [w.strip("[]():") for w in f"{key} {value}".split()]
-        lowered = [w.lower() for w in words]
-        for dimension in ("length", "angle"):
-            if dimension not in lowered or dimension in out:
-                continue
-            for unit in words[lowered.index(dimension) + 1 :]:
-                try:
-                    unit_factor(unit, dimension)
-                except KeyError:
-                    continue
-                out[dimension] = unit
-                break
-    return out
-
-
 def _lateral_axis(export: Export) -> Export:
     """Negate the lateral coordinates of an export whose lateral axis is + to the right.
 
@@ -616,7 +362,7 @@ def _lateral_axis(export: Export) -> Export:
 
 def _column_values(
     path: Path,
-    table: _Table,
+    table: Table,
     data: list[list[object]],
     keep: list[int],
     col: int,
@@ -629,7 +375,7 @@ def _column_values(
     for k, i in enumerate(keep):
         row = data[i]
         value = row[col] if col < len(row) else None
-        v = _number(value)
+        v = cell_number(value)
         if v is None:
             if not strict:
                 return np.full(len(keep), np.nan)

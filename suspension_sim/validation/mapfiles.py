@@ -330,8 +330,8 @@ def default_map_markdown() -> str:
 def optimumk_channels_markdown() -> str:
     """Every OptimumK quantity validate knows (the registry), its definition, how it is
     compared and its tolerance: the docs table (docs/validation.md)."""
-    from suspension_sim.validation.compare import DEFAULT_TOLERANCES, RELATIVE_TOLERANCE
     from suspension_sim.validation.okregistry import registry
+    from suspension_sim.validation.results import DEFAULT_TOLERANCES, RELATIVE_TOLERANCE
 
     unit_of = {"angle": "deg", "length": "mm", "percent": "%", "gain": "deg/mm", "ratio": ""}
     rows = [

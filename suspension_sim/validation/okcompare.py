@@ -24,17 +24,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.validation.compare import (
+from suspension_sim.validation.drive import StepResult
+from suspension_sim.validation.export import Column, Export
+from suspension_sim.validation.okexport import OK_FORCE, OK_METRIC
+from suspension_sim.validation.quantities import ChannelMap
+from suspension_sim.validation.results import (
     DEFAULT_TOLERANCES,
     RELATIVE_TOLERANCE,
     ChannelResult,
     Validation,
     diagnose,
 )
-from suspension_sim.validation.drive import StepResult
-from suspension_sim.validation.export import Column, Export
-from suspension_sim.validation.okexport import OK_FORCE, OK_METRIC
-from suspension_sim.validation.quantities import ChannelMap
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -52,7 +52,7 @@ NOT_COMPARED_REASONS = (NOT_ESTABLISHED, ALWAYS_BLANK, BLANK_IN_EXPORT, FORCE_CA
 def motion_columns(export: Export) -> dict[str, np.ndarray]:
     """OptimumK's motion inputs (heave mm, roll deg, pitch deg, steering deg; 0 when the
     export has no such column); InputError naming the first blank cell of one."""
-    from suspension_sim.validation.drive import _finite
+    from suspension_sim.validation.drive import finite_values
 
     motion = export.motion()
     if not any(k in motion for k in ("heave", "roll", "pitch", "steering")):
@@ -64,7 +64,7 @@ def motion_columns(export: Export) -> dict[str, np.ndarray]:
         )
     n = export.n_steps
     return {
-        k: (_finite(motion[k]) if k in motion else np.zeros(n))
+        k: (finite_values(motion[k]) if k in motion else np.zeros(n))
         for k in ("heave", "roll", "pitch", "steering")
     }
 

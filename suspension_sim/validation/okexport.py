@@ -25,16 +25,16 @@ from pathlib import Path
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.validation.export import (
+from suspension_sim.validation.export_table import (
     STATISTIC_RE,
     STEP_LABEL_RE,
     Column,
     Export,
-    _default_units,
-    _is_number,
-    _Table,
-    _text,
-    _title_block,
+    Table,
+    cell_text,
+    default_units,
+    is_number,
+    title_block,
 )
 from suspension_sim.validation.headers import Header, check_unit
 from suspension_sim.validation.okheaders import OkHeader, looks_like_optimumk
@@ -69,13 +69,13 @@ _TEXT_NUMBERS = {
 }
 
 
-def find_optimumk_header(table: _Table, scan: int) -> int | None:
+def find_optimumk_header(table: Table, scan: int) -> int | None:
     """The row of the first `scan` rows that is an OptimumK header row, or None."""
     for r, row in enumerate(table.rows[:scan]):
-        texts = [_text(v) for v in row]
-        if not any(texts) or any(_is_number(v) for v in row if _text(v)):
+        texts = [cell_text(v) for v in row]
+        if not any(texts) or any(is_number(v) for v in row if cell_text(v)):
             continue
-        keys = [_text(x[0]) for x in table.rows[:r] if x and _text(x[0])]
+        keys = [cell_text(x[0]) for x in table.rows[:r] if x and cell_text(x[0])]
         if looks_like_optimumk(texts, [k.rstrip(":") for k in keys]):
             return r
     return None
@@ -134,12 +134,12 @@ def _header(ok: OkHeader, where: str) -> tuple[Header | None, str | None]:
     return h, None
 
 
-def parse_optimumk_table(path: Path, table: _Table, header_row: int) -> Export:
+def parse_optimumk_table(path: Path, table: Table, header_row: int) -> Export:
     """An `Export` from one table in OptimumK's layout (see the module docstring)."""
     from suspension_sim.validation.okheaders import parse_optimumk_header
 
     row = table.rows[header_row]
-    texts = [_text(v) for v in row]
+    texts = [cell_text(v) for v in row]
     headers: list[Header | None] = []
     ignored: list[str] = []
     for c, t in enumerate(texts):
@@ -160,10 +160,12 @@ def parse_optimumk_table(path: Path, table: _Table, header_row: int) -> Export:
     skipped: list[str] = []
     step_labels: list[float] = []
     for i, values in enumerate(data):
-        if not any(_text(values[c]) for c in used if c < len(values)):
+        if not any(cell_text(values[c]) for c in used if c < len(values)):
             continue
-        label = next((_text(values[c]) for c in labels if c < len(values) and _text(values[c])), "")
-        if label and STATISTIC_RE.match(label) and not _is_number(label):
+        label = next(
+            (cell_text(values[c]) for c in labels if c < len(values) and cell_text(values[c])), ""
+        )
+        if label and STATISTIC_RE.match(label) and not is_number(label):
             where = table.where(path, header_row + 1 + i, 0).split(": ", 1)[-1]
             skipped.append(f"{label} ({where})")
             continue
@@ -176,8 +178,8 @@ def parse_optimumk_table(path: Path, table: _Table, header_row: int) -> Export:
             where=table.where(path, header_row, 0),
             hint="export the results of at least one step",
         )
-    title = _title_block(table, header_row)
-    defaults = _default_units(title)
+    title = title_block(table, header_row)
+    defaults = default_units(title)
     columns: list[Column] = []
     seen: dict[str, str] = {}
     for c, h in enumerate(headers):

@@ -33,6 +33,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from suspension_sim.validation.export_units import known_unit
+
 OkKind = Literal["corner", "axle", "side", "car", "motion", "force", "point"]
 
 SIDE_WORDS: dict[str, str] = {"left": "Left", "right": "Right"}
@@ -114,8 +116,6 @@ def _unit(text: str | None) -> str | None:
 
 def _is_unit(text: str) -> bool:
     """True if a final round bracket holds a unit (not a name part such as ``(Fore)``)."""
-    from suspension_sim.validation.headers import known_unit
-
     t = text.strip()
     if not t:
         return True

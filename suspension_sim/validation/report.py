@@ -28,14 +28,14 @@ import pandas as pd
 
 from suspension_sim.errors import InputError
 from suspension_sim.files import write_atomically, write_text_atomically
-from suspension_sim.validation.compare import (
+from suspension_sim.validation.export import Export
+from suspension_sim.validation.quantities import CORNERS
+from suspension_sim.validation.results import (
     CONVENTION,
     RELATIVE_TOLERANCE,
     ChannelResult,
     Validation,
 )
-from suspension_sim.validation.export import Export
-from suspension_sim.validation.quantities import CORNERS
 
 LOCATION_ORDER = {name: i for i, name in enumerate((*CORNERS, "Front", "Rear", ""))}
 
