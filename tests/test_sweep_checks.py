@@ -51,7 +51,7 @@ class StatesSpec:
     name: str
     states: tuple[State, ...]
 
-    def build(self, model: Model) -> Motion:
+    def build(self, model: Model, style: str = "ours") -> Motion:
         steps = tuple(Step((float(i),), s) for i, s in enumerate(self.states))
         return Motion(self.name, ("step",), steps)
 
