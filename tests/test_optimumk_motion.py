@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _cars import four_corner_car
 
 from suspension_sim import Model, load
 from suspension_sim.errors import InputError
@@ -225,3 +226,18 @@ def test_motion_style_default_follows_the_sign_convention_and_paths_are_not_adde
         held.build(model, "optimumk")
     steer = SweepSpec("s", MotionSpec("roll", (0.0, 1.0)), grid=MotionSpec("steer", (0.0, 9.0)))
     assert len(steer.build(model, "optimumk")) == 4  # roll at two rack positions is fine
+
+
+def test_roll_needs_only_the_roll_axis_and_pitch_names_its_missing_centre() -> None:
+    """The test corner's side-view force lines are parallel (pitch centres at infinity):
+    a roll-only motion still runs about the roll axis; pitch is refused naming the centre."""
+    model = Model(four_corner_car())
+    design = model.solve()
+    assert not np.all(np.isfinite(pitch_centre(design, "left")))
+    assert np.all(np.isfinite(roll_centre(design, "front")))
+    zero = np.zeros(3)
+    m = optimumk_motion(model, zero, np.array([0.0, 1.0, 2.0]), zero, zero, design=design)
+    assert m.ok and not np.any(np.isnan(m.chassis))
+    with pytest.raises(InputError, match="left pitch centre") as info:
+        optimumk_motion(model, zero, zero, np.array([0.0, 0.5, 1.0]), zero, design=design)
+    assert "pitch" in (info.value.hint or "")

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -187,37 +187,51 @@ def chassis_state(
 
 
 # -- axes and ground -------------------------------------------------------------------------
-def motion_axes(pose: Pose) -> MotionAxes:
+def motion_axes(pose: Pose, *, roll: bool = True, pitch: bool = True) -> MotionAxes:
     """The roll axis (front and rear roll centres) and pitch axis (left and right pitch
-    centres) of a solved pose, OptimumK's centres (`optimumk.centres`). InputError when a
-    centre is missing or at infinity (the axis is then undefined)."""
+    centres) of a solved pose, OptimumK's centres (`optimumk.centres`). Only the axes
+    asked for are needed (`roll`, `pitch`); the other is NaN (never used). InputError
+    when a needed centre is missing or at infinity (the axis is then undefined)."""
     from suspension_sim.optimumk.centres import optimumk_centres
 
     c = optimumk_centres(pose)
-    need = {
-        "front roll centre": c.roll_centre.get("front"),
-        "rear roll centre": c.roll_centre.get("rear"),
-        "left pitch centre": c.pitch_centre.get("left"),
-        "right pitch centre": c.pitch_centre.get("right"),
-    }
+    need: dict[str, np.ndarray | None] = {}
+    if roll:
+        need["front roll centre"] = c.roll_centre.get("front")
+        need["rear roll centre"] = c.roll_centre.get("rear")
+    if pitch:
+        need["left pitch centre"] = c.pitch_centre.get("left")
+        need["right pitch centre"] = c.pitch_centre.get("right")
     for what, p in need.items():
         if p is None or not np.all(np.isfinite(p)):
             raise InputError(
                 f"OptimumK's motion needs the {what}, which this car "
                 + ("does not have" if p is None else "has at infinity (parallel force lines)"),
                 where=WHERE,
-                hint="roll and pitch in OptimumK's style need a front and a rear axle with "
-                "finite roll centres and finite pitch centres; use --motion-style ours",
+                hint=("roll" if "roll" in what else "pitch")
+                + " in OptimumK's style needs "
+                + (
+                    "a front and a rear axle with finite roll centres"
+                    if "roll" in what
+                    else "finite pitch centres on both sides"
+                )
+                + "; move the car in our style instead (sweep --motion-style ours)",
             )
-    rf, rr = need["front roll centre"], need["rear roll centre"]
-    pl, pr = need["left pitch centre"], need["right pitch centre"]
-    assert rf is not None and rr is not None and pl is not None and pr is not None
-    return MotionAxes(
-        roll_point=rr.copy(),
-        roll_direction=(rf - rr) / np.linalg.norm(rf - rr),
-        pitch_point=pr.copy(),
-        pitch_direction=(pl - pr) / np.linalg.norm(pl - pr),
-    )
+    axes = no_axes()
+    if roll:
+        rf, rr = need["front roll centre"], need["rear roll centre"]
+        assert rf is not None and rr is not None
+        axes = replace(axes, roll_point=rr.copy(), roll_direction=unit_vector(rf - rr))
+    if pitch:
+        pl, pr = need["left pitch centre"], need["right pitch centre"]
+        assert pl is not None and pr is not None
+        axes = replace(axes, pitch_point=pr.copy(), pitch_direction=unit_vector(pl - pr))
+    return axes
+
+
+def unit_vector(v: np.ndarray) -> np.ndarray:
+    """v / |v| (an axis through two distinct centres)."""
+    return np.asarray(v, dtype=float) / float(np.linalg.norm(v))
 
 
 def ground_heights(design: Pose) -> dict[str, float]:
@@ -313,8 +327,9 @@ def optimumk_motion(
 
         design = solve(model)
     targets = ground_targets(model, design)
-    turns = bool(np.any(r != 0.0) or np.any(p != 0.0))
-    design_axes = motion_axes(design) if turns else no_axes()
+    rolls, pitches = bool(np.any(r != 0.0)), bool(np.any(p != 0.0))
+    turns = rolls or pitches
+    design_axes = motion_axes(design, roll=rolls, pitch=pitches) if turns else no_axes()
     notes: list[str] = []
     step0_design = h[0] == 0.0 and r[0] == 0.0 and p[0] == 0.0
     if not step0_design and not step0_from_design:
@@ -355,7 +370,7 @@ def optimumk_motion(
                     where=WHERE,
                     hint="start the motion at the design state",
                 )
-            axes = motion_axes(first)
+            axes = motion_axes(first, roll=rolls, pitch=pitches)
     chassis = np.empty((len(h), 4, 4))
     chassis[0] = T0
     if len(h) > 1:

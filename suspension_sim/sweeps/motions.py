@@ -287,7 +287,11 @@ def _ground_optimumk(
         axes = no_axes()
     else:
         try:
-            axes = model.derived.get(("sweeps", "optimumk_axes"), lambda: motion_axes(solve(model)))
+            roll, pitch = axis == 3, axis == 4
+            axes = model.derived.get(
+                ("sweeps", "optimumk_axes", roll, pitch),
+                lambda: motion_axes(solve(model), roll=roll, pitch=pitch),
+            )
         except InputError as exc:
             raise InputError(exc.message, where="motions", hint=exc.hint) from None
     cols = [np.zeros(len(vals)) for _ in range(3)]
