@@ -56,7 +56,7 @@ WHEEL_CHARTS: tuple[tuple[str, str, str], ...] = (
 """(file stem, column pattern with the wheel name, title) of the per-wheel charts."""
 CHART_STEMS: tuple[str, ...] = (*(c[0] for c in WHEEL_CHARTS), "roll_centre", "ackermann", "antis")
 """File stems of every standard chart (``ackermann`` for steer motions, ``antis`` for pitch)."""
-STEER_COLUMNS = ("steering_wheel_angle_deg", "rack_mm")
+STEER_COLUMNS = ("steering_wheel_angle_deg", "rack_mm", "steering_deg")
 """Swept columns of a steer motion (they get the ``ackermann`` chart)."""
 PITCH_COLUMN = "chassis_pitch_deg"
 """Swept column of a pitch motion (it gets the ``antis`` chart)."""
@@ -93,6 +93,7 @@ MOTION_SIGNS: dict[str, str] = {
     "chassis_y_mm": "+ = left",
     "rack_mm": "+ = toward +Y",
     "steering_wheel_angle_deg": "+ = left turn",
+    "steering_deg": "OptimumK's steering, + = rack toward +Y",
 }
 """Sign written on the axis of each swept column (docs/conventions.md)."""
 PREFIX_SIGNS: tuple[tuple[str, str], ...] = (
