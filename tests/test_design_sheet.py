@@ -278,3 +278,18 @@ def test_format_value_has_one_precision_per_unit() -> None:
     assert format_value(1.23456, "mm") == "1.23"
     assert format_value(-0.032555, "deg/mm") == "-0.03256"
     assert format_value(float("nan"), "%") == "-"
+
+
+def test_contact_points_off_the_ground_are_noted_with_their_heights() -> None:
+    """The SolveSpace reference car is imported from OptimumK files whose Vertical Offset
+    is 4.73168606 mm (front) and 4.27201516 mm (rear): its contact points sit there, and
+    the sheet says so; the example car's are on z = 0 and get no such note."""
+    from suspension_sim.outputs.design_sheet import design_sheet, ground_note
+
+    root = Path(__file__).parent.parent
+    imported = suspension_sim.load(root / "validation" / "optimumk_slvs" / "car.xlsx")
+    note = ground_note(imported)
+    assert note is not None
+    assert "z = 4.73 mm (FL, FR), 4.27 mm (RL, RR)" in note
+    assert note in design_sheet(imported.solve(), "optimumk").notes
+    assert ground_note(suspension_sim.load(root / "workbooks" / "fsae_car.xlsx")) is None

@@ -371,17 +371,7 @@ def design_contact_points(model: KinematicModel) -> np.ndarray:
     """The contact points of the design pose (every parameter 0, chassis state 0), world
     = chassis frame, (n_w, 3) mm: where a force with application "design" acts. The same
     point the metrics call the contact point (lowest point of the tyre circle)."""
-
-    def build() -> np.ndarray:
-        st = wheel_set(model)
-        local = model.local_transforms(np.zeros((model.n_params, 1)))
-        P = _positions_numpy(model, local)[0][0]  # (n_inst, 3)
-        C, A = P[st.i_centre], P[st.i_axis]
-        s = wheel_geometry.spin_axis(C, A, st.orient)
-        return np.asarray(wheel_geometry.contact_point(C, s, st.radius, Z_UP), dtype=float)
-
-    found: np.ndarray = model.derived.get(("loads", "design contact points"), build)
-    return found
+    return wheel_set(model).contact0
 
 
 def statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None = None) -> Statics:

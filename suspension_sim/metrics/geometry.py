@@ -58,6 +58,7 @@ class WheelSet:
     orient: np.ndarray  # +1/-1 so that the spin axis points outboard
     radius: np.ndarray
     centre0: np.ndarray  # design centres (n, 3)
+    contact0: np.ndarray  # design contact points (n, 3): lowest points of the tyre circles
     toe0: np.ndarray  # design toe (rad)
     toe_wp0: np.ndarray  # design wheel-plane toe (rad): the static toe OptimumK's steer starts from
     front: np.ndarray  # bool: on the front axle (`wheel_layout`: from the geometry)
@@ -138,6 +139,7 @@ def _build_wheel_set(model: KinematicModel) -> WheelSet:
         design_wheelbase = float(np.mean(wheelbases)) if wheelbases else float("nan")
     return WheelSet(
         names=names,
+        contact0=cp0,
         i_centre=np.array([inst_of[(w.centre, w.body)] for w in ws], dtype=int),
         i_axis=np.array([inst_of[(w.axis_point, w.body)] for w in ws], dtype=int),
         # A kingpin point may sit on another body (a MacPherson strut's top mount

@@ -22,12 +22,16 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from suspension_sim.metrics import CATALOGUE, layout, pose_metrics, preset
+from suspension_sim.metrics.geometry import wheel_set
 from suspension_sim.solve.inputs import CHASSIS_AXES, axis_unit
+from suspension_sim.tolerances import CONTACT_OFF_GROUND_MM
 
 if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model import KinematicModel
     from suspension_sim.solve.pose import Pose
 
 RATIO_UNIT = "damper/wheel"
@@ -243,9 +247,34 @@ def _notes(pose: Pose, tables: list[SheetTable], short: bool) -> tuple[str, ...]
         for r in t.rows:
             if r.quantity.metric == "ackermann" and all(math.isnan(v) for v in r.values):
                 notes.append("Ackermann is undefined with the wheels straight: give a rack travel")
+    ground = ground_note(pose.model)
+    if ground:
+        notes.append(ground)
     if not short:
         notes.append(SIGN_NOTE)
     return tuple(notes)
+
+
+def ground_note(model: KinematicModel) -> str | None:
+    """A note when the design contact points are not on z = 0 (a car imported from
+    OptimumK keeps its Vertical Offset: the contact patches sit at that height in the
+    file's frame), since heights such as the roll centre's are then world z, not height
+    above the tyres' ground; None when every contact point is within
+    `CONTACT_OFF_GROUND_MM` of z = 0."""
+    st = wheel_set(model)
+    z = st.contact0[:, 2] if len(st.names) else np.zeros(0)
+    if not np.any(np.abs(z) > CONTACT_OFF_GROUND_MM):
+        return None
+    groups: dict[str, list[str]] = {}
+    for name, value in zip(st.names, z, strict=True):
+        groups.setdefault(f"{value:.2f}", []).append(name)
+    where = ", ".join(f"{v} mm ({', '.join(ws)})" for v, ws in groups.items())
+    return (
+        f"at design the tyres' contact points are at z = {where}, not 0 (e.g. an OptimumK "
+        "Vertical Offset): heights here (roll centre ...) are world z in the workbook's "
+        "frame; subtract the axle's contact-point z for the height above the tyres' ground "
+        "(OptimumK's (Ground) channels)"
+    )
 
 
 def format_value(value: float, unit: str) -> str:
