@@ -236,11 +236,10 @@ def unit_vector(v: np.ndarray) -> np.ndarray:
 
 def ground_heights(design: Pose) -> dict[str, float]:
     """World z (mm) of every tyre's contact point at design: the height OptimumK keeps it at."""
-    from suspension_sim.metrics.geometry import pose_geometry, wheel_set
+    from suspension_sim.metrics.geometry import wheel_set
 
     st = wheel_set(design.model)
-    geo = pose_geometry(design, st, derivatives=False)
-    return {name: float(geo.cp_w[0, i, 2]) for i, name in enumerate(st.names)}
+    return {name: float(st.contact0[i, 2]) for i, name in enumerate(st.names)}
 
 
 def ground_targets(model: KinematicModel, design: Pose) -> dict[str, Target]:
