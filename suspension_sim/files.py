@@ -15,7 +15,8 @@ anything is written, by the permission bits, so also when running as root
 any solving, so one rule holds for every output option: the folder an output
 goes into must exist already (a typo in a folder name is reported, not
 created); an output that is itself a folder (a report or chart folder) is
-created, but its parent must exist.
+created, but its parent must exist; an existing output file is replaced only
+with ``force=True`` (`refuse_existing`).
 """
 
 from __future__ import annotations
@@ -140,6 +141,24 @@ def check_output(
             hint="make the folder writable first (for example chmod u+w) or choose another",
         )
     return out if folder else check_writable(out, where=where)
+
+
+def refuse_existing(
+    path: str | os.PathLike[str], *, force: bool, where: str | None = None, what: str = "a result"
+) -> Path:
+    """The one rule for an existing output file, whatever its type (.csv, .xlsx,
+    .parquet, ...): it is replaced only with ``force=True``, so a result never
+    silently overwrites another. Returns `path` as a Path, else an `InputError`
+    naming the file (`where`: the option or parameter that gave it; `what`: what
+    would be written, for the message)."""
+    out = Path(path)
+    if not force and (out.exists() or out.is_symlink()):
+        raise InputError(
+            f"{out} exists; {what} only replaces it with force=True",
+            where=where,
+            hint="choose a new name or pass force=True",
+        )
+    return out
 
 
 def _pid_alive(pid: int) -> bool:

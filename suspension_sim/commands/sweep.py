@@ -19,6 +19,7 @@ PARAMETER_OPTIONS = {
     "directory": "--plot",
     "convention": "--convention",
     "motion_style": "--motion-style",
+    "optimumk_channels": "--optimumk-channels",
     "start": "--from",
     "stop": "--to",
     "steps": "--steps",
@@ -100,6 +101,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "when the sign convention is optimumk, else ours (docs/conventions.md)",
     )
     p.add_argument(
+        "--optimumk-channels",
+        action="store_true",
+        help="also write every OptimumK channel of the solved steps, each column named as "
+        "OptimumK names it, e.g. 'Camber Angle [Left] [Front] (deg)' (OptimumK's "
+        "definitions; its own numbers need OptimumK's motion style, --motion-style "
+        "optimumk, the default under --convention optimumk; docs/sweeps.md)",
+    )
+    p.add_argument(
         "--into-workbook",
         action="store_true",
         help="also add the table to the source workbook as a new sheet 'Results <sweep>' "
@@ -108,7 +117,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--force",
         action="store_true",
-        help="replace an existing .xlsx output or results sheet",
+        help="replace an existing --out file (.csv, .xlsx or .parquet) or results sheet",
     )
     p.set_defaults(run=run)
 
@@ -138,12 +147,14 @@ def progress_bar(
 
 def _check_outputs(args: argparse.Namespace, sheet: str) -> None:
     """Refuse bad output options before a long run (the writers check again): the
-    folder rule and read-only files of `suspension_sim.files.check_output`."""
-    from suspension_sim.files import check_output, check_writable
+    folder rule and read-only files of `suspension_sim.files.check_output`, and an
+    existing --out file of any type without --force (`suspension_sim.files.refuse_existing`)."""
+    from suspension_sim.files import check_output, check_writable, refuse_existing
     from suspension_sim.outputs.tables import check_table_path
 
     if args.out:
         check_table_path(args.out, option="--out", protect=args.workbook, force=args.force)
+        refuse_existing(args.out, force=args.force, where="--out", what="a sweep table")
     if args.plot:
         from suspension_sim.outputs.plots import CHART_STEMS, xy_stem
 
@@ -195,6 +206,7 @@ def run(args: argparse.Namespace) -> int:
             convention=args.convention,
             keep_poses=False,
             motion_style=style,
+            optimumk_channels=args.optimumk_channels,
         )
     finally:
         close()
@@ -206,6 +218,10 @@ def run(args: argparse.Namespace) -> int:
         + (" (OptimumK's motion style)" if style == "optimumk" else "")
     )
     if args.out:
+        from suspension_sim.files import refuse_existing
+
+        # Checked again: the file may have appeared while the sweep ran.
+        refuse_existing(args.out, force=args.force, where="--out", what="a sweep table")
         path = write_table(table, args.out, option="--out", protect=args.workbook, force=args.force)
         print(f"wrote {path} ({len(table)} rows)")
     if args.plot:

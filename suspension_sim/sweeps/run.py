@@ -64,6 +64,7 @@ from suspension_sim.tolerances import LIMIT_NOTE_MM, SAME_TARGET_MM
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.batch import BatchResult
     from suspension_sim.solve.pose import ChassisState, Pose
     from suspension_sim.solve.state import State
 
@@ -220,14 +221,13 @@ class MetricRows:
         """The kept steps' parameter vectors (one per solved step)."""
         return self.params
 
-    def frame(self) -> pd.DataFrame:
-        """Every metric of the kept steps, laid out as `metrics_table` lays them out."""
-        from suspension_sim.metrics.batch import batch_metrics
+    def batch(self) -> BatchResult:
+        """The kept steps as one `BatchResult` (its `pose(i)` rebuilds step i's pose)."""
         from suspension_sim.solve.batch import BatchResult
 
         assert self.model is not None
         n = len(self.params)
-        result = BatchResult(
+        return BatchResult(
             model=self.model,
             params=np.array(self.params).reshape(n, self.model.n_params),
             shocks=np.array(self.shocks, dtype=float).reshape(n, len(self.model.damper_names)),
@@ -241,7 +241,12 @@ class MetricRows:
             seconds=0.0,
             engine="sweep",
         )
-        table = batch_metrics(result, self.convention, rates=True).reset_index(drop=True)
+
+    def frame(self) -> pd.DataFrame:
+        """Every metric of the kept steps, laid out as `metrics_table` lays them out."""
+        from suspension_sim.metrics.batch import batch_metrics
+
+        table = batch_metrics(self.batch(), self.convention, rates=True).reset_index(drop=True)
         table.attrs["convention"] = self.convention
         return table
 
@@ -280,6 +285,8 @@ class SweepResult:
     rows: MetricRows | None = None
     motion_style: str = "ours"
     """How the ground motions moved the chassis (`suspension_sim.sweeps.motions.MOTION_STYLES`)."""
+    optimumk_channels: bool = False
+    """`table` also holds OptimumK's channels (`suspension_sim.sweeps.okcolumns`)."""
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -299,7 +306,9 @@ class SweepResult:
     def table(self) -> pd.DataFrame:
         """One row per solved step (index ``step``): the swept values, then every metric
         (`suspension_sim.metrics.metrics_table`; a metric column equal to a swept one is
-        not repeated). ``attrs`` holds the sweep name and the sign convention."""
+        not repeated); with `optimumk_channels`, then every OptimumK channel of the solved
+        poses under OptimumK's header (`suspension_sim.sweeps.okcolumns.optimumk_columns`).
+        ``attrs`` holds the sweep name and the sign convention."""
         front = pd.DataFrame(self.values, columns=list(self.columns))
         metrics: pd.DataFrame | None = None
         if self.rows is not None and self.rows.values:
@@ -314,12 +323,34 @@ class SweepResult:
             # Strokes solved for a target are not limited by the solver: say so on
             # every row, so a plot of the table cannot hide a bottomed-out damper.
             table["dampers_beyond_limits"] = limits
+            if self.optimumk_channels:
+                table = pd.concat([table, self.optimumk_table()], axis=1)
             table.attrs.update(attrs)
         else:
             table = front
         table.index = pd.Index(self.steps, name="step")
         table.attrs["sweep"] = self.spec.name
         return table
+
+    def solved_poses(self) -> list[Pose]:
+        """The solved steps' poses, in order: the kept ones, else rebuilt from what
+        ``keep_poses=False`` kept (`MetricRows`; the same joint parameters and inputs)."""
+        if self.poses:
+            return list(self.poses)
+        if self.rows is not None and self.rows.values:
+            batch = self.rows.batch()
+            return [batch.pose(i) for i in range(len(batch))]
+        return []
+
+    def optimumk_table(self) -> pd.DataFrame:
+        """OptimumK's channels of the solved steps (`optimumk_columns`), one row per
+        solved step (0..n-1); no columns when no step was solved."""
+        from suspension_sim.sweeps.okcolumns import optimumk_columns
+
+        poses = self.solved_poses()
+        if not poses:
+            return pd.DataFrame(index=pd.RangeIndex(0))
+        return optimumk_columns(poses[0].model, poses)
 
     def summary(self) -> str:
         """Steps solved, problems, slowest step: a few lines for the terminal."""
@@ -362,6 +393,7 @@ def run_sweep(
     halvings: int = MAX_HALVINGS,
     keep_poses: bool = True,
     motion_style: str | None = None,
+    optimumk_channels: bool = False,
 ) -> SweepResult:
     """Solve every step of a sweep by continuation from design.
 
@@ -380,6 +412,12 @@ def run_sweep(
     inspecting them). False computes each step's metrics row as it goes and keeps
     only the last pose (the warm start of the next step): the same `table`, with
     memory that does not grow by a pose per step.
+
+    optimumk_channels: `SweepResult.table` also holds every OptimumK channel of the
+    solved steps under OptimumK's own header, e.g. ``Camber Angle [Left] [Front] (deg)``
+    (`suspension_sim.sweeps.okcolumns`); they are OptimumK's numbers when the chassis
+    moves in its style (``motion_style="optimumk"``, the default under the optimumk
+    convention).
     """
     style = resolve_style(motion_style, convention, model)
     motion = spec.build(model, style)
@@ -394,7 +432,9 @@ def run_sweep(
         from suspension_sim.metrics import preset
 
         rows = MetricRows(preset(convention or model.car.options.sign_convention).name)
-    result = SweepResult(spec, motion, [], [], [], [], [], convention, model, rows, style)
+    result = SweepResult(
+        spec, motion, [], [], [], [], [], convention, model, rows, style, optimumk_channels
+    )
     total = len(motion)
     # Every step's inputs checked at once, as each step's solve and `_check_step_limits`
     # check them: a step that passes is solved without repeating those checks; one that

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from suspension_sim.errors import InputError
+from suspension_sim.names import closest, did_you_mean
 from suspension_sim.solve.inputs import CHASSIS_AXES, axis_unit
 from suspension_sim.sweeps.motions import match_name
-from suspension_sim.sweeps.run import find_named_sweep, find_sweep
+from suspension_sim.sweeps.run import find_named_sweep, find_sweep, named_sweeps
 from suspension_sim.sweeps.spec import (
     MotionSpec,
     SweepSpec,
@@ -321,10 +322,28 @@ def choose_sweep(
     try:
         find_sweep(workbook, name, sweep_file)
     except InputError as exc:
+        known = [n for _, specs in named_sweeps(workbook, sweep_file) for n in specs]
+        guess = standard_guess(name)
+        near = did_you_mean(name, [*known, *([guess] if guess else [])])
         raise InputError(
-            exc.message, where=exc.where, hint=f"{exc.hint}; {STANDARD_HINT}"
+            f"no sweep or standard motion named {name!r}" + (f".{near}" if near else ""),
+            where=exc.where,
+            hint=f"{exc.hint}; {STANDARD_HINT}",
         ) from None
     raise AssertionError("find_sweep found what find_named_sweep did not")  # pragma: no cover
+
+
+def standard_guess(text: str) -> str | None:
+    """The standard motion a mistyped name most likely meant (``heav`` -> ``heave``,
+    ``bumb:FL`` -> ``bump:FL``), or None when its first word is not close to a kind."""
+    m = re.fullmatch(r"\s*([A-Za-z]+)\s*(?:[:\s]\s*(.*?))?\s*", str(text), flags=re.DOTALL)
+    if m is None:
+        return None
+    kind = closest(m[1].lower(), STANDARD_MOTIONS)
+    if kind is None:
+        return None
+    rest = (m[2] or "").strip()
+    return f"{kind}:{rest}" if rest else kind
 
 
 def _is_standard(text: str) -> bool:
