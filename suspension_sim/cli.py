@@ -11,6 +11,9 @@ The library names its API parameters in errors (``shocks``, ``camera``,
 ``channel_map``); here they become the options a user typed (``--shocks``,
 ``--camera``, ``--map``): the common ones in `PARAMETER_OPTIONS`, a command's
 own in its module's ``PARAMETER_OPTIONS``.
+
+``suspension-sim --version`` prints the package version and exits 0 before any
+command module (or numpy, pandas) is imported.
 """
 
 from __future__ import annotations
@@ -28,6 +31,10 @@ from suspension_sim.errors import (
     report_internal_error,
     stdout_closed,
 )
+from suspension_sim.version import __version__
+
+PROG = "suspension-sim"
+VERSION_OPTIONS = ("--version", "-V")
 
 COMMANDS: tuple[str, ...] = (
     "check",
@@ -99,9 +106,28 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+def version_text() -> str:
+    """``suspension-sim 0.2.0``: what ``--version`` prints."""
+    return f"{PROG} {__version__}"
+
+
+def asks_version(argv: Sequence[str]) -> bool:
+    """True when the options before any command ask for the version
+    (``--version``, ``-V``, with or without ``--debug``)."""
+    for arg in argv:
+        if arg in VERSION_OPTIONS:
+            return True
+        if arg != "--debug":
+            return False
+    return False
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="suspension-sim", description=__doc__.splitlines()[0])
+    parser = _Parser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
+    parser.add_argument(
+        *VERSION_OPTIONS, action="version", version=version_text(), help="print the version"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
@@ -128,6 +154,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     No traceback is shown unless ``--debug`` (or SUSPENSION_SIM_DEBUG=1)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args: argparse.Namespace | None = None
+    if asks_version(argv):  # no command module imported: instant
+        try:
+            print(version_text())
+            sys.stdout.flush()
+        except BrokenPipeError:
+            return stdout_closed()
+        return 0
     try:
         args = build_parser().parse_args(argv)
         code = int(args.run(args) or 0)

@@ -1,7 +1,8 @@
 """A bar chart of member forces for one load case (matplotlib, Agg canvas).
 
 Horizontal bars, one per member (two-force link, damper, wishbone leg),
-+ = tension to the right, compression to the left; a value that statics does
++ = tension to the right in red, compression to the left in blue (the colours
+of the 3-D view, `suspension_sim.loads.colours`); a value that statics does
 not fix (a redundant joint, a leg of an arm in bending) is drawn hatched and
 marked in its label. The figure is returned; the command writes it
 (`suspension_sim.outputs.plots.save_figure`). Same style as the sweep charts:
@@ -14,14 +15,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from suspension_sim.loads.colours import COMPRESSION_WORD, TENSION_WORD, force_colour
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
     from suspension_sim.loads.result import LoadResult
 
 DPI = 110
-TENSION = "#1f77b4"
-COMPRESSION = "#d62728"
 
 
 def member_force_figure(result: LoadResult, case: str) -> Figure:
@@ -44,14 +45,14 @@ def member_force_figure(result: LoadResult, case: str) -> Figure:
     FigureCanvasAgg(fig)
     ax = fig.subplots()
     y = np.arange(len(names))[::-1]
-    bars = ax.barh(y, values, color=[TENSION if v >= 0 else COMPRESSION for v in values])
+    bars = ax.barh(y, values, color=[force_colour(v) for v in values])
     for bar, ok in zip(bars, exact, strict=True):
         if not ok:
             bar.set_hatch("//")
             bar.set_alpha(0.6)
     ax.set_yticks(y, names, fontsize="small")
     ax.axvline(0.0, color="black", linewidth=0.8)
-    ax.set_xlabel("axial force [N] (+ tension, - compression)")
+    ax.set_xlabel(f"axial force [N] (+ tension, {TENSION_WORD}; - compression, {COMPRESSION_WORD})")
     title = f"member forces: {case}"
     if not result.determinate:
         title += " (statically indeterminate: minimum-norm)"

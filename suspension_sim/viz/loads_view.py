@@ -3,7 +3,8 @@
 Every member of `LoadResult.members()` (two-point links, dampers and each
 wishbone leg, pivot to ball joint) is drawn as a tube whose colour is its
 axial force on a diverging colormap centred on zero, with symmetric limits at
-the case's largest |force| (+ = tension, red; - = compression, blue). The
+the case's largest |force| (+ = tension, red; - = compression, blue: the
+colours of the bar chart, `suspension_sim.loads.colours`). The
 rest of the car is drawn by `suspension_sim.viz.render.build_scene` and then
 greyed, so only the forces carry colour; the applied contact-patch loads are
 dark green arrows, longest for the largest load, each named with its
@@ -14,11 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from suspension_sim.errors import InputError
+from suspension_sim.loads.colours import axial_colormap
 from suspension_sim.tolerances import COINCIDENT_MM
 from suspension_sim.viz.camera import MIN_FONT_PT, font_points
 from suspension_sim.viz.geometry import scene_scale
@@ -33,8 +35,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Colour = tuple[float, float, float]
 
-COLORMAP: Final = "coolwarm"
-"""Diverging colormap: blue (compression) - white-grey (zero) - red (tension)."""
 SCALAR_TITLE = "axial force [N], + tension / - compression"
 SCALARS = "axial_N"
 """Name of the per-point scalar array on the member meshes (N, + = tension)."""
@@ -222,7 +222,7 @@ def _decorate(
         actors["members"] = plotter.add_mesh(
             pv.merge(list(meshes.values()), merge_points=False),  # no shared end points
             scalars=SCALARS,
-            cmap=COLORMAP,
+            cmap=axial_colormap(),
             clim=(-limit, limit),
             smooth_shading=True,
             specular=0.2,
