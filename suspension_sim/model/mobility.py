@@ -27,6 +27,19 @@ in the unknowns and J_u in the inputs (implicit function theorem,
 
 Rows in the left null space of the full Jacobian [J_x J_u] are redundant
 whatever the inputs (a MacPherson strut's cylinder); the others lock inputs.
+
+A free motion at design (J_x rank-deficient) is either a **mechanism** or a
+**toggle**, told apart by following it: the bodies are moved along the null
+vector until their fastest point has gone `FOLLOW_MOVE_MM`, and the joints are
+closed again by Gauss-Newton with every input held. If they close
+(`FOLLOW_CLOSED_MM`) with at least `FOLLOW_KEPT` of the move kept, the motion
+is finite: a mechanism, the pose is not unique, and it is an error (exit 2),
+described by the bodies that move, the screw axis of the best-located one,
+and the likely causes (a point on one body only, a body whose points are all
+on another body, and the one-point replacements that would remove it). If
+they cannot close (a gap growing as the square of the move) or close only by
+returning to design, the motion is free to first order only: a toggle (links
+in line at design), flagged but allowed.
 """
 
 from __future__ import annotations
@@ -42,11 +55,84 @@ from scipy.sparse.csgraph import connected_components
 from suspension_sim.description import CHASSIS
 from suspension_sim.errors import SuspensionSimError
 from suspension_sim.model.model import slot_rates
+from suspension_sim.model.screws import skew
 from suspension_sim.model.topology import GRUEBLER_FREEDOM
 from suspension_sim.tolerances import LOCK_SHARE, LOCK_SINE, MODE_SHARE, RANK_TOL, STUCK_RATE
 
 if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.model.model import KinematicModel
+    from suspension_sim.model.model import JacobianLayout, KinematicModel
+
+FOLLOW_MOVE_MM = 2.0
+"""A free motion at design is followed until its fastest point has moved this far (mm)."""
+FOLLOW_CLOSED_MM = 1e-8
+"""...and counts as followed when every joint closes again below this gap (mm)..."""
+FOLLOW_KEPT = 0.5
+"""...with at least this share of the move kept (closing by going back to design is a toggle)."""
+FOLLOW_ITERATIONS = 40
+"""Gauss-Newton steps allowed to close the joints after the move."""
+MOVING_SHARE = 1e-3
+"""A body takes part in a free motion when a point of it moves faster than this share
+of the fastest point."""
+ON_AXIS_MM = 0.05
+"""A hard point this close (mm) to a free motion's screw axis is named as lying on it."""
+TRANSLATION_RATE = 1e-6
+"""rad per mm of the fastest point's motion below which a free motion is a pure slide."""
+SCREW_PITCH_MM = 1e-2
+"""mm per rad of slide along the axis above which a free motion is named a screw."""
+MAX_REPAIR_TRIALS = 80
+"""One-point replacements tried (each a rebuilt model; error path only)."""
+
+
+@dataclass(frozen=True)
+class FreeMotion:
+    """A motion of the mechanism at design that survives with every input held and can be
+    followed (a mechanism, not a toggle).
+
+    `bodies`: the bodies that move, fastest first; `body`: the one whose screw axis is
+    given (`point`, mm, `direction` unit, `pitch` mm/rad, or `direction` only for a slide);
+    `through`: its hard points on that axis; `causes`: likely causes as sentences;
+    `rows`: bodies whose Components rows the causes point at (the first is where to look).
+    """
+
+    bodies: tuple[str, ...]
+    body: str
+    direction: tuple[float, float, float]
+    point: tuple[float, float, float] | None
+    pitch: float
+    through: tuple[str, ...] = ()
+    causes: tuple[str, ...] = ()
+    rows: tuple[str, ...] = ()
+
+    def axis_text(self) -> str:
+        """How the named body moves, in words and numbers (mm, unit direction)."""
+        d = ", ".join(f"{c:+.3f}" for c in self.direction)
+        if self.point is None:
+            return f"{self.body} slides along ({d})"
+        if len(self.through) >= 2:
+            where = f"the line through {' and '.join(self.through[:2])}"
+        elif self.through:
+            where = f"an axis through {self.through[0]}"
+        else:
+            where = "an axis"
+        p = ", ".join(f"{c:.1f}" for c in self.point)
+        text = f"{self.body} turns about {where} (point ({p}) mm, direction ({d}))"
+        if abs(self.pitch) > SCREW_PITCH_MM:
+            text += f", sliding {self.pitch:.3g} mm along it per radian (a screw)"
+        return text
+
+    def lines(self) -> list[str]:
+        """The motion and its likely causes, for `Mobility.lines`."""
+        out = [
+            f"FREE MOTION: {', '.join(self.bodies)} move with every stroke and the rack "
+            f"held: {self.axis_text()}."
+        ]
+        out += [f"  likely cause: {cause}." for cause in self.causes]
+        if not self.causes:
+            out.append(
+                "  likely cause: a joint missing between these bodies and a located one: "
+                "check their rows in Components for a misspelt or misplaced point name."
+            )
+        return out
 
 
 @dataclass(frozen=True)
@@ -87,6 +173,7 @@ class Mobility:
     redundant_points: tuple[str, ...]
     locked_inputs: tuple[LockedInput, ...] = ()
     stuck_bodies: tuple[str, ...] = ()
+    free_motions: tuple[FreeMotion, ...] = ()
 
     @property
     def structural_free(self) -> int:
@@ -95,14 +182,15 @@ class Mobility:
 
     @property
     def singular(self) -> bool:
-        """Free motions at design although the joint count says there should be none:
-        a toggle (links in line) at the design condition."""
-        return self.free_after_inputs > 0 and self.structural_free <= 0
+        """Free motions at design, none of which can be followed, although the joint
+        count says there should be none: a toggle (links in line) at design."""
+        return self.free_after_inputs > 0 and not self.under_constrained
 
     @property
     def under_constrained(self) -> bool:
-        """Motions stay free with every input held (too few joints)."""
-        return self.free_after_inputs > 0 and not self.singular
+        """Motions stay free with every input held: too few joints, or a free motion that
+        can be followed (a mechanism; see `FreeMotion`)."""
+        return self.free_after_inputs > 0 and (self.structural_free > 0 or bool(self.free_motions))
 
     @property
     def ok(self) -> bool:
@@ -114,12 +202,13 @@ class Mobility:
         return not self.locked_inputs and not self.stuck_bodies
 
     def problems(self) -> list[str]:
-        """The lines of `lines` that make `ok` False."""
-        return [
-            line
-            for line in self.lines()
-            if line.startswith(("UNDER-CONSTRAINED", "INPUT CANNOT MOVE", "STUCK"))
-        ]
+        """The lines of `lines` that make `ok` False (with a free motion's detail lines)."""
+        heads = ("UNDER-CONSTRAINED", "FREE MOTION", "INPUT CANNOT MOVE", "STUCK")
+        out: list[str] = []
+        for line in self.lines():
+            if line.startswith(heads) or (line.startswith("  ") and out):
+                out.append(line)
+        return out
 
     def lines(self) -> list[str]:
         """Human-readable report for `suspension-sim check`."""
@@ -138,6 +227,14 @@ class Mobility:
                 f"{', '.join(self.free_bodies)}. Usually two links in line (a toggle): move a "
                 "point of those bodies a little."
             )
+        elif self.free_after_inputs and self.structural_free <= 0:
+            out.append(
+                f"UNDER-CONSTRAINED: {self.free_after_inputs} motion(s) stay free with every "
+                f"stroke and the rack held, although the joint count balances (a joint "
+                "counted twice, one missing elsewhere). It is a mechanism, not a toggle: "
+                "the motion can be followed with every joint closed, so a pose would not "
+                "be unique."
+            )
         elif self.free_after_inputs:
             out.append(
                 f"UNDER-CONSTRAINED: {self.free_after_inputs} motion(s) stay free with every "
@@ -145,6 +242,8 @@ class Mobility:
                 "these bodies another point shared with a located body (Components), or "
                 "check for a misspelt point name."
             )
+        for motion in self.free_motions:
+            out += motion.lines()
         out += [locked.line() for locked in self.locked_inputs]
         if self.stuck_bodies:
             out.append(
@@ -155,7 +254,7 @@ class Mobility:
                 "in place by their joints alone. Remove the extra shared point that locks "
                 "them, or drive them with a damper or the rack."
             )
-        if self.redundant and not self.singular and not self.locked_inputs:
+        if self.redundant and not self.free_after_inputs and not self.locked_inputs:
             out.append(
                 f"{self.redundant} redundant constraint(s) (consistent at design), at joint(s) "
                 f"{', '.join(self.redundant_points)}: a cylindrical joint made of two shared "
@@ -176,9 +275,12 @@ def input_names(model: KinematicModel) -> tuple[str, ...]:
 
 def mobility(model: KinematicModel) -> Mobility:
     """Count the mechanism's degrees of freedom at design and test every input
-    (see module docstring); points that lock an input are searched for only
-    when one is locked."""
+    (see module docstring); free motions are followed, and points that lock an
+    input searched for, only when the counts find one (a healthy car pays for
+    one Jacobian and its block SVDs)."""
     mob = _counts(model)
+    if mob.free_after_inputs:
+        return dataclasses.replace(mob, free_motions=free_motions(model))
     if not mob.locked_inputs:
         return mob
     culprits = _culprits(model, mob)
@@ -380,3 +482,209 @@ def _blocks(J: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     return [
         (np.flatnonzero(labels[:m] == c), np.flatnonzero(labels[m:] == c)) for c in range(count)
     ]
+
+
+def free_motions(model: KinematicModel) -> tuple[FreeMotion, ...]:
+    """The free motions at design that can be followed with every input held (see module
+    docstring): one per null vector of J_x that survives the follow test, described by
+    `_describe` with its likely causes. Empty for an exactly constrained car or a toggle."""
+    u = model.input_params()
+    x = np.setdiff1d(np.arange(model.n_params), u)
+    q0 = np.zeros(model.n_params)
+    lay = model.layout(x)
+    Jx = model.jacobian(q0, x).toarray()
+    found: list[FreeMotion] = []
+    for r_idx, c_idx in _blocks(Jx):
+        A = Jx[np.ix_(r_idx, c_idx)]
+        norms = np.linalg.norm(A, axis=0)
+        scale = np.where(norms > 0, norms, 1.0)
+        if A.size:
+            _, s, Vt = np.linalg.svd(A / scale, full_matrices=True)
+            tol = RANK_TOL * (s[0] if s.size and s[0] > 0 else 1.0)
+            null = Vt[int(np.sum(s > tol)) :]
+        else:
+            null = np.eye(len(c_idx))
+        for z in null:
+            dq = np.zeros(model.n_params)
+            dq[x[c_idx]] = z / scale
+            if _follow(model, x, lay, dq) and (motion := _describe(model, dq)) is not None:
+                found.append(motion)
+    return tuple(found)
+
+
+def _point_rates(model: KinematicModel, dq: np.ndarray) -> np.ndarray:
+    """Velocity (mm per unit of `dq`) of every point copy at design, (n_inst, 3)."""
+    _, dP = model.instance_positions(np.zeros((model.n_params, 1)), derivatives=True)
+    assert dP is not None
+    k = dP.shape[1]
+    rates = slot_rates(model.inst_slots, dq[:, None])[:, :k, 0]  # (inst, k)
+    return np.einsum("nki,nk->ni", dP[:, :, :, 0], rates)
+
+
+def _follow(model: KinematicModel, x: np.ndarray, lay: JacobianLayout, dq: np.ndarray) -> bool:
+    """True when the design can be moved along `dq` (both senses tried) until its fastest
+    point has gone `FOLLOW_MOVE_MM` and every joint closes again with the inputs held,
+    keeping at least `FOLLOW_KEPT` of the move: a finite motion, not a toggle."""
+    speed = float(np.linalg.norm(_point_rates(model, dq), axis=1).max(initial=0.0))
+    if speed <= 0.0:
+        return False
+    P0, _ = model.instance_positions(np.zeros((model.n_params, 1)), derivatives=False)
+    for sense in (1.0, -1.0):
+        q = sense * FOLLOW_MOVE_MM / speed * dq
+        for _ in range(FOLLOW_ITERATIONS):
+            r, data = model.residuals_and_jacobian_data(q[:, None], lay)
+            if np.abs(r).max(initial=0.0) < FOLLOW_CLOSED_MM:
+                P, _ = model.instance_positions(q[:, None], derivatives=False)
+                moved = float(np.linalg.norm(P[:, :, 0] - P0[:, :, 0], axis=1).max(initial=0.0))
+                if moved >= FOLLOW_KEPT * FOLLOW_MOVE_MM:
+                    return True
+                break
+            J = sps.csr_matrix((data[:, 0], lay.indices, lay.indptr), shape=lay.shape)
+            step, *_ = np.linalg.lstsq(J.toarray(), -r[:, 0], rcond=None)
+            q[x] += step
+    return False
+
+
+def _describe(model: KinematicModel, dq: np.ndarray) -> FreeMotion | None:
+    """The bodies `dq` moves (fastest first) and the screw axis of the best-located one
+    (the fastest part with three points not in line; else the fastest part)."""
+    v = _point_rates(model, dq)
+    speed = np.linalg.norm(v, axis=1)
+    top = float(speed.max(initial=0.0))
+    if top <= 0.0:
+        return None
+    v, speed = v / top, speed / top
+    part_speed: dict[int, float] = {}
+    for i, part in enumerate(model.inst_part):
+        part_speed[int(part)] = max(part_speed.get(int(part), 0.0), float(speed[i]))
+    moving = sorted(
+        (p for p, s in part_speed.items() if s > MOVING_SHARE), key=lambda p: -part_speed[p]
+    )
+    bodies = tuple(dict.fromkeys(model.parts[p].body for p in moving))
+    if not bodies:
+        return None
+
+    def located(part: int) -> bool:
+        pts = model.inst_design[model.inst_part == part]
+        return len(pts) >= 3 and np.linalg.matrix_rank(pts[1:] - pts[0], tol=ON_AXIS_MM) >= 2
+
+    part = next((p for p in moving if located(p)), moving[0])
+    idx = np.flatnonzero(model.inst_part == part)
+    P = model.inst_design[idx]
+    centre = P.mean(axis=0)
+    # v_i = w x (p_i - c) + v_c, least squares over the part's points.
+    A = np.zeros((3 * len(idx), 6))
+    for row, p in enumerate(P - centre):
+        A[3 * row : 3 * row + 3, :3] = -skew(p)
+        A[3 * row : 3 * row + 3, 3:] = np.eye(3)
+    sol, *_ = np.linalg.lstsq(A, v[idx].ravel(), rcond=None)
+    w, vc = sol[:3], sol[3:]
+    rate = float(np.linalg.norm(w))
+    body = model.parts[part].body
+    through: tuple[str, ...] = ()
+    point: tuple[float, float, float] | None = None
+    pitch = 0.0
+    if rate < TRANSLATION_RATE:
+        d = vc / max(float(np.linalg.norm(vc)), 1e-300)
+        direction = (float(d[0]), float(d[1]), float(d[2]))
+    else:
+        axis = w / rate
+        foot = centre + np.cross(w, vc) / rate**2
+        direction = (float(axis[0]), float(axis[1]), float(axis[2]))
+        point = (float(foot[0]), float(foot[1]), float(foot[2]))
+        pitch = float(w @ vc) / rate**2
+        off = model.inst_design[idx] - foot
+        dist = np.linalg.norm(off - np.outer(off @ axis, axis), axis=1)
+        on = sorted((float(dd), model.inst_point[i]) for dd, i in zip(dist, idx, strict=True))
+        through = tuple(dict.fromkeys(name for dd, name in on if dd < ON_AXIS_MM))
+    causes, rows = _likely_causes(model, bodies)
+    return FreeMotion(bodies, body, direction, point, pitch, through, causes, rows)
+
+
+def _likely_causes(
+    model: KinematicModel, bodies: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Sentences naming the likely causes of a free motion of `bodies`, and the bodies
+    whose rows they point at: a moving body all of whose points are on one other body
+    (it joins that body to itself); points on one body only (they join nothing; wheel
+    centre and axis points excepted); and the one-point replacements on the moving
+    bodies' rows, among those lone points, that leave every body located and every
+    input free."""
+    car = model.car
+    wheel_points = {p for w in car.wheels for p in (w.centre, w.axis_point)}
+    owners: dict[str, list[str]] = {}
+    for b in car.bodies:
+        for p in b.points:
+            owners.setdefault(p, []).append(b.name)
+    lonely = [p for p, bs in owners.items() if len(bs) == 1 and p not in wheel_points]
+    causes: list[str] = []
+    rows: list[str] = []
+    for name in bodies:
+        pts = car.body(name).points
+        for other in car.bodies:
+            if other.name != name and len(pts) >= 2 and set(pts) <= set(other.points):
+                causes.append(
+                    f"every point of {name} ({', '.join(pts)}) is also on {other.name}: it "
+                    f"joins {other.name} to itself and holds nothing"
+                )
+                rows.append(name)
+    repairs = _repairs(model, bodies, lonely)
+    used = {new for _, _, new in repairs}
+    near = set(bodies) | {b for p in lonely for b in owners[p] if p in used}
+    for p in lonely:
+        if owners[p][0] in near or p in used:
+            causes.append(f"{p} is on one body only ({owners[p][0]}): it joins nothing")
+            rows.append(owners[p][0])
+    for body, old, new in repairs:
+        causes.append(
+            f"on the row of {body}, {new} in place of {old} would locate every body "
+            "(a point typed on the wrong row?)"
+        )
+        rows.insert(0, body)
+    return tuple(causes), tuple(dict.fromkeys(rows))
+
+
+def _repairs(
+    model: KinematicModel, bodies: tuple[str, ...], lonely: list[str]
+) -> list[tuple[str, str, str]]:
+    """(body, point replaced, lone point put in its place) for each one-point edit of a
+    moving body's row that leaves no free motion and no locked input (each a rebuilt
+    model; at most `MAX_REPAIR_TRIALS`)."""
+    from suspension_sim.model.model import KinematicModel
+
+    car = model.car
+    fixed_roles = {(d.body, d.chassis_point) for d in car.dampers}
+    fixed_roles |= {(d.body, d.moving_point) for d in car.dampers}
+    fixed_roles |= {
+        (w.body, p)
+        for w in car.wheels
+        for p in (w.centre, w.axis_point, w.kingpin_lower, w.kingpin_upper)
+        if p
+    }
+    if car.rack is not None:
+        fixed_roles |= {(car.rack.body, p) for p in car.rack.end_points}
+    trials = [
+        (name, old, new)
+        for name in bodies
+        if name != CHASSIS
+        for old in car.body(name).points
+        if (name, old) not in fixed_roles
+        for new in lonely
+        if new not in car.body(name).points
+    ][:MAX_REPAIR_TRIALS]
+    found: list[tuple[str, str, str]] = []
+    for name, old, new in trials:
+        edited = tuple(
+            dataclasses.replace(b, points=tuple(new if p == old else p for p in b.points))
+            if b.name == name
+            else b
+            for b in car.bodies
+        )
+        try:
+            trial = KinematicModel(dataclasses.replace(car, bodies=edited))
+            redundant, locked = _quick_test(trial)
+        except (SuspensionSimError, KeyError, ValueError, np.linalg.LinAlgError):
+            continue
+        if redundant >= 0 and not locked:
+            found.append((name, old, new))
+    return found

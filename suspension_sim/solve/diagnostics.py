@@ -24,7 +24,13 @@ def design_mobility(model: KinematicModel) -> Mobility:
 
 def mechanism_problem(mob: Mobility) -> str:
     """Why a mechanism cannot be solved as asked (`Mobility.ok` is False), for an error."""
-    if mob.under_constrained:
+    if mob.free_motions:
+        bodies = dict.fromkeys(b for motion in mob.free_motions for b in motion.bodies)
+        head = (
+            f"a free motion at design: {', '.join(bodies)} can move with every stroke and "
+            "the rack held, so a pose would not be unique"
+        )
+    elif mob.under_constrained:
         head = "the mechanism is under-constrained, so a pose would not be unique"
     else:
         head = "the mechanism cannot move as its inputs ask"
@@ -33,9 +39,11 @@ def mechanism_problem(mob: Mobility) -> str:
 
 def mechanism_where(model: KinematicModel, mob: Mobility) -> str:
     """Where to look for a mechanism problem: the Components cell of the first body it
-    names (a locked input's body, a stuck or free body), else the workbook."""
+    names (the row a free motion's causes point at, a locked input's body, a stuck or
+    free body), else the workbook."""
     car = model.car
-    names = [lk.name for lk in mob.locked_inputs if lk.name != "rack"]
+    names = [b for motion in mob.free_motions for b in (*motion.rows, *motion.bodies)]
+    names += [lk.name for lk in mob.locked_inputs if lk.name != "rack"]
     names += (
         [car.rack.body] if car.rack and any(lk.name == "rack" for lk in mob.locked_inputs) else []
     )
