@@ -184,3 +184,85 @@ def test_view_and_chart_use_one_definition(rendering: None, cornering) -> None: 
                 assert (r > b) if word == "red" else (b > r), (name, value, colour)
     finally:
         scene.plotter.close()
+
+
+# -- replay map: "did you mean" stays at the same corner -------------------------------------
+EXAMPLE = ROOT / "workbooks" / "replay_example"
+
+
+def replay_with_map_line(
+    tmp_path: Path, old: str, new: str, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, int]:
+    """Run ``suspension-sim replay`` on the example car and log with the example map
+    edited as a user would (`old` -> `new` on one line): (exit code, stderr, that line)."""
+    lines = (EXAMPLE / "map.yaml").read_text(encoding="utf-8").splitlines()
+    (number,) = [i for i, text in enumerate(lines, 1) if old in text]
+    lines[number - 1] = lines[number - 1].replace(old, new)
+    cmap = tmp_path / "map.yaml"
+    cmap.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "r.csv"
+    argv = ["replay", str(ROOT / "workbooks" / "fsae_car.xlsx"), str(EXAMPLE / "log.csv")]
+    code = cli.main([*argv, "--map", str(cmap), "--out", str(out)])
+    assert not out.exists()
+    return code, capsys.readouterr().err, number
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("LF_Damper", "FL_Damper"),  # was: Did you mean 'RL_Damper'? (the other side)
+        ("Damper FL", "FL_Damper"),  # was: 'RR_Damper'
+        ("RF_Damper", "FR_Damper"),  # was: 'RR_Damper'
+        ("LR_Damper", "RL_Damper"),  # was: 'RR_Damper'
+        ("Front Left Damper", "FL_Damper"),
+        ("FL_Dampr", "FL_Damper"),  # the plain typo still works
+    ],
+)
+def test_misnamed_damper_suggests_the_same_corner(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], typed: str, meant: str
+) -> None:
+    old = f"{meant}:" if meant != "RL_Damper" else "RL_Damper:"
+    code, err, line = replay_with_map_line(tmp_path, old, f"{typed}:", capsys)
+    assert code == 2
+    assert f"map.yaml:{line}: {typed!r} is not a damper of this workbook." in err
+    assert f"Did you mean {meant!r}?" in err
+    others = {"FL_Damper", "FR_Damper", "RL_Damper", "RR_Damper"} - {meant}
+    assert not any(f"Did you mean {o!r}" in err for o in others)
+    assert "Traceback" not in err
+
+
+def test_misnamed_column_suggests_the_same_corner(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The log has 'Damper Pos FL' and 'Damper Pos RL'; a user writes the corner the
+    other way round (the old answer was 'Damper Pos RL', the other side)."""
+    code, err, line = replay_with_map_line(tmp_path, "Damper Pos FL", "Damper Pos LF", capsys)
+    assert code == 2
+    assert f"map.yaml:{line}" in err
+    assert "the log has no column 'Damper Pos LF' (for FL_Damper)." in err
+    assert "Did you mean 'Damper Pos FL'?" in err
+
+
+def test_corner_words_and_codes() -> None:
+    from suspension_sim.replay.channelmap import corner_of, suggest
+
+    dampers = ["FL_Damper", "FR_Damper", "RL_Damper", "RR_Damper"]
+    assert [corner_of(n) for n in dampers] == ["FL", "FR", "RL", "RR"]
+    cases = {
+        "LF_Damper": "FL",
+        "DamperLF": "FL",
+        "damper_rf": "FR",
+        "Rear Right": "RR",
+        "rear_lh": "RL",
+        "FLDamper": "FL",
+        "Heave_Damper": None,
+        "FL_FR_link": None,  # two corners: none
+    }
+    assert {n: corner_of(n) for n in cases} == cases
+    # a third damper at no corner is not guessed onto one side
+    assert suggest("Heave_Damper", dampers) == ""
+    # a column named without its corner: the damper's corner decides
+    columns = ["Time", "Damper FL", "Damper FR", "Damper RL"]
+    assert suggest("Damper", columns, corner="FR") == " Did you mean 'Damper FR'?"
+    # nothing at that corner: no suggestion from another corner
+    assert suggest("RR_Dampr", ["FL_Damper", "FR_Damper"]) == ""

@@ -17,12 +17,17 @@ through gain (per volt) and offset. The file is read node by node
 (`suspension_sim.sweeps.yaml_file`), so every error names the file and line
 (``map.yaml:7``). Names are checked against a car and a log by `ChannelMap.check`,
 and so is a held stroke (``{fixed: STROKE}``) against the damper's travel.
+A misspelt damper or column is answered with the nearest name at the same
+corner (`suggest`): ``LF_Damper`` -> ``FL_Damper``, never a damper of the
+other side.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -32,7 +37,7 @@ import numpy as np
 import yaml
 
 from suspension_sim.errors import InputError
-from suspension_sim.names import did_you_mean, loose_key
+from suspension_sim.names import closest, did_you_mean, loose_key
 from suspension_sim.sweeps.yaml_file import Node, SweepLoader, yaml_root
 from suspension_sim.textfiles import read_text
 from suspension_sim.units import find_unit
@@ -141,7 +146,7 @@ class ChannelMap:
             name = _match(given, names)
             if name is None:
                 raise InputError(
-                    f"{given!r} is not a damper of this workbook." + did_you_mean(given, names),
+                    f"{given!r} is not a damper of this workbook." + suggest(given, names),
                     where=where,
                     hint=f"dampers (Damping section): {', '.join(names) or '(none)'}",
                 )
@@ -195,6 +200,68 @@ def _check_fixed(model: KinematicModel, name: str, stroke: float, where: str) ->
     )
 
 
+CORNER_CODES: dict[str, str] = {
+    "fl": "FL",
+    "lf": "FL",
+    "fr": "FR",
+    "rf": "FR",
+    "rl": "RL",
+    "lr": "RL",
+    "rr": "RR",
+}
+"""Two-letter corner codes either way round (LF = FL); R is rear beside L, right beside F."""
+AXLE_WORDS: dict[str, str] = {"front": "F", "rear": "R"}
+SIDE_WORDS: dict[str, str] = {"left": "L", "right": "R", "lh": "L", "rh": "R"}
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+"""Words of a name: runs split at case changes, digits and punctuation (FLDamper -> FL Damper)."""
+
+
+def corner_of(name: str) -> str | None:
+    """The corner a name points at (``FL``, ``FR``, ``RL``, ``RR``), from a corner code
+    (``FL_Damper``, ``Damper LF``, ``damper_rf``) or words (``Front Left Damper``,
+    ``rear_rh``); None when it names none or two."""
+    found: set[str] = set()
+    axle = side = ""
+    for word in (w.casefold() for w in _WORDS.findall(name)):
+        if word in CORNER_CODES:
+            found.add(CORNER_CODES[word])
+        axle = AXLE_WORDS.get(word, axle)
+        side = SIDE_WORDS.get(word, side)
+    if axle and side:
+        found.add(axle + side)
+    return found.pop() if len(found) == 1 else None
+
+
+def suggest(name: str, choices: Sequence[str], *, corner: str | None = None) -> str:
+    """``" Did you mean 'X'?"`` for a misspelt `name`, or ``""``; X is at the same corner.
+
+    The corner is the one `name` points at (else `corner`, e.g. the damper whose column
+    is misspelt). When some choices are at that corner the suggestion is the nearest of
+    them (the only one is suggested however it is spelt: ``Damper LF`` ->
+    ``FL_Damper``); choices at another corner are never suggested. A name at no
+    corner equally near to choices at two corners gets no suggestion.
+    """
+    at = corner_of(name) or corner
+    if at is None:
+        best = closest(name, choices)
+        if best is not None and corner_of(best) is not None:
+            score = difflib.SequenceMatcher(None, name, best).ratio()
+            tied = {
+                corner_of(c)
+                for c in choices
+                if difflib.SequenceMatcher(None, name, c).ratio() == score
+            }
+            if len(tied) > 1:  # as near to two corners: no guess at a side
+                return ""
+        return did_you_mean(name, choices)
+    same = [c for c in choices if corner_of(c) == at]
+    if len(same) == 1 and same[0] != name:
+        return f" Did you mean {same[0]!r}?"
+    if same:
+        return did_you_mean(name, same)
+    return did_you_mean(name, [c for c in choices if corner_of(c) is None])
+
+
 def _match(name: str, choices: Sequence[str]) -> str | None:
     """`name` as spelled in `choices`: exact, else the one case-insensitive match."""
     if name in choices:
@@ -215,7 +282,7 @@ def _column(channel: Channel, columns: Sequence[str]) -> Channel:
         more = " ..." if len(columns) > 12 else ""
         raise InputError(
             f"the log has no column {channel.column!r} (for {channel.name})."
-            + did_you_mean(channel.column, list(columns)),
+            + suggest(channel.column, list(columns), corner=corner_of(channel.name)),
             where=channel.column_where or channel.where,
             hint=f"the log's columns: {shown}{more}",
         )
