@@ -602,6 +602,28 @@ _ENTRIES: tuple[Metric, ...] = (
         rates=True,
     ),
     _m(
+        "roll_centre_line_angle",
+        "deg",
+        "axle",
+        "Angle between the two front-view lines whose crossing is roll_centre_height "
+        "(CP_left and CP_right, each perpendicular to its velocity in the axle's roll), "
+        "0..90. The roll centre's conditioning: below NEAR_PARALLEL_LINES_DEG (1 deg) the "
+        "lines are nearly parallel and the centre moves far for a small change in either "
+        "line (its value is kept; charts mark it). 0 when the lines are parallel.",
+        "always >= 0",
+        rates=True,
+    ),
+    _m(
+        "roll_centre_axis_line_angle",
+        "deg",
+        "axle",
+        "Angle between the two front-view lines whose crossing is roll_centre_axis_height "
+        "(CP -> where each wheel's screw axis pierces the transverse plane), 0..90; "
+        "conditioning flag as roll_centre_line_angle.",
+        "always >= 0",
+        rates=True,
+    ),
+    _m(
         "pitch_centre",
         "mm",
         "side",
@@ -612,6 +634,17 @@ _ENTRIES: tuple[Metric, ...] = (
         "ISO 8855 axes",
         rates=True,
         components=("x", "z"),
+    ),
+    _m(
+        "pitch_centre_line_angle",
+        "deg",
+        "side",
+        "Angle between the two side-view lines whose crossing is pitch_centre (CP_front "
+        "and CP_rear, each perpendicular to its velocity in the axle's heave), 0..90; "
+        "below NEAR_PARALLEL_LINES_DEG (1 deg) the pitch centre is ill-conditioned (value "
+        "kept, charts mark it).",
+        "always >= 0",
+        rates=True,
     ),
 )
 

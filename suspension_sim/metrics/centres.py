@@ -32,7 +32,21 @@ from suspension_sim.metrics.vectors import Z_UP, cross, dot
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.description import Options
 
+NEAR_PARALLEL_LINES_DEG = 1.0
+"""Two force lines nearer than this to parallel (deg) make an ill-conditioned roll or
+pitch centre: on a 1200 mm track at 1 deg, tilting one line 0.1 deg more moves the roll
+centre about 55 mm sideways, and the move grows as 1 / angle. Its `LINE_ANGLES` column
+is then below this and charts ring the point (docs/metrics.md, "Nearly parallel
+lines"); the value itself is kept."""
 ANTIS = ("anti_dive", "anti_lift", "anti_squat")
+LINE_ANGLES = {
+    "roll_centre_height": "roll_centre_line_angle",
+    "roll_centre_axis_height": "roll_centre_axis_line_angle",
+    "pitch_centre": "pitch_centre_line_angle",
+}
+"""Each centre built from two lines -> the metric giving the angle between those lines
+(deg): below `NEAR_PARALLEL_LINES_DEG` the centre is ill-conditioned (docs/metrics.md,
+"Nearly parallel lines")."""
 ANTI_CENTRES = {a: f"svic_{a}" for a in ANTIS}
 """The side-view centre printed beside each anti when its reference point is C."""
 
@@ -97,8 +111,10 @@ def centre_columns(
                 out[(mid, name, comp)] = pts[:, i, "xyz".index(comp)]
 
     antis = st.has_wheelbase and want(*ANTIS, *ANTI_CENTRES.values())
-    side = want("svic", "svsa", "pitch_centre") or antis
-    front = want("fvic", "fvsa", "roll_centre_height", "roll_centre_lateral")
+    side = want("svic", "svsa", "pitch_centre", "pitch_centre_line_angle") or antis
+    front = want(
+        "fvic", "fvsa", "roll_centre_height", "roll_centre_lateral", "roll_centre_line_angle"
+    )
     tw_own = twists[:, own, :, own].transpose(1, 0, 2)  # (S, n_w, 6)
     if side:
         tw_side = np.einsum("siak,ik->sia", travel, st.heave)
@@ -159,8 +175,8 @@ def centre_columns(
                 out[(mid, st.names[i], comp)] = pts[:, "xyz".index(comp)]
 
     for axle, (il, ir) in st.axles.items():
-        if want("roll_centre_height", "roll_centre_lateral"):
-            uv = linkage.centre_of_lines(
+        if want("roll_centre_height", "roll_centre_lateral", "roll_centre_line_angle"):
+            lines = (
                 g.cp_w[:, il],
                 linkage.view_normal(cp_front[:, il], x_h),
                 g.cp_w[:, ir],
@@ -168,13 +184,15 @@ def centre_columns(
                 y_h,
                 Z_UP,
             )
+            out[("roll_centre_line_angle", axle, "")] = np.degrees(linkage.lines_angle(*lines))
+            uv = linkage.centre_of_lines(*lines)
             u_rc, h = uv[:, 0], uv[:, 1]
             out[("roll_centre_height", axle, "")] = h
             if want("roll_centre_lateral"):
                 mid_cp = 0.5 * (g.cp_w[:, il] + g.cp_w[:, ir])
                 rc = dot(mid_cp, x_h)[:, None] * x_h + u_rc[:, None] * y_h + h[:, None] * Z_UP
                 out[("roll_centre_lateral", axle, "")] = to_chassis(R, rc - t)[:, 1]
-        if want("roll_centre_axis_height"):
+        if want("roll_centre_axis_height", "roll_centre_axis_line_angle"):
             # OptimumK's kinematic roll centre: the lines CP -> where each wheel's screw axis
             # pierces the vertical plane through the two contact points.
             mid_c = 0.5 * (g.cp_c[:, il] + g.cp_c[:, ir])
@@ -182,12 +200,14 @@ def centre_columns(
             for i in (il, ir):
                 pN, pl = linkage.instant_centre(tw_own[:, i], mid_c, m_front)
                 pierce.append((world_homogeneous(R, t, pN, pl), pl))
-            uv = linkage.centre_of_lines(
-                g.cp_w[:, il], pierce[0], g.cp_w[:, ir], pierce[1], y_h, Z_UP
-            )
+            axis_lines = (g.cp_w[:, il], pierce[0], g.cp_w[:, ir], pierce[1], y_h, Z_UP)
+            angle = linkage.lines_angle(*axis_lines)
+            out[("roll_centre_axis_line_angle", axle, "")] = np.degrees(angle)
+            uv = linkage.centre_of_lines(*axis_lines)
             out[("roll_centre_axis_height", axle, "")] = uv[:, 1]
-    for side_name, (i_f, i_r) in st.sides.items() if want("pitch_centre") else ():
-        xz = linkage.centre_of_lines(
+    pitch = want("pitch_centre", "pitch_centre_line_angle")
+    for side_name, (i_f, i_r) in st.sides.items() if pitch else ():
+        side_lines = (
             g.cp_w[:, i_f],
             linkage.view_normal(cp_side[:, i_f], y_h),
             g.cp_w[:, i_r],
@@ -195,6 +215,9 @@ def centre_columns(
             x_h,
             Z_UP,
         )
+        angle = linkage.lines_angle(*side_lines)
+        out[("pitch_centre_line_angle", side_name, "")] = np.degrees(angle)
+        xz = linkage.centre_of_lines(*side_lines)
         out[("pitch_centre", side_name, "x")] = xz[:, 0]
         out[("pitch_centre", side_name, "z")] = xz[:, 1]
     return out

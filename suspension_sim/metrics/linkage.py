@@ -229,6 +229,35 @@ def centre_of_lines(
     return np.where(finite_x[..., None], out, np.nan)
 
 
+def lines_angle(
+    p1: np.ndarray,
+    q1: tuple[np.ndarray, np.ndarray | float],
+    p2: np.ndarray,
+    q2: tuple[np.ndarray, np.ndarray | float],
+    u_axis: np.ndarray,
+    v_axis: np.ndarray,
+) -> np.ndarray:
+    """Angle (rad, 0..pi/2) between the lines p1 -> q1 and p2 -> q2 seen in the view
+    spanned by (u_axis, v_axis): the conditioning of their crossing (`centre_of_lines`).
+
+    Same arguments as `centre_of_lines`. A change d (rad) in one line's direction moves
+    the crossing by about its distance from that line's point times d / sin(angle),
+    so a small angle marks a roll or pitch centre that jumps for small changes
+    (`NEAR_PARALLEL_LINES_DEG`). 0 for parallel or coincident lines; NaN where a line
+    has no direction in the view.
+    """
+
+    def view(d: np.ndarray) -> np.ndarray:
+        return np.stack([dot(d, u_axis), dot(d, v_axis)], axis=-1)
+
+    d1 = view(line_direction(p1, *q1))
+    d2 = view(line_direction(p2, *q2))
+    across = np.abs(d1[..., 0] * d2[..., 1] - d1[..., 1] * d2[..., 0])
+    along = np.abs(dot(d1, d2))
+    defined = (norm(d1) > 0.0) & (norm(d2) > 0.0)
+    return np.where(defined, np.arctan2(across, along), np.nan)[()]
+
+
 def ackermann_percent(
     steer_left: float,
     steer_right: float,
