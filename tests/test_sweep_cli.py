@@ -17,6 +17,9 @@ from _cars import four_corner_car
 
 from suspension_sim.cli import main
 from suspension_sim.commands.sweep import progress_bar
+from suspension_sim.model import KinematicModel
+from suspension_sim.optimumk.channels import Scope
+from suspension_sim.sweeps import SweepResult
 from suspension_sim.workbook import read_car, write_car
 
 SWEEPS = """\
@@ -192,7 +195,9 @@ def test_outputs_write_through_links(workbook: Path, capsys: pytest.CaptureFixtu
     target.chmod(0o640)
     link = workbook.with_name("roll.csv")
     link.symlink_to(target)
-    assert main(["sweep", str(workbook), "roll", "--out", str(link)]) == 0
+    assert main(["sweep", str(workbook), "roll", "--out", str(link)]) == 2  # it exists
+    assert target.read_text(encoding="utf-8") == "old\n"
+    assert main(["sweep", str(workbook), "roll", "--out", str(link), "--force"]) == 0
     assert link.is_symlink() and link.resolve() == target.resolve()
     assert pd.read_csv(target)["chassis_roll_deg"].tolist() == [-1.0, 0.0, 1.0]
     assert target.stat().st_mode & 0o777 == 0o640  # the replaced file keeps its mode
@@ -267,3 +272,152 @@ def test_into_workbook_refuses_a_workbook_open_in_excel(
     assert main(["sweep", str(workbook), "roll", "--into-workbook"]) == 2
     assert "open in Excel" in capsys.readouterr().err
     assert workbook.read_bytes() == before
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".xlsx", ".parquet"])
+def test_an_existing_output_is_replaced_only_with_force(
+    workbook: Path, suffix: str, capsys: pytest.CaptureFixture
+) -> None:
+    """One rule for every --out type: exit 2 naming the file and --force, nothing written."""
+    out = workbook.with_name(f"roll{suffix}")
+    out.write_bytes(b"someone's data")
+    capsys.readouterr()
+    assert main(["sweep", str(workbook), "roll", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"--out: {out} exists" in err and "--force" in err and "force=True" not in err
+    assert out.read_bytes() == b"someone's data"
+    assert main(["sweep", str(workbook), "roll", "--out", str(out), "--force"]) == 0
+    assert out.read_bytes() != b"someone's data"
+    # the same rule for the design sheet of `report`
+    sheet = workbook.with_name(f"design{suffix}")
+    sheet.write_bytes(b"kept")
+    assert main(["report", str(workbook), "--out", str(sheet)]) == 2
+    assert f"{sheet} exists" in capsys.readouterr().err
+    assert sheet.read_bytes() == b"kept"
+
+
+def test_the_rule_lives_in_files_for_the_library_too(tmp_path: Path) -> None:
+    from suspension_sim.errors import InputError
+    from suspension_sim.files import refuse_existing
+
+    new = tmp_path / "new.parquet"
+    assert refuse_existing(new, force=False, where="path") == new
+    new.write_bytes(b"x")
+    with pytest.raises(InputError) as err:
+        refuse_existing(new, force=False, where="path", what="a table")
+    assert "exists; a table only replaces it with force=True" in str(err.value)
+    assert err.value.hint == "choose a new name or pass force=True"
+    assert refuse_existing(new, force=True) == new
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [("heav", "heave"), ("stear", "steer"), ("bumb:FL", "bump:FL"), ("rol", "roll")],
+)
+def test_a_mistyped_motion_suggests_the_standard_motion(
+    workbook: Path, typed: str, meant: str, capsys: pytest.CaptureFixture
+) -> None:
+    assert main(["sweep", str(workbook), typed]) == 2
+    err = capsys.readouterr().err
+    assert f"no sweep or standard motion named {typed!r}. Did you mean {meant!r}?" in err
+    assert "standard motions: heave, roll" in err
+
+
+def test_an_unrelated_name_gets_no_suggestion(
+    workbook: Path, capsys: pytest.CaptureFixture
+) -> None:
+    assert main(["sweep", str(workbook), "xyzzy"]) == 2
+    err = capsys.readouterr().err
+    assert "no sweep or standard motion named 'xyzzy'" in err and "Did you mean" not in err
+
+
+SCOPES: dict[str, Scope] = {
+    "corner": "corner",
+    "axle": "axle",
+    "side": "side",
+    "car": "car",
+    "motion": "input",
+}
+"""The registry's scope of each kind of parsed OptimumK header."""
+
+
+def _solved_heave(workbook: Path, style: str, keep: bool) -> tuple[KinematicModel, SweepResult]:
+    """A heave of -10, 0, +10 mm with OptimumK's channels in the table."""
+    from suspension_sim import load
+    from suspension_sim.sweeps import run_sweep, standard_sweep
+
+    model = load(workbook)
+    spec = standard_sweep(model, "heave", -10.0, 10.0, 3)
+    result = run_sweep(model, spec, motion_style=style, optimumk_channels=True, keep_poses=keep)
+    assert result.ok
+    return model, result
+
+
+@pytest.mark.parametrize("style", ["optimumk", "ours"])
+def test_optimumk_channels_are_columns_named_by_optimumk(workbook: Path, style: str) -> None:
+    """Every channel of `optimumk_channels` on the sweep's own poses, under a header that
+    parses back to its channel and unit; the same numbers when the poses are not kept."""
+    from suspension_sim.optimumk.channels import optimumk_channels, quantity
+    from suspension_sim.validation.okheaders import parse_optimumk_header
+
+    model, result = _solved_heave(workbook, style, keep=True)
+    table = result.table
+    channels = optimumk_channels(model, result.poses)
+    assert len(channels) > 150
+    ok_columns = [c for c in table.columns if c.endswith(")") or "[" in c]
+    assert len(ok_columns) == len(channels)
+    parsed = [parse_optimumk_header(c) for c in ok_columns]
+    for key, values in channels.items():
+        matches = [c for c, h in zip(ok_columns, parsed, strict=True) if h and h.key == key]
+        assert len(matches) == 1, key
+        header = parse_optimumk_header(matches[0])
+        assert header is not None
+        name = key if header.kind == "motion" else header.quantity
+        unit = quantity(name, SCOPES.get(header.kind)).unit  # a point: any scope
+        assert header.unit == (None if unit == "-" else unit), matches[0]
+        np.testing.assert_array_equal(table[matches[0]].to_numpy(float), values)
+    # rows line up with the steps: OptimumK's camber is ours (-asin(s.z), world)
+    np.testing.assert_allclose(
+        table["Camber Angle [Left] [Front] (deg)"], table["camber_FL_deg"], atol=1e-12
+    )
+    assert table["Camber Angle [Left] [Front] (deg)"].std() > 0.1  # it does move in heave
+    _, lean = _solved_heave(workbook, style, keep=False)  # poses rebuilt from the kept rows
+    np.testing.assert_allclose(
+        lean.table[ok_columns].to_numpy(float),
+        table[ok_columns].to_numpy(float),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+
+
+def test_sweep_and_report_cli_write_optimumk_channels(
+    workbook: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from suspension_sim import load
+    from suspension_sim.optimumk.channels import optimumk_channels
+    from suspension_sim.sweeps.okcolumns import optimumk_header
+
+    out = workbook.with_name("ok.csv")
+    argv = ["sweep", str(workbook), "heave", "--from", "-10", "--to", "10", "--steps", "3"]
+    argv += ["--motion-style", "optimumk", "--optimumk-channels", "--out", str(out)]
+    assert main(argv) == 0
+    table = pd.read_csv(out, index_col="step")
+    _, result = _solved_heave(workbook, "optimumk", keep=True)
+    expected = result.table
+    header = "Camber Angle [Left] [Front] (deg)"
+    assert header in table.columns and "Motion Ratio Heave [Left] [Front]" in table.columns
+    np.testing.assert_allclose(table[header], expected[header], rtol=1e-12)
+    # report: the design pose's channels as rows, value column
+    sheet = workbook.with_name("design.csv")
+    capsys.readouterr()
+    assert main(["report", str(workbook), "--optimumk-channels", "--out", str(sheet)]) == 0
+    printed = capsys.readouterr().out
+    assert "OptimumK's channels" in printed and header in printed
+    rows = pd.read_csv(sheet, index_col="quantity")["value"].astype(float).to_dict()
+    model = load(workbook)
+    for key, values in optimumk_channels(model, [model.solve()]).items():
+        got = rows[optimumk_header(key)]
+        if np.isnan(values[0]):
+            assert np.isnan(got), key
+        else:
+            assert got == pytest.approx(values[0], rel=1e-12, abs=1e-12), key
