@@ -241,4 +241,9 @@ def run(args: argparse.Namespace) -> int:
         used = add_sheet(args.workbook, sheet, table, force=args.force, option="--into-workbook")
         print(f"added sheet {used!r} to {args.workbook}")
     print(result.summary())
+    if result.steps:
+        from suspension_sim.outputs.near_parallel import near_parallel_notes
+
+        for note in near_parallel_notes(result.table, result.columns[0]):
+            print(f"note: {note}")
     return 0 if result.ok else 3

@@ -54,7 +54,7 @@ import pandas as pd
 
 from suspension_sim.errors import InputError
 from suspension_sim.metrics.catalogue import CATALOGUE
-from suspension_sim.metrics.centres import ANTI_CENTRES, ANTIS, centre_columns
+from suspension_sim.metrics.centres import ANTI_CENTRES, ANTIS, LINE_ANGLES, centre_columns
 from suspension_sim.metrics.conventions import Preset, preset
 from suspension_sim.metrics.core import layout, pose_metrics
 from suspension_sim.metrics.geometry import (
@@ -107,6 +107,7 @@ CENTRE_IDS = frozenset(
     | {"roll_centre_height", "roll_centre_lateral", "roll_centre_axis_height", "pitch_centre"}
     | set(ANTIS)
     | set(ANTI_CENTRES.values())
+    | set(LINE_ANGLES.values())
 )
 """Metrics `centre_columns` writes (they need the carriers' twists, the costliest step)."""
 KINGPIN_IDS = frozenset(
