@@ -6,6 +6,9 @@ line through the arm-line intersection parallel to X, so the force-based FV IC i
 intersection. Tilting an axle's pivot axes by alpha (rotation about Y through the wheel
 centre) tilts that line, so each contact patch's side-view force line runs along the
 tilt: the pitch centre is where the two tilted lines through the contact patches meet.
+The force lines (`ForceLine`) stay defined when a centre is at infinity (parallel lines,
+or farther than `CENTRE_AT_INFINITY_MM`): checked on trailing arms (a pure rotation about
+the pivot line) and on the tilted axes.
 """
 
 from __future__ import annotations
@@ -14,11 +17,19 @@ import math
 
 import numpy as np
 import pytest
-from _metric_cars import PARALLEL_ARMS, TYPICAL_ARMS, fixed_wheel_car, front_view_ic, wishbone_car
+from _metric_cars import (
+    PARALLEL_ARMS,
+    TYPICAL_ARMS,
+    fixed_wheel_car,
+    front_view_ic,
+    trailing_arm_car,
+    wishbone_car,
+)
 
 from suspension_sim import Model
 from suspension_sim.errors import InputError
 from suspension_sim.optimumk.centres import (
+    ForceLine,
     fv_instant_centre,
     ok_contact_patches,
     optimumk_centres,
@@ -26,6 +37,7 @@ from suspension_sim.optimumk.centres import (
     roll_centre,
     sv_instant_centre,
 )
+from suspension_sim.tolerances import CENTRE_AT_INFINITY_MM
 
 FOUR = ("FL", "FR", "RL", "RR")
 WHEELBASE = 1530.0
@@ -104,3 +116,38 @@ def test_centres_all_at_once_equal_the_single_calls_and_bad_names_are_refused() 
         roll_centre(pose, "middle")
     with pytest.raises(InputError, match="no wheel 'XX'"):
         fv_instant_centre(pose, "XX")
+
+
+def test_force_lines_are_defined_at_infinity_and_match_finite_centres() -> None:
+    # Trailing arms: pure rotation about the pivot line (400, y, 330): finite side view.
+    c = optimumk_centres(Model(trailing_arm_car(corners=FOUR)).solve())
+    line = c.sv_line["FL"]
+    assert not line.at_infinity
+    assert line.centre() == pytest.approx([400.0, 600.0, 330.0], abs=1e-9)
+    np.testing.assert_allclose(line.centre(), c.svic["FL"], atol=1e-9)
+    toward = line.from_point(np.array([0.0, 600.0, 260.0]))  # wheel centre -> (400, 330)
+    assert toward[2] / toward[0] == pytest.approx(70.0 / 400.0, rel=1e-12)
+    # ... and a front view at infinity along a horizontal line
+    assert c.fv_line["FL"].at_infinity and np.all(np.isnan(c.fv_line["FL"].centre()))
+    # Side-view axes tilted by 3 deg: parallel force lines along (cos 3, 0, -sin 3).
+    a = math.radians(3.0)
+    c = optimumk_centres(Model(wishbone_car(corners=FOUR, incline_deg={"F": 3.0})).solve())
+    line = c.sv_line["FR"]
+    assert line.at_infinity and np.all(np.isnan(line.centre()))
+    d = line.direction / np.linalg.norm(line.direction)
+    assert abs(d @ [math.cos(a), 0.0, -math.sin(a)]) == pytest.approx(1.0, abs=1e-12)
+    w = line.from_point(np.array([0.0, -600.0, 260.0]))  # from the wheel centre: parallel
+    assert w[2] / w[0] == pytest.approx(-math.tan(a), rel=1e-10)
+
+
+def test_centres_beyond_ten_km_are_at_infinity_and_arms_keep_the_inboard_sense() -> None:
+    cp, inward = np.array([0.0, 600.0, 0.0]), np.array([0.0, -1.0, 0.0])
+    direction = np.array([0.0, 1.0, 0.05])  # the centre lies outboard (+y) when lam > 0
+    near = ForceLine(cp, direction, 1.0 / (0.5 * CENTRE_AT_INFINITY_MM))
+    assert not near.at_infinity
+    assert near.centre() == pytest.approx(cp + 0.5 * CENTRE_AT_INFINITY_MM * direction)
+    assert near.arm(inward)[2] > 0.0  # the true (outboard) sense
+    far = ForceLine(cp, direction, 1.0 / (2.0 * CENTRE_AT_INFINITY_MM))
+    assert far.at_infinity and np.all(np.isnan(far.centre()))
+    assert far.arm(inward) == pytest.approx(-direction)  # taken toward the centreline
+    assert ForceLine(cp, direction, 0.0).arm(inward) == pytest.approx(-direction)

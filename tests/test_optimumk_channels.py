@@ -7,6 +7,10 @@
 * hand geometry of the test corner (caster, KPI, king pin at ground, scrub, trail,
   top upright angle, CG) and of a planar double wishbone (front-view instant centre
   at the arm-line intersection, swing arm, roll centre);
+* swing-arm angles and antis by hand: trailing arms (the side-view centre is where the
+  pivot line meets the wheel's plane), side-view arms exactly parallel (centre and
+  length blank, angle the arms' tilt, antis from it) and nearly parallel (the rotation
+  axis yawed: values continuous with the parallel ones, across the 10 km blanking);
 * every rate against central differences of solved poses (contact points held on the
   ground with `contact_z`; at design, where OptimumK's contact patch is the lowest
   point of the tyre circle, the two holds agree to first order);
@@ -21,7 +25,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from _cars import CORNER_BODIES, CORNER_POINTS
-from _metric_cars import TYPICAL_ARMS, front_view_ic, wishbone_car
+from _metric_cars import (
+    PARALLEL_ARMS,
+    TYPICAL_ARMS,
+    front_view_ic,
+    rotation_y,
+    trailing_arm_car,
+    wishbone_car,
+)
 
 from suspension_sim.description import Body, Car, Damper, Options, Point, Rack, Wheel
 from suspension_sim.model import KinematicModel
@@ -384,3 +395,198 @@ def test_left_and_right_mirror(model: KinematicModel) -> None:
     assert ch["CoilOver Displacement [Left] [Front]"][1] == pytest.approx(
         ch["CoilOver Length [Left] [Front]"][1] - ch["CoilOver Length [Left] [Front]"][0]
     )
+
+
+FOUR = ("FL", "FR", "RL", "RR")
+L_WB, H_CG, BRAKE_FRONT = 1530.0, 300.0, 0.6
+ANTI_OPTIONS = Options(
+    cg_height_mm=H_CG,
+    wheelbase_mm=L_WB,
+    front_mass_share=0.5,
+    front_brake_share=BRAKE_FRONT,
+    rear_drive_share=1.0,
+)
+"""Every test car here has its wheel centres at z = 260 with r = 260 and the spin axis
+along Y: the contact patches are at z = 0, the wheelbase is 1530 and the CG at z = 300,
+so h = CG.z - CP.z = 300 and L / h = 5.1."""
+
+
+def design_channels(car: Car) -> dict[str, np.ndarray]:
+    m = KinematicModel(car)
+    return optimumk_channels(m, [solve(m)], rates=False)
+
+
+def test_antis_by_hand_on_trailing_arms() -> None:
+    """Each wheel turns about its pivot line, so its side-view centre is where that line
+    meets the plane y = 600 (the wheel's plane). Front: a semi-trailing line through
+    (-600, 350, 150) and (-560, 500, 170) meets it at t = 250/150: (-533.33, 600, 183.33);
+    rear: a pure trailing line 500 mm ahead of the rear axle at z = 330."""
+    car = trailing_arm_car(
+        pivots={
+            "F": ((-600.0, 350.0, 150.0), (-560.0, 500.0, 170.0)),
+            "R": ((500.0, 350.0, 330.0), (500.0, 500.0, 330.0)),
+        },
+        options=ANTI_OPTIONS,
+    )
+    ch = design_channels(car)
+    front_ic = (-600.0 + 40.0 * 5 / 3, 600.0, 150.0 + 20.0 * 5 / 3)
+    rear_ic = (-L_WB + 500.0, 600.0, 330.0)
+    for side, sgn in (("left", 1.0), ("right", -1.0)):
+        for axle, ic in (("front", front_ic), ("rear", rear_ic)):
+            got = [ch[channel_key(f"Side View Instant Center {c}", side, axle)][0] for c in "XYZ"]
+            assert got == pytest.approx([ic[0], sgn * ic[1], ic[2]], abs=1e-8)
+    # Front: CP (0, 0) -> IC (-533.33, 183.33): tan = 183.33 / 533.33 = 0.34375, rising
+    # toward the rear (+). Anti-dive = 100 x 0.34375 x 5.1 x 0.6 = 105.1875 %.
+    assert ch["Side View Swing Arm Angle [Left] [Front]"][0] == pytest.approx(
+        math.degrees(math.atan(0.34375)), abs=1e-10
+    )
+    assert ch["Side View Swing Arm Length [Left] [Front]"][0] == pytest.approx(
+        math.hypot(533.0 + 1 / 3, 183.0 + 1 / 3), rel=1e-12
+    )
+    assert ch["Anti-Dive Percentage [Left] [Front]"][0] == pytest.approx(105.1875, rel=1e-10)
+    assert ch["Anti-Dive Percentage [Right]"][0] == pytest.approx(105.1875, rel=1e-10)
+    # Rear: CP (-1530, 0) -> IC (-1030, 330): tan = 0.66, rising toward the front (+).
+    # Anti-lift = 100 x 0.66 x 5.1 x (1 - 0.6) = 134.64 %. Anti-squat takes the line
+    # from the WHEEL CENTRE (-1530, 260): slope 70 / 500 = 0.14, 100 x 0.14 x 5.1 x 1 =
+    # 71.4 % (from the contact patch it would be 336.6 %).
+    assert ch["Side View Swing Arm Angle [Right] [Rear]"][0] == pytest.approx(
+        math.degrees(math.atan(0.66)), abs=1e-10
+    )
+    assert ch["Anti-Lift Percentage [Right] [Rear]"][0] == pytest.approx(134.64, rel=1e-10)
+    assert ch["Anti-Squat Percentage [Left] [Rear]"][0] == pytest.approx(71.4, rel=1e-10)
+    assert ch["Anti-Squat Percentage [Right]"][0] == pytest.approx(71.4, rel=1e-10)
+    # Pure trailing rear arm: the front-view centre is at infinity (blank) along a
+    # horizontal line, so the front-view angle is 0.
+    assert np.isnan(ch["Front View Instant Center Z [Left] [Rear]"][0])
+    assert np.isnan(ch["Front View Swing Arm Length [Left] [Rear]"][0])
+    assert ch["Front View Swing Arm Angle [Left] [Rear]"][0] == pytest.approx(0.0, abs=1e-10)
+
+
+def yawed(car: Car, beta_deg: float) -> Car:
+    """The car with every linkage point of every corner (all but the wheel centre and
+    axis point) turned about the vertical through its wheel centre by beta (left) or
+    -beta (right, mirror): the upright's rotation axis turns with them."""
+    centres = {w.name: car.point(w.centre) for w in car.wheels}
+    out = []
+    for p in car.points:
+        corner = p.name[:2]
+        if p.name.endswith(("_WC", "_WA")) or corner not in centres:
+            out.append(p)
+            continue
+        b = math.radians(beta_deg if corner[1] == "L" else -beta_deg)
+        cx, cy, _ = centres[corner]
+        x, y, z = p.xyz[0] - cx, p.xyz[1] - cy, p.xyz[2]
+        out.append(
+            Point(
+                p.name,
+                (cx + math.cos(b) * x - math.sin(b) * y, cy + math.sin(b) * x + math.cos(b) * y, z),
+            )
+        )
+    return replace(car, points=tuple(out))
+
+
+def side_view_ic(alpha_deg: float, beta_deg: float, x0: float) -> np.ndarray:
+    """Closed form for `yawed(wishbone_car(incline_deg=alpha))`, left wheel at x = x0.
+
+    The upright of the wishbone car turns about the line through its front-view centre
+    (0, ic_y, ic_z) along X (tests/_metric_cars.py); the car's Ry(alpha) about
+    (0, 0, 260) and the yaw Rz(beta) about (0, 600) carry that line rigidly. A pure
+    rotation's force-based centre in a plane is where its axis meets the plane: y = 600.
+    """
+    ic_y, ic_z = front_view_ic(TYPICAL_ARMS)
+    a = math.radians(beta_deg)
+    Rz = np.array([[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0], [0, 0, 1]])
+    pivot, c = np.array([0.0, 0.0, 260.0]), np.array([0.0, 600.0, 0.0])
+    p = rotation_y(alpha_deg) @ (np.array([0.0, ic_y, ic_z]) - pivot) + pivot
+    p = Rz @ (p - c) + c
+    d = Rz @ rotation_y(alpha_deg) @ np.array([1.0, 0.0, 0.0])
+    return p + (600.0 - p[1]) / d[1] * d + np.array([x0, 0.0, 0.0])
+
+
+def test_parallel_side_view_arms_give_finite_angles_and_antis() -> None:
+    """Pivot axes tilted by alpha in side view (front 3 deg, rear -2 deg), every axis of
+    an axle parallel: the side-view centre is at infinity, so it and the swing-arm
+    length are blank, but the force line runs along the tilt: the swing-arm angle is
+    the tilt (+ = rising toward the other axle) and the antis follow from it."""
+    ch = design_channels(
+        wishbone_car(corners=FOUR, incline_deg={"F": 3.0, "R": -2.0}, options=ANTI_OPTIONS)
+    )
+    for side in ("left", "right"):
+        for axle, tilt in (("front", 3.0), ("rear", 2.0)):
+            assert np.isnan(ch[channel_key("Side View Instant Center X", side, axle)][0])
+            assert np.isnan(ch[channel_key("Side View Swing Arm Length", side, axle)][0])
+            angle = ch[channel_key("Side View Swing Arm Angle", side, axle)][0]
+            assert angle == pytest.approx(tilt, abs=1e-10)
+        tan3, tan2 = math.tan(math.radians(3.0)), math.tan(math.radians(2.0))
+        # by hand: 100 tan(angle) x L / h x share, L / h = 5.1
+        dive = ch[channel_key("Anti-Dive Percentage", side, "front")][0]
+        assert dive == pytest.approx(100.0 * tan3 * 5.1 * BRAKE_FRONT, rel=1e-10)
+        lift = ch[channel_key("Anti-Lift Percentage", side, "rear")][0]
+        assert lift == pytest.approx(100.0 * tan2 * 5.1 * (1.0 - BRAKE_FRONT), rel=1e-10)
+        # the wheel-centre line meets the force line at infinity: parallel to it
+        squat = ch[channel_key("Anti-Squat Percentage", side, "rear")][0]
+        assert squat == pytest.approx(100.0 * tan2 * 5.1, rel=1e-10)
+
+
+def test_nearly_parallel_side_view_arms_are_continuous_with_the_parallel_case() -> None:
+    """The same car with its linkage yawed by beta: the rotation axis now pierces the
+    wheel's plane (y = 600) at about 2711 / sin(beta) mm. beta = 0.5, 0.05, 0.005 deg put
+    the side-view centre 311 m, 3.1 km and 31 km away: the first two are shown, the
+    third is blank (farther than 10 km), and every angle and anti equals the closed form
+    from the true centre and tends to the parallel case's value."""
+    alpha = {"F": 3.0, "R": -2.0}
+    base = wishbone_car(corners=FOUR, incline_deg=alpha, options=ANTI_OPTIONS)
+    parallel = design_channels(base)
+    gaps: dict[str, list[float]] = {}
+    for beta, shown in ((0.5, True), (0.05, True), (0.005, False)):
+        ch = design_channels(yawed(base, beta))
+        ic_f, ic_r = side_view_ic(3.0, beta, 0.0), side_view_ic(-2.0, beta, -L_WB)
+        assert abs(ic_f[0]) > 3e5 and abs(ic_r[0]) > 3e5
+        got_f = np.array([ch[f"Side View Instant Center {c} [Left] [Front]"][0] for c in "XYZ"])
+        if shown:
+            np.testing.assert_allclose(got_f, ic_f, rtol=1e-7)
+            assert ch["Side View Swing Arm Length [Left] [Front]"][0] == pytest.approx(
+                math.hypot(ic_f[0], ic_f[2]), rel=1e-7
+            )
+        else:
+            assert np.all(np.isnan(got_f))
+            assert np.isnan(ch["Side View Swing Arm Length [Left] [Front]"][0])
+        # closed form from the true centre (CP at z = 0 and x = 0 / -1530)
+        front = -math.atan(ic_f[2] / ic_f[0])
+        rear = math.atan(ic_r[2] / (ic_r[0] + L_WB))
+        values = {
+            "Side View Swing Arm Angle [Left] [Front]": math.degrees(front),
+            "Side View Swing Arm Angle [Left] [Rear]": math.degrees(rear),
+            "Anti-Dive Percentage [Left] [Front]": 100.0 * math.tan(front) * 5.1 * BRAKE_FRONT,
+            "Anti-Lift Percentage [Left] [Rear]": 100.0 * math.tan(rear) * 5.1 * 0.4,
+            "Anti-Squat Percentage [Left] [Rear]": 100.0
+            * (ic_r[2] - 260.0)
+            / (ic_r[0] + L_WB)
+            * 5.1,
+        }
+        for key, want in values.items():
+            assert ch[key][0] == pytest.approx(want, rel=1e-7, abs=1e-9), (beta, key)
+        for key in values:
+            gaps.setdefault(key, []).append(abs(float(ch[key][0] - parallel[key][0])))
+    # continuous: the gap to the parallel value shrinks with beta (about linearly),
+    # also across the blanking of the centre between 3.1 km and 31 km
+    for key, (g1, g2, g3) in gaps.items():
+        assert g2 < 0.2 * g1 and g3 < 0.2 * g2 and g3 < 1e-2, (key, g1, g2, g3)
+
+
+def test_front_view_angle_of_parallel_arms_takes_the_inboard_sense() -> None:
+    """Parallel, equal arms and tie rod rising 30 mm over 360 mm outboard (a front-view
+    parallelogram): the front-view centre is at infinity (blank, as its length), the
+    force line runs along the arms, and its angle atan(dz / |dy|) is taken toward the
+    centreline: -atan(30 / 360)."""
+    arms = dict(PARALLEL_ARMS)
+    for name in ("LBJ", "UBJ", "TIE_O"):
+        x, y, z = arms[name]
+        arms[name] = (x, y, z + 30.0)
+    ch = design_channels(wishbone_car(corners=FOUR, arms=arms, options=ANTI_OPTIONS))
+    for side in ("left", "right"):
+        for axle in ("front", "rear"):
+            assert np.isnan(ch[channel_key("Front View Instant Center Y", side, axle)][0])
+            assert np.isnan(ch[channel_key("Front View Swing Arm Length", side, axle)][0])
+            angle = ch[channel_key("Front View Swing Arm Angle", side, axle)][0]
+            assert angle == pytest.approx(-math.degrees(math.atan(30.0 / 360.0)), abs=1e-9)

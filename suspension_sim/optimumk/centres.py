@@ -16,8 +16,15 @@ OptimumK's centres are force-based (the SAE J670 construction of docs/convention
 
 The twists, the force-centre algebra and the line intersection are the project's
 (`suspension_sim.solve.sensitivity.part_twists`, `suspension_sim.metrics.linkage`);
-only the planes and the contact patch are OptimumK's. World frame, mm; a centre at
-infinity (parallel force lines) is NaN.
+only the planes and the contact patch are OptimumK's. World frame, mm.
+
+Centres at infinity: a centre farther than `CENTRE_AT_INFINITY_MM` (10 km, the
+metrics' rule) from its contact patch, or exactly at infinity (parallel force lines),
+is NaN. The force line itself stays defined (`ForceLine`: the contact patch and the
+line's direction, with the homogeneous weight ``lam = w.m``), so swing-arm angles and
+anti percentages, which need only the line, stay finite and continuous through
+infinity: OptimumK's own car had front side-view arms parallel to 309 m and reported
+a finite anti-dive.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from suspension_sim.metrics.centres import world_homogeneous
 from suspension_sim.metrics.geometry import Wheels, pose_geometry, to_chassis, to_world, wheel_set
 from suspension_sim.metrics.vectors import Z_UP, cross, dot, reject, unit
 from suspension_sim.solve.sensitivity import part_twists, wheel_tangents
+from suspension_sim.tolerances import CENTRE_AT_INFINITY_MM
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.solve.pose import Pose
@@ -42,11 +50,60 @@ WHERE = "optimumk centres"
 
 
 @dataclass(frozen=True)
+class ForceLine:
+    """A contact patch's force line in a view, world frame (mm), homogeneous.
+
+    The instant centre is ``point + direction / lam``: direction = m x u (m the view's
+    unit normal, u the contact patch's velocity per mm of the wheel's travel), in the
+    view plane along the line; lam = w.m (rad per mm), 0 when the centre is at infinity.
+    Either way the line is defined: it runs through `point` along `direction`.
+    """
+
+    point: np.ndarray
+    direction: np.ndarray
+    lam: float
+
+    @property
+    def at_infinity(self) -> bool:
+        """The centre is farther than `CENTRE_AT_INFINITY_MM` from the point, or lam = 0."""
+        return bool(abs(self.lam) * CENTRE_AT_INFINITY_MM <= float(np.linalg.norm(self.direction)))
+
+    def centre(self) -> np.ndarray:
+        """The instant centre (3,), world mm; NaN at infinity (`at_infinity`)."""
+        if self.at_infinity:
+            return np.full(3, np.nan)
+        return self.point + self.direction / self.lam
+
+    def arm(self, inward: np.ndarray) -> np.ndarray:
+        """The swing arm as a vector from the point toward the centre (3,), world mm.
+
+        The centre minus the point when the centre is finite; at infinity the line's
+        direction taken with the sense of `inward` (toward the car's centre), because
+        the sense of a centre at infinity is undefined (its two limits, far inboard
+        and far outboard, differ).
+        """
+        if not self.at_infinity:
+            return self.direction / self.lam
+        return self.direction if float(self.direction @ inward) >= 0.0 else -self.direction
+
+    def from_point(self, ref: np.ndarray) -> np.ndarray:
+        """Direction (either sense) of the line from `ref` through the centre (3,).
+
+        Homogeneously ``N - lam ref`` with ``N = lam point + direction``: exact for a
+        finite centre, parallel to this force line for a centre at infinity, and
+        continuous between the two.
+        """
+        return self.direction + self.lam * (self.point - ref)
+
+
+@dataclass(frozen=True)
 class OkCentres:
     """OptimumK's centres of one pose, world frame, mm (NaN where at infinity).
 
     contact_patch, fvic, svic: per wheel name. roll_centre: per axle ("front", "rear").
-    pitch_centre: per side ("left", "right").
+    pitch_centre: per side ("left", "right"). fv_line, sv_line: per wheel name, the
+    force lines through the contact patch and fvic / svic, defined also when those
+    are at infinity.
     """
 
     contact_patch: dict[str, np.ndarray]
@@ -54,6 +111,8 @@ class OkCentres:
     svic: dict[str, np.ndarray]
     roll_centre: dict[str, np.ndarray]
     pitch_centre: dict[str, np.ndarray]
+    fv_line: dict[str, ForceLine]
+    sv_line: dict[str, ForceLine]
 
 
 def ok_contact_points(
@@ -108,6 +167,14 @@ def optimumk_centres(pose: Pose) -> OkCentres:
 
     u_front, u_side = velocity(tw_front), velocity(tw_side)
     cp = cp_w[0]
+
+    def lines(twist: np.ndarray, u: np.ndarray, normal_world: np.ndarray) -> list[ForceLine]:
+        m_c = to_chassis(R, normal_world[None])[0]
+        lam = dot(twist[0, :, :3], m_c)
+        direction = cross(np.broadcast_to(normal_world, u.shape), u)
+        return [ForceLine(cp[i].copy(), direction[i], float(lam[i])) for i in range(n_w)]
+
+    fv_lines, sv_lines = lines(tw_front, u_front, EX), lines(tw_side, u_side, EY)
     roll: dict[str, np.ndarray] = {}
     for axle, (il, ir) in st.axles.items():
         yz = linkage.centre_of_lines(
@@ -139,6 +206,8 @@ def optimumk_centres(pose: Pose) -> OkCentres:
         svic={n: sv[i].copy() for i, n in enumerate(names)},
         roll_centre=roll,
         pitch_centre=pitch,
+        fv_line=dict(zip(names, fv_lines, strict=True)),
+        sv_line=dict(zip(names, sv_lines, strict=True)),
     )
 
 

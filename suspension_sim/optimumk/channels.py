@@ -7,6 +7,15 @@ deg/deg, %, ratio). World axes (X forward, Y left, Z up); OptimumK's contact pat
 centres come from `suspension_sim.optimumk.centres`, the rates from
 `suspension_sim.optimumk.rates`.
 
+Centres at infinity: an instant centre farther than `CENTRE_AT_INFINITY_MM` (10 km)
+from its contact patch, or exactly at infinity (parallel force lines), is blank, and so
+is its swing-arm length; the swing-arm angles and the anti percentages only need the
+force line's direction, which stays defined, and are computed from it
+(`suspension_sim.optimumk.centres.ForceLine`). The side-view angle and the antis are
+the same for either sense of the line, so they are continuous through infinity; the
+front-view angle ``atan(dz / |dy|)`` is not (far inboard and far outboard give opposite
+signs): at infinity it takes the line's sense toward the car's centreline.
+
 The registry's names are re-exported here (`QUANTITIES`, `channel_key`, `split_key`,
 `quantity`, `channel_status`, ...) for the importers that read both.
 """
@@ -58,6 +67,7 @@ __all__ = [
 
 # -- computing the channels -----------------------------------------------------------------
 DEG = 180.0 / np.pi
+EY = np.array([0.0, 1.0, 0.0])
 _LINKS = {
     "Tie Rod Length": ("CHAS_TiePnt", "UPRI_TiePnt"),
     "Push/Pull Length": ("NSMA_PPAttPnt", "ROCK_RodPnt"),
@@ -292,12 +302,13 @@ def _pose_channels(
         fv, sv = cen.fvic[name], cen.svic[name]
         put_xyz("Front View Instant Center", fv)
         put_xyz("Side View Instant Center", sv)
-        dy, dz = fv[1] - cp[i, 1], fv[2] - cp[i, 2]
-        put("Front View Swing Arm Length", np.hypot(dy, dz))
-        put("Front View Swing Arm Angle", np.degrees(np.arctan(dz / abs(dy))))
-        dx, dz = sv[0] - cp[i, 0], sv[2] - cp[i, 2]
-        put("Side View Swing Arm Length", np.hypot(dx, dz))
-        svsa_rad[i] = float(np.arctan(dz / dx)) * (-1.0 if axle == "front" else 1.0)
+        # Lengths need the centre (blank at infinity); angles only the force line.
+        put("Front View Swing Arm Length", np.hypot(fv[1] - cp[i, 1], fv[2] - cp[i, 2]))
+        arm = cen.fv_line[name].arm(-sgn * EY)  # at infinity: taken toward the centreline
+        put("Front View Swing Arm Angle", np.degrees(np.arctan(arm[2] / abs(arm[1]))))
+        put("Side View Swing Arm Length", np.hypot(sv[0] - cp[i, 0], sv[2] - cp[i, 2]))
+        u = cen.sv_line[name].direction  # either sense: dz/dx is the same
+        svsa_rad[i] = float(np.arctan(u[2] / u[0])) * (-1.0 if axle == "front" else 1.0)
         put("Side View Swing Arm Angle", np.degrees(svsa_rad[i]))
 
     opts = pose.model.car.options
@@ -316,8 +327,9 @@ def _pose_channels(
         lift = (
             100.0 * np.tan(svsa_rad[i_r]) * wb / (cg[2] - cp[i_r, 2]) * (1 - opts.front_brake_share)
         )
-        sv, wc = cen.svic[st.names[i_r]], C[i_r]
-        slope = (sv[2] - wc[2]) / (sv[0] - wc[0])
+        # the line wheel centre -> side-view centre; parallel to the force line at infinity
+        u = cen.sv_line[st.names[i_r]].from_point(C[i_r])
+        slope = u[2] / u[0]
         squat = 100.0 * slope * wb / (cg[2] - cp[i_r, 2]) * opts.rear_drive_share
         for key, v in (
             (channel_key("Anti-Dive Percentage", side, "front"), dive),
