@@ -334,12 +334,13 @@ class Comparison:
         return bool(flags[k])
 
     def summary(self, units: OutputUnits = DEFAULT_UNITS, rows: int = SUMMARY_ROWS) -> str:
-        """The biggest differences from the first car, `rows` channels per unit (deg,
-        mm, ratios, ...): first the design quantities (`DESIGN_METRICS`), then the
-        other channels; differences below a chart's minimum span count as none. A
-        difference at a step where a roll or pitch centre comes from nearly parallel
-        lines says so. Cars whose wheels are named differently get a line saying
-        which corner is which (they are matched by position)."""
+        """The biggest differences from the first car, `rows` metrics per unit (deg,
+        mm, ratios, ...), each at its wheel, axle or side of largest difference: first
+        the design quantities (`DESIGN_METRICS`), then the other channels;
+        differences below a chart's minimum span count as none. A difference at a step
+        where a roll or pitch centre comes from nearly parallel lines says so. Cars
+        whose wheels are named differently get a line saying which corner is which
+        (they are matched by position)."""
         first = self.names[0]
         lines = [f"sweep {self.spec.name!r}: {', '.join(self.names)} (differences from {first})"]
         for i, r in enumerate(self.results):
@@ -373,7 +374,7 @@ class Comparison:
                     continue
                 lines.append(f" {heading}:")
                 for unit, items in group.items():
-                    for _, c in sorted(items, reverse=True)[:rows]:
+                    for c in _one_per_metric(sorted(items, reverse=True))[:rows]:
                         f = units.factor(c)
                         row = table.loc[c].to_numpy(float)
                         d = row[pos[f"largest difference {name}"]] * f
@@ -443,6 +444,21 @@ class Comparison:
         paths = [write_text_atomically(folder / DIFFERENCES_FILE, csv)]
         paths += [save_figure(f, folder / f"{s}.png", option=option) for s, f in figures.items()]
         return paths
+
+
+def _one_per_metric(items: list[tuple[float, str]]) -> list[str]:
+    """The columns of `items` (sorted, largest first), only the first of each metric: a
+    mirrored pair (toe FL and FR) or an x, z pair takes one line, leaving room for the
+    next quantity."""
+    seen: set[str] = set()
+    out = []
+    for _, c in items:
+        found = metric_of(c)
+        metric = found[0].id if found is not None else c
+        if metric not in seen:
+            seen.add(metric)
+            out.append(c)
+    return out
 
 
 def _model(item: KinematicModel | str | os.PathLike[str]) -> KinematicModel:
