@@ -436,11 +436,14 @@ class SlvsCar:
         start: Mapping[str, np.ndarray] | None = None,
         ground_z: float | Mapping[str, float] = 0.0,
         polish: int = 4,
+        offsets: Mapping[str, np.ndarray] | None = None,
     ) -> dict[str, np.ndarray]:
         """Solve one pose (world mm). lengths: {damper body: eye-to-eye mm}, or None to put
         every tyre on the plane z = ground_z instead (one height, or {wheel: height}).
         `start`: world positions to begin from (a previous result); the design placed by
-        the pose otherwise. `pose`: a ChassisPose or a Placement (anything with to_world)."""
+        the pose otherwise. `pose`: a ChassisPose or a Placement (anything with to_world).
+        offsets: {fixed point: world displacement mm} added to where the pose puts it (a
+        virtual displacement of a support, for its reaction by virtual work)."""
         import slvs
 
         car = self.car
@@ -449,7 +452,9 @@ class SlvsCar:
         world_fixed: dict[str, np.ndarray] = {}
         for name in self.fixed_names:
             p = car.points[name] + (rack * self.rack_dir if name in self.rack_points else 0.0)
-            world_fixed[name] = pose.to_world(p)
+            world_fixed[name] = pose.to_world(p) + (
+                np.asarray(offsets[name], dtype=float) if offsets and name in offsets else 0.0
+            )
             ent[name] = slvs.add_point_3d(FIXED, *world_fixed[name])
         guess = {n: pose.to_world(self.design[n]) for n in [*self.moving_names, *self.virtual]}
         if start:

@@ -3,9 +3,10 @@
 Drives the car through the export's motion (``--drive motion``: its heave,
 roll, pitch and steer with the tyres on the ground; ``--drive dampers``: its
 damper lengths as strokes), compares every mapped channel and writes
-REPORT_DIR/report.md with plots. Exit 0 = every channel within tolerance,
-1 = some channel or step failed, 2 = bad input (the message names the file
-and column).
+REPORT_DIR/report.md with plots. With ``--force-case NAME`` or ``--force-keyframes
+FILE.csv`` an OptimumK export's force channels are compared too. Exit 0 = every
+channel within tolerance, 1 = some channel or step failed, 2 = bad input (the
+message names the file and column, or the option).
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from pathlib import Path
 from suspension_sim.errors import InputError
 from suspension_sim.files import check_output, check_writable
 
-PARAMETER_OPTIONS = {"out": "--out", "drive": "--drive", "channel_map": "--map"}
+PARAMETER_OPTIONS = {
+    "out": "--out",
+    "drive": "--drive",
+    "channel_map": "--map",
+    "force_case": "--force-case",
+    "force_keyframes": "--force-keyframes",
+}
 """Library parameter -> this command's option, for error messages (see `cli`)."""
 REPORT_FILES = ("report.md", "comparison.csv")
 """Files of REPORT_DIR checked before the run (a read-only one is refused)."""
@@ -79,6 +86,36 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         metavar="PCT",
         help="largest deviation allowed for percentages (anti-dive, Ackermann; default 0.1)",
     )
+    p.add_argument(
+        "--tol-force",
+        type=float,
+        default=1.0,
+        metavar="N",
+        help="largest force deviation allowed (N, default 1)",
+    )
+    p.add_argument(
+        "--tol-moment",
+        type=float,
+        default=1.0,
+        metavar="NM",
+        help="largest moment deviation allowed (N m, default 1)",
+    )
+    force = p.add_mutually_exclusive_group()
+    force.add_argument(
+        "--force-case",
+        default=None,
+        metavar="NAME",
+        help="compare the export's force channels with this case of the workbook's Load "
+        "Cases section, held at every step (world axes, no brake/drive torques)",
+    )
+    force.add_argument(
+        "--force-keyframes",
+        default=None,
+        metavar="FILE.csv",
+        help="compare the export's force channels with OptimumK's force-case keyframes "
+        "(wheel, percent, Fx, Fy, Fz, Mx, My, Mz; docs/loads.md), ramped with the export's "
+        "Motion [Completion Percentage]",
+    )
     p.add_argument("--out", required=True, metavar="REPORT_DIR", help="report folder")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots (faster)")
     p.set_defaults(run=run)
@@ -93,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         ("--tol-length", args.tol_length),
         ("--tol-ratio", args.tol_ratio),
         ("--tol-percent", args.tol_percent),
+        ("--tol-force", args.tol_force),
+        ("--tol-moment", args.tol_moment),
     ):
         if not (value > 0):
             raise InputError(f"must be positive, found {value:g}", where=option)
@@ -117,16 +156,24 @@ def run(args: argparse.Namespace) -> int:
             "length": args.tol_length,
             "ratio": args.tol_ratio,
             "percent": args.tol_percent,
+            "force": args.tol_force,
+            "moment": args.tol_moment,
         },
         workbook=workbook,
+        force_case=args.force_case,
+        force_keyframes=args.force_keyframes,
     )
     protect = [workbook, export_path] + ([Path(args.map)] if args.map else [])
+    if args.force_keyframes:
+        protect.append(Path(args.force_keyframes))
     report = write_report(result, out, plots=not args.no_plots, protect=protect)
     print(result.summary())
     if export.skipped:
         print(f"  skipped {len(export.skipped)} statistic row(s): {', '.join(export.skipped)}")
     for note in export.reading:
         print(f"  {note}")
+    for line in result.warnings[: len(result.assumed)]:
+        print(f"  note: {line}")
     if result.style == "optimumk":
         n_other = len(result.not_compared)
     else:

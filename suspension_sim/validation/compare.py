@@ -24,6 +24,7 @@ from suspension_sim.validation.drive import (
     column_key,
     corner_wheels,
     drive_model,
+    missing_motions,
     wheel_dampers_or_none,
 )
 from suspension_sim.validation.export import Export
@@ -37,7 +38,9 @@ from suspension_sim.validation.results import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.loads.cases import LoadCase
     from suspension_sim.model import KinematicModel
+    from suspension_sim.optimumk.forces import ForceKeys
 
 
 def _needs_rates(keys: list[str]) -> bool:
@@ -94,13 +97,20 @@ def validate(
     channel_map: ChannelMap | None = None,
     tolerances: dict[str, float] | None = None,
     workbook: str | Path | None = None,
+    force_case: LoadCase | str | None = None,
+    force_keyframes: ForceKeys | str | Path | None = None,
 ) -> Validation:
     """Drive `model` through `export` and compare every mapped channel (mm, deg).
 
     An export read in OptimumK's layout (``export.style == "optimumk"``) is driven in
     OptimumK's motion style and compared through its channel registry
-    (`suspension_sim.validation.okcompare`); `drive` must then be ``motion``.
+    (`suspension_sim.validation.okcompare`); `drive` must then be ``motion``. Its force
+    channels (N, N m) are compared when the force case is given: `force_case`, a
+    `LoadCase` or the name of one in the workbook's Load Cases section, held at every
+    step; or `force_keyframes`, OptimumK's keyframes (`ForceKeys` or the CSV of
+    docs/loads.md) ramped with the export's ``Motion [Completion Percentage]``.
     """
+    source = force_source(model, export, force_case, force_keyframes, workbook)
     if export.style == "optimumk":
         if drive != "motion":
             raise InputError(
@@ -112,7 +122,9 @@ def validate(
             )
         from suspension_sim.validation.okcompare import validate_optimumk
 
-        return validate_optimumk(model, export, tolerances=tolerances, workbook=workbook)
+        return validate_optimumk(
+            model, export, tolerances=tolerances, workbook=workbook, force_case=source
+        )
     cmap = channel_map or ChannelMap()
     tol = {**DEFAULT_TOLERANCES, **(tolerances or {})}
     wheels = corner_wheels(model, cmap)
@@ -164,7 +176,10 @@ def validate(
         res = ChannelResult(col, key, ours[key], col.values, tol[col.dimension], role)
         res.notes = diagnose(res)
         results.append(res)
-    warnings = _design_warnings(model, steps)
+    assumed, assumed_text = (
+        missing_motions(model, export, inputs) if drive == "motion" else ([], [])
+    )
+    warnings = assumed_text + _design_warnings(model, steps)
     return Validation(
         str(workbook or model.car.source_path or model.car.name),
         export,
@@ -176,7 +191,50 @@ def validate(
         inputs,
         warnings,
         not_computed,
+        assumed=assumed,
     )
+
+
+def force_source(
+    model: KinematicModel,
+    export: Export,
+    force_case: LoadCase | str | None,
+    force_keyframes: ForceKeys | str | Path | None,
+    workbook: str | Path | None,
+) -> LoadCase | ForceKeys | None:
+    """The force case `validate` compares the force channels with (None: not compared).
+    InputError naming the parameter (the command's --force-case / --force-keyframes)."""
+    if force_case is None and force_keyframes is None:
+        return None
+    if force_case is not None and force_keyframes is not None:
+        raise InputError(
+            "give one force case: a workbook case or the keyframes, not both",
+            where="force_keyframes",
+            hint="--force-case NAME holds a Load Cases case; --force-keyframes FILE.csv ramps "
+            "OptimumK's keyframes",
+        )
+    option = "force_case" if force_case is not None else "force_keyframes"
+    if export.style != "optimumk":
+        raise InputError(
+            "force channels are compared only for an export read in OptimumK's layout "
+            "(no --map, --drive motion)",
+            where=option,
+            hint="leave out the map file and --drive dampers, or the force case",
+        )
+    from suspension_sim.optimumk.forces import ForceKeys, read_force_keys
+    from suspension_sim.validation.okforces import workbook_case
+
+    if isinstance(force_case, str):
+        return workbook_case(model, force_case, workbook)
+    if force_case is not None:
+        return force_case
+    if isinstance(force_keyframes, ForceKeys):
+        return force_keyframes
+    assert force_keyframes is not None
+    path = Path(force_keyframes)
+    if not path.is_file():
+        raise InputError(f"no keyframes file {str(path)!r}", where="force_keyframes")
+    return read_force_keys(path, model)
 
 
 def _design_warnings(model: KinematicModel, steps: list[StepResult]) -> list[str]:

@@ -214,6 +214,44 @@ def motion_inputs(
     return chassis, rack, used
 
 
+TABLE_MOTIONS: dict[str, tuple[tuple[str, ...], str, str]] = {
+    "heave": (("heave",), "'Heave [mm]'", "heave assumed 0 mm"),
+    "roll": (("roll",), "'Roll [deg]'", "roll assumed 0 deg"),
+    "pitch": (("pitch",), "'Pitch [deg]'", "pitch assumed 0 deg"),
+    "steering": (
+        ("rack", "steering_wheel", "steering"),
+        "'Rack Travel [mm]' or 'Steering Wheel Angle [deg]'",
+        "rack assumed at 0 mm (straight ahead)",
+    ),
+}
+"""The table path's motion inputs: key -> (export motion keys, channels, what is assumed)."""
+
+
+def missing_motions(
+    model: KinematicModel, export: Export, used: list[str]
+) -> tuple[list[str], list[str]]:
+    """(channels, sentences): the motion inputs a table export lacks, each taken as 0 at
+    every step (the steering only for a car with a rack, and not when the rack is driven
+    by OptimumK's Steering Rack Displacement)."""
+    motion = export.motion()
+    names: list[str] = []
+    sentences: list[str] = []
+    for key, (keys, channels, what) in TABLE_MOTIONS.items():
+        if any(k in motion for k in keys):
+            continue
+        if key == "steering" and (
+            model.car.rack is None or any(u not in _motion_texts(motion) for u in used)
+        ):
+            continue
+        names.append(channels)
+        sentences.append(f"the export has no {channels} channel: {what} at every step")
+    return names, sentences
+
+
+def _motion_texts(motion: Mapping[str, Column]) -> set[str]:
+    return {c.header.text for c in motion.values()}
+
+
 def _needs_rack(model: KinematicModel, col: Column) -> None:
     """InputError naming the column when the workbook has no rack to steer."""
     if model.car.rack is None:

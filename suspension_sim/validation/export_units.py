@@ -1,6 +1,7 @@
 """Units of an export's headers: the tables and `unit_factor`, the one function reading them.
 
-Angles convert to deg, lengths to mm, gains to deg/mm, forces to N, moments to N m;
+Angles convert to deg, lengths to mm, gains to deg/mm, forces to N (N, kN, lbf), moments
+to N m (N m, N mm, kN m, lbf in, lbf ft);
 ratios and percentages are plain. No unit (None or blank) means OptimumK's display unit.
 """
 
@@ -42,20 +43,33 @@ GAIN_UNITS: dict[str, float] = {
 }
 """deg/mm per unit of an angle-per-length gain (OptimumK's camber and toe gains)."""
 
-FORCE_UNITS: dict[str, float] = {"": 1.0, "N": 1.0, "n": 1.0, "kN": 1000.0, "kn": 1000.0}
-"""N per unit of force."""
-
-MOMENT_UNITS: dict[str, float] = {
+FORCE_UNITS: dict[str, float] = {
     "": 1.0,
-    "N m": 1.0,
-    "N.m": 1.0,
-    "Nm": 1.0,
-    "N·m": 1.0,
-    "N*m": 1.0,
-    "n m": 1.0,
-    "nm": 1.0,
-    "kN m": 1000.0,
+    **units.spellings("force"),
+    "kN": 1000.0,
+    "kilonewton": 1000.0,
+    "kilonewtons": 1000.0,
 }
+"""N per unit of force (N, lbf and their spellings from `suspension_sim.units`, plus kN)."""
+
+MOMENT_LENGTHS: dict[str, float] = {"m": 1.0, "mm": 1e-3, "cm": 1e-2, "in": 0.0254, "ft": 0.3048}
+"""m per unit of the lever arm of a moment unit (``N m``, ``N mm``, ``lbf in``, ``lbf ft``)."""
+
+
+def _moment_units() -> dict[str, float]:
+    """N m per unit of moment: every force spelling times every lever-arm length, written
+    ``N m``, ``N.m``, ``N*m``, ``N·m``, ``N-m`` or ``Nm`` (and ``lbf ft``, ``kN m`` ...)."""
+    out: dict[str, float] = {"": 1.0}
+    for f, nf in FORCE_UNITS.items():
+        if not f:
+            continue
+        for length, m in MOMENT_LENGTHS.items():
+            for joint in (" ", ".", "*", "·", "-", ""):
+                out[f"{f}{joint}{length}"] = nf * m
+    return out
+
+
+MOMENT_UNITS: dict[str, float] = _moment_units()
 """N m per unit of moment."""
 
 UNITS: dict[Dimension, dict[str, float]] = {
@@ -81,8 +95,9 @@ def unit_factor(unit: str | None, dimension: Dimension) -> float:
     table = UNITS[dimension]
     if key in table:
         return table[key]
-    if key.lower() in table:
-        return table[key.lower()]
+    lowered = {k.lower(): v for k, v in table.items()}
+    if key.lower() in lowered:
+        return lowered[key.lower()]
     raise KeyError(key)
 
 
@@ -107,7 +122,7 @@ def unit_list(dimension: Dimension) -> str:
         "ratio": "- (or none)",
         "percent": "% (or none)",
         "gain": "deg/mm, rad/m",
-        "force": "N, kN",
-        "moment": "N m",
+        "force": "N, kN, lbf",
+        "moment": "N m, N mm, kN m, lbf in, lbf ft",
     }
     return names[dimension]

@@ -12,8 +12,14 @@ is listed with the reason (`NOT_COMPARED_REASONS`), never guessed:
 * OptimumK's definition not established (for this motion or car);
 * always blank in OptimumK (NaN for a double wishbone);
 * blank in the export;
-* a force channel (the loads comparison: give a force case);
+* a force channel when no force case is given (with one, the force channels are
+  compared by `suspension_sim.validation.okforces`, which lists the pivot forces of
+  an A-arm carrying the push/pull rod as not established and compares their sum and
+  their components normal to the pivot axis instead);
 * not computed by suspension_sim, or no value for this car.
+
+A motion channel the export lacks (``Motion [Roll]`` ...) is taken as 0 at every
+step, and the run says so (`Validation.assumed`).
 """
 
 from __future__ import annotations
@@ -27,26 +33,44 @@ from suspension_sim.errors import InputError
 from suspension_sim.validation.drive import StepResult
 from suspension_sim.validation.export import Column, Export
 from suspension_sim.validation.okexport import OK_FORCE, OK_METRIC
+from suspension_sim.validation.okforces import NO_SUCH_JOINT, SPLIT_NOT_ESTABLISHED
 from suspension_sim.validation.quantities import ChannelMap
 from suspension_sim.validation.results import (
+    BLANK_IN_EXPORT,
     DEFAULT_TOLERANCES,
-    RELATIVE_TOLERANCE,
+    NOT_COMPUTED,
     ChannelResult,
     Validation,
     diagnose,
+    tolerance_of,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.loads.cases import LoadCase
     from suspension_sim.model import KinematicModel
+    from suspension_sim.optimumk.forces import ForceKeys
 
 NOT_ESTABLISHED = "OptimumK's definition not established"
 ALWAYS_BLANK = "always blank in OptimumK (no number for this suspension type)"
-BLANK_IN_EXPORT = "blank in the export at every step"
 FORCE_CASE = "force channel: give --force-case"
-NOT_COMPUTED = "not computed by suspension_sim"
 NO_VALUE = "no value for this car"
-NOT_COMPARED_REASONS = (NOT_ESTABLISHED, ALWAYS_BLANK, BLANK_IN_EXPORT, FORCE_CASE, NO_VALUE)
+NOT_COMPARED_REASONS = (
+    NOT_ESTABLISHED,
+    SPLIT_NOT_ESTABLISHED,
+    ALWAYS_BLANK,
+    BLANK_IN_EXPORT,
+    FORCE_CASE,
+    NO_VALUE,
+    NO_SUCH_JOINT,
+)
 """Why an OptimumK channel is not compared, in the report's order."""
+MOTION_CHANNELS: dict[str, tuple[str, str]] = {
+    "heave": ("Motion [Heave]", "mm"),
+    "roll": ("Motion [Roll]", "deg"),
+    "pitch": ("Motion [Pitch]", "deg"),
+    "steering": ("Motion [Steering]", "deg"),
+}
+"""OptimumK's motion inputs: key -> (channel, unit)."""
 
 
 def motion_columns(export: Export) -> dict[str, np.ndarray]:
@@ -69,16 +93,14 @@ def motion_columns(export: Export) -> dict[str, np.ndarray]:
     }
 
 
-def tolerance_of(col: Column, tol: dict[str, float]) -> float:
-    """Largest deviation allowed for a channel: the tolerance of its dimension; for ratios
-    and gains plus `RELATIVE_TOLERANCE` of the largest value the export gives, so that a
-    rate of hundreds (Motion Ratio Steering, deg per mm) is judged relatively."""
-    base = tol[col.dimension]
-    if col.dimension in ("ratio", "gain"):
-        finite = np.abs(col.values[np.isfinite(col.values)])
-        if finite.size:
-            base += RELATIVE_TOLERANCE * float(finite.max())
-    return base
+def assumed_motions(export: Export) -> tuple[list[str], list[str]]:
+    """(channels, sentences): OptimumK's motion inputs the export lacks, each taken as 0
+    at every step, and one sentence per channel saying so."""
+    motion = export.motion()
+    missing = [(k, t, u) for k, (t, u) in MOTION_CHANNELS.items() if k not in motion]
+    return [t for _, t, _ in missing], [
+        f"the export has no {t!r} channel: {k} assumed 0 {u} at every step" for k, t, u in missing
+    ]
 
 
 def validate_optimumk(
@@ -87,8 +109,11 @@ def validate_optimumk(
     *,
     tolerances: dict[str, float] | None = None,
     workbook: str | Path | None = None,
+    force_case: LoadCase | ForceKeys | None = None,
 ) -> Validation:
-    """Drive `model` as OptimumK moves its car and compare every registry channel."""
+    """Drive `model` as OptimumK moves its car and compare every registry channel; with
+    `force_case` (a workbook case held over the motion, or OptimumK's keyframes ramped
+    with ``Motion [Completion Percentage]``) the force channels too (N, N m)."""
     from suspension_sim.optimumk.channels import channel_status, optimumk_channels
     from suspension_sim.optimumk.motion import optimumk_motion
 
@@ -112,7 +137,8 @@ def validate_optimumk(
     for col in outputs:
         metric = col.rule.metric
         if metric == OK_FORCE:
-            not_compared.append((col.header.text, FORCE_CASE))
+            if force_case is None:
+                not_compared.append((col.header.text, FORCE_CASE))
             continue
         if metric != OK_METRIC:
             continue
@@ -143,8 +169,17 @@ def validate_optimumk(
         )
         res.notes = diagnose(res)
         results.append(res)
+    warnings = list(motion.notes)
+    if force_case is not None:
+        from suspension_sim.validation.okforces import compare_forces
+
+        forces, skipped, notes = compare_forces(model, export, motion, force_case, tol)
+        results += forces
+        not_compared += skipped
+        warnings += notes
     for text in export.ignored:
         not_compared.append((text, NOT_COMPUTED))
+    assumed, assumed_text = assumed_motions(export)
     return Validation(
         str(workbook or model.car.source_path or model.car.name),
         export,
@@ -154,8 +189,9 @@ def validate_optimumk(
         steps,
         results,
         used,
-        list(motion.notes),
+        assumed_text + warnings,
         [],
         not_compared=not_compared,
         style="optimumk",
+        assumed=assumed,
     )

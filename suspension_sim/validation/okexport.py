@@ -36,6 +36,7 @@ from suspension_sim.validation.export_table import (
     is_number,
     title_block,
 )
+from suspension_sim.validation.export_units import unit_factor
 from suspension_sim.validation.headers import Header, check_unit
 from suspension_sim.validation.okheaders import OkHeader, looks_like_optimumk
 from suspension_sim.validation.okregistry import channel_key, lookup
@@ -112,13 +113,17 @@ def _header(ok: OkHeader, where: str) -> tuple[Header | None, str | None]:
         return h, None
     if ok.kind == "force":
         name = ok.quantity
-        moment = name.rstrip().endswith(("Mx", "My", "Mz")) or (ok.unit or "").lower() in (
-            "n m",
-            "n.m",
-            "nm",
-        )
+        if ok.force is not None:
+            moment = ok.force.component.upper().startswith("M")
+        else:  # a force-unit channel without "A To B - Fx": its unit says which
+            try:
+                unit_factor(ok.unit, "moment")
+                moment = True
+            except KeyError:
+                moment = False
         kind: Dimension = "moment" if moment else "force"
-        q = Quantity(name, kind, "corner" if ok.side else "car", OK_FORCE)
+        scope = "corner" if ok.side and ok.axle else ("axle" if ok.axle else "car")
+        q = Quantity(name, kind, scope, OK_FORCE)  # type: ignore[arg-type]
         h = Header(ok.text, ok.key, ok.unit, q, ok.location, ChannelRule(OK_FORCE, source=SOURCE))
         h = replace(h, optimumk=ok)
         check_unit(h, kind, where)

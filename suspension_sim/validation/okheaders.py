@@ -17,6 +17,10 @@ tags and a unit in round brackets::
 * motion inputs: ``Motion [Heave] (mm)``, ``Motion [Completion Percentage] (%)``;
 * force channels: ``Lower A-Arm To Chassis (Fore) - Fx [Front Left] (N)``,
   ``Contact Patch - Fz [Left] [Front] (N)``: body A's force on body B, world axes;
+  ``Steering Torque [Front] Mz (N m)``: the component after the tags. OptimumK writes
+  the corner of a force channel in one tag (``[Front Left]``); ``[Left] [Front]`` is
+  read the same. `force_key` is the one normal form both an export's force headers
+  and `suspension_sim.optimumk.forces.optimumk_forces`' keys are matched in;
 * point channels: ``UPRI_LowPnt X [Left] [Front] (mm)``: a hardpoint's world coordinate.
 
 **Only the bracketed tags are side and axle.** Words such as Front, Rear, Left
@@ -33,7 +37,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from suspension_sim.validation.export_units import known_unit
+from suspension_sim.validation.export_units import known_unit, unit_factor
 
 OkKind = Literal["corner", "axle", "side", "car", "motion", "force", "point"]
 
@@ -48,8 +52,6 @@ MOTION_WORDS: dict[str, str] = {
 }
 """The tags of ``Motion [...]`` (the motion inputs of a result)."""
 
-FORCE_UNITS = frozenset({"n", "kn", "lbf", "n m", "n.m", "nm", "n*m", "n·m", "kn m", "lbf in"})
-"""Units of force and moment channels (compared by the loads side, not by kinematics)."""
 
 _TAIL_RE = re.compile(r"(?P<tags>(?:\s*\[[^\[\]]*\])+)\s*(?:\((?P<unit>[^()]*)\))?\s*$")
 _UNIT_TAIL_RE = re.compile(r"\s*\((?P<unit>[^()]*)\)\s*$")
@@ -58,6 +60,11 @@ _FORCE_RE = re.compile(
     r"^(?P<a>.+?)(?:\s+To\s+(?P<b>.+?))?(?:\s*\((?P<leg>[^()]+)\))?\s+-\s+(?P<c>[FM][xyz])$",
     re.IGNORECASE,
 )
+_COMPONENT_AFTER_TAGS_RE = re.compile(
+    r"^(?P<name>[^\[\]()]+?)\s*(?P<tags>(?:\[[^\[\]]*\]\s*)+)(?P<c>[FM][xyz])"
+    r"\s*(?:\((?P<unit>[^()]*)\))?\s*$"
+)
+"""``Steering Torque [Front] Mz (N m)``: a force channel whose component follows its tags."""
 _POINT_RE = re.compile(r"^(?P<point>[A-Za-z]+_[A-Za-z0-9_]+)\s+(?P<axis>[XYZ])$")
 
 
@@ -119,7 +126,20 @@ def _is_unit(text: str) -> bool:
     t = text.strip()
     if not t:
         return True
-    return known_unit(t) or t.lower() in FORCE_UNITS or t.lower() in ("deg/m", "rad/m", "n/mm")
+    return known_unit(t) or t.lower() in ("deg/m", "rad/m", "n/mm")
+
+
+def is_force_unit(unit: str | None) -> bool:
+    """True if `unit` is a unit of force or moment (N, kN, lbf, N m, N mm, lbf ft ...)."""
+    if unit is None or not unit.strip():
+        return False
+    for dimension in ("force", "moment"):
+        try:
+            unit_factor(unit, dimension)
+        except KeyError:
+            continue
+        return True
+    return False
 
 
 def _read_tags(tags: list[str]) -> tuple[str | None, str | None, str | None] | None:
@@ -154,6 +174,25 @@ def parse_optimumk_header(text: object) -> OkHeader | None:
     raw = "" if text is None else str(text).strip()
     if not raw:
         return None
+    after = _COMPONENT_AFTER_TAGS_RE.match(raw)
+    if after is not None:
+        read_after = _read_tags(_TAG_RE.findall(after["tags"]))
+        unit_after = _unit(after["unit"])
+        if (
+            read_after is not None
+            and read_after[2] is None
+            and (unit_after is None or _is_unit(unit_after))
+        ):
+            name_after, comp = after["name"].strip(), after["c"]
+            return OkHeader(
+                raw,
+                f"{name_after} {comp}",
+                read_after[0],
+                read_after[1],
+                unit_after,
+                "force",
+                force=ForceName(name_after, None, None, comp),
+            )
     unit: str | None = None
     m = _TAIL_RE.search(raw)
     if m is not None and m.start() > 0:
@@ -180,7 +219,7 @@ def parse_optimumk_header(text: object) -> OkHeader | None:
     if motion is not None:
         return None
     f = _FORCE_RE.match(name)
-    if f is not None or (unit is not None and unit.lower() in FORCE_UNITS):
+    if f is not None or is_force_unit(unit):
         force = (
             ForceName(f["a"].strip(), f["b"].strip() if f["b"] else None, f["leg"], f["c"])
             if f is not None
@@ -204,12 +243,39 @@ def parse_optimumk_header(text: object) -> OkHeader | None:
 
 def looks_like_optimumk(texts: list[str], title_keys: list[str] | None = None) -> bool:
     """True if a header row is OptimumK's: its motion channels ``Motion [Heave]`` ... or
-    at least two corner channels in tags (``[Left] [Front]`` / ``[Front Left]``), or a
+    at least two corner channels in tags (``[Left] [Front]`` / ``[Front Left]``; point
+    and force channels of a corner count), or a
     title block that says ``Type | Result`` with channels in tags."""
     parsed = [parse_optimumk_header(t) for t in texts if t]
     motions = sum(1 for h in parsed if h is not None and h.kind == "motion")
-    corners = sum(1 for h in parsed if h is not None and h.kind in ("corner", "point"))
+    corners = sum(
+        1
+        for h in parsed
+        if h is not None
+        and (h.kind in ("corner", "point") or (h.kind == "force" and h.side and h.axle))
+    )
     if motions >= 1 and corners >= 1:
         return True
     titled = bool(title_keys) and "type" in [k.lower() for k in title_keys or []]
     return corners >= 2 and (titled or motions >= 1 or corners >= 4)
+
+
+def force_key(h: OkHeader | None) -> str | None:
+    """The normal form of a force channel, None for any other header.
+
+    ``source | target | leg | component [Axle Side]``, the words as `norm_words` gives
+    them: ``Lower A-Arm To Chassis (Fore) - Fx [Front Left]`` and ``... - Fx [Left]
+    [Front]`` (the two ways a corner is written) give the same key, and so does the
+    same text from `suspension_sim.optimumk.forces.optimumk_forces`, whose keys are
+    read through this grammar too (`force_key_of`)."""
+    if h is None or h.kind != "force" or h.force is None:
+        return None
+    f = h.force
+    parts = (norm_words(f.source), norm_words(f.target or ""), norm_words(f.leg or ""))
+    where = " ".join(t for t in (h.axle, h.side) if t)
+    return f"{' | '.join(parts)} | {f.component.lower()} [{where}]"
+
+
+def force_key_of(text: str) -> str | None:
+    """`force_key` of a channel's text (a header, or a key of `optimumk_forces`)."""
+    return force_key(parse_optimumk_header(text))

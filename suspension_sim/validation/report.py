@@ -159,7 +159,8 @@ def _markdown(
             f"{_fmt(RELATIVE_TOLERANCE)} x the largest value the export gives |"
             if v.style == "optimumk"
             else " |"
-        ),
+        )
+        + _force_tolerances(v),
         f"| suspension_sim | {__version__} |",
         "",
         "Deviation = ours - theirs, over every step where the export has a value.",
@@ -246,6 +247,18 @@ def _markdown(
         "",
     ]
     return "\n".join(lines)
+
+
+def _force_tolerances(v: Validation) -> str:
+    """The force and moment tolerances, as a line of their own, when force channels are
+    compared ("" otherwise)."""
+    dims = {c.column.dimension for c in v.compared}
+    if not dims & {"force", "moment"}:
+        return ""
+    return (
+        f"\n| Tolerances of force channels | {_fmt(v.tolerances['force'])} N for forces, "
+        f"{_fmt(v.tolerances['moment'])} N m for moments |"
+    )
 
 
 def not_compared_lines(items: Sequence[tuple[str, str]]) -> list[str]:

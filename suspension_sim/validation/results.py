@@ -36,6 +36,21 @@ mm of coilover) run into the hundreds, where a fixed 0.005 would judge rounding.
 
 CONVENTION = "optimumk"
 """Sign preset our metrics are computed in for the comparison."""
+BLANK_IN_EXPORT = "blank in the export at every step"
+NOT_COMPUTED = "not computed by suspension_sim"
+"""Reasons an OptimumK channel is not compared (with `okcompare.NOT_COMPARED_REASONS`)."""
+
+
+def tolerance_of(col: Column, tol: dict[str, float]) -> float:
+    """Largest deviation allowed for a channel: the tolerance of its dimension; for ratios
+    and gains plus `RELATIVE_TOLERANCE` of the largest value the export gives, so that a
+    rate of hundreds (Motion Ratio Steering, deg per mm) is judged relatively."""
+    base = tol[col.dimension]
+    if col.dimension in ("ratio", "gain"):
+        finite = np.abs(col.values[np.isfinite(col.values)])
+        if finite.size:
+            base += RELATIVE_TOLERANCE * float(finite.max())
+    return base
 
 
 @dataclass
@@ -141,6 +156,9 @@ class Validation:
     style: str = "table"
     """``optimumk``: compared through OptimumK's channel registry, driven in its motion
     style; ``table``: through a channel map and the ``drive``."""
+    assumed: list[str] = field(default_factory=list)
+    """Motion channels the export lacks, taken as 0 at every step (``Motion [Roll]``;
+    `warnings` says so in a sentence); a failing summary names them first."""
 
     @property
     def failed_steps(self) -> list[StepResult]:
@@ -169,6 +187,12 @@ class Validation:
                 f"{worst.tolerance:g})"
             )
         parts = []
+        if self.assumed and (self.failed_channels or self.failed_steps):
+            parts.append(
+                "motion channel(s) missing from the export, assumed 0 at every step: "
+                + ", ".join(self.assumed)
+                + " (if the run moved them, export them)"
+            )
         if self.failed_steps:
             parts.append(f"{len(self.failed_steps)} step(s) not solved")
         if self.failed_channels:

@@ -36,6 +36,7 @@ Writes export.xlsx (OptimumK's result layout: title block, statistic rows,
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import math
 import sys
@@ -805,6 +806,263 @@ def measure(
         put(f"Center of Gravity {ax} (mm)", cg[j])
 
 
+# -- the force result ---------------------------------------------------------------------------
+# OptimumK's force case: per wheel, keyframes (completion %, Fx, Fy, Fz N, Mx, My, Mz N m),
+# world axes, linear between keys and held outside them; every load on the world-fixed line
+# through the tyre's design contact patch (OptimumK's rule), Mz applied.
+FORCE_KEYS: dict[str, list[tuple[float, ...]]] = {
+    "FL": [
+        (0.0, 0.0, 0.0, 1500.0, 0.0, 0.0, 0.0),
+        (40.0, -900.0, 1200.0, 2600.0, 30.0, -20.0, 45.0),
+        (100.0, 600.0, -800.0, 1800.0, -15.0, 25.0, -30.0),
+    ],
+    "FR": [
+        (0.0, 0.0, 0.0, 1400.0, 0.0, 0.0, 0.0),
+        (100.0, -700.0, 900.0, 2200.0, 10.0, 0.0, 35.0),
+    ],
+    "RL": [
+        (10.0, 200.0, 0.0, 1700.0, 0.0, 0.0, 0.0),
+        (60.0, 1100.0, 1500.0, 2900.0, -25.0, 40.0, 20.0),
+        (90.0, -400.0, -300.0, 1600.0, 5.0, -10.0, -15.0),
+    ],
+    "RR": [
+        (0.0, 300.0, -200.0, 1650.0, 0.0, 0.0, 0.0),
+        (100.0, 800.0, 1300.0, 2500.0, 0.0, 30.0, 25.0),
+    ],
+}
+HELD_CASE: dict[str, tuple[float, ...]] = {
+    "FL": (0.0, 0.0, 1000.0, 0.0, 0.0, 0.0),
+    "FR": (0.0, -500.0, 800.0, 0.0, 0.0, 0.0),
+    "RL": (0.0, 0.0, 900.0, 0.0, 0.0, 0.0),
+    "RR": (300.0, 0.0, 900.0, 0.0, 0.0, 20.0),
+}
+"""A case held constant over its motion (the Load Cases test): plain numbers."""
+MEMBERS = {  # OptimumK's two-force members: (our body suffix, end 1, end 2)
+    "CoilOver": ("CoilOver", "CHAS_AttPnt", "ROCK_CoiPnt"),
+    "Push/Pull": ("PushPull", "NSMA_PPAttPnt", "ROCK_RodPnt"),
+    "Tie Rod": ("TieRod", "CHAS_TiePnt", "UPRI_TiePnt"),
+}
+PIVOTS = {  # chassis pivot -> (arm, leg)
+    "CHAS_LowFor": ("Lower A-Arm", "Fore"),
+    "CHAS_LowAft": ("Lower A-Arm", "Aft"),
+    "CHAS_UppFor": ("Upper A-Arm", "Fore"),
+    "CHAS_UppAft": ("Upper A-Arm", "Aft"),
+}
+WORDS = {c: f"{axle} {side}" for (side, axle), c in CODE.items()}  # "FL" -> "Front Left"
+
+
+def force_motion_steps(held: bool = False) -> list[tuple[float, float, float, float]]:
+    """(heave mm, roll deg, pitch deg, steering deg) per step, step 0 = design: every input
+    at once over 12 steps (held=True: heave and roll only, 6 steps)."""
+    n = 6 if held else 12
+    out = []
+    for i in range(n + 1):
+        x = i / n
+        out.append(
+            (
+                -15.0 * math.sin(math.pi * x),
+                1.5 * math.sin(2.0 * math.pi * x),
+                0.0 if held else -0.6 * math.sin(math.pi * x),
+                0.0 if held else 60.0 * math.sin(2.0 * math.pi * x),
+            )
+        )
+    return out
+
+
+def keyed_load(keys: list[tuple[float, ...]], pct: float) -> tuple[Vec, Vec]:
+    """(F N, M N m) of one wheel's keyframes at a completion percentage."""
+    arr = np.array(keys, dtype=float)
+    v = np.array([np.interp(pct, arr[:, 0], arr[:, k]) for k in range(1, 7)])
+    return v[:3], v[3:]
+
+
+def write_keyframes(path: Path) -> Path:
+    """FORCE_KEYS as the keyframes CSV of docs/loads.md (wheel, percent, Fx ... Mz)."""
+    lines = ["wheel,percent,Fx,Fy,Fz,Mx,My,Mz"]
+    for c, keys in FORCE_KEYS.items():
+        for key in keys:
+            lines.append(f"{WORDS[c]}," + ",".join(f"{v:g}" for v in key))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def force_car(car: refkit.RefCar) -> refkit.RefCar:
+    """The car with its push/pull rods and tie rods as variable-length members too (like
+    the coilovers), so that each two-force member's length can be varied in slvs."""
+    extra = [
+        (f"{c}_{suffix}", f"{c}_{a}", f"{c}_{b}")
+        for c in CODE.values()
+        for name, (suffix, a, b) in MEMBERS.items()
+        if name != "CoilOver"
+    ]
+    return dataclasses.replace(car, dampers=[*car.dampers, *extra])
+
+
+def walk(ref: Reference, steps: list[tuple[float, float, float, float]]):  # type: ignore[no-untyped-def]
+    """(step, placement, steering deg, solved points) of every step in OptimumK's motion
+    style (module docstring): heave along Z, roll and pitch about step 0's axes."""
+    place = refkit.Placement.identity()
+    pts0 = ref.design_pts
+    cen0 = centres(
+        ref, wheel_geometry(ref.car, pts0, ref.fields), ref.upright_motion(place, 0.0, pts0)
+    )
+    roll_axis = (cen0.rc["Front"], cen0.rc["Front"] - cen0.rc["Rear"])
+    pitch_axis = (cen0.pc["Left"], cen0.pc["Left"] - cen0.pc["Right"])
+    prev = (0.0, 0.0, 0.0, 0.0)
+    pts: dict[str, Vec] = dict(pts0)
+    for i, (h, r, p, sw) in enumerate(steps):
+        if i > 0:
+            place = place.then(np.eye(3), np.array([0.0, 0.0, h - prev[0]]))
+            place = place.then(*refkit.axis_rotation(roll_axis[0], roll_axis[1], r - prev[1]))
+            place = place.then(*refkit.axis_rotation(pitch_axis[0], pitch_axis[1], p - prev[2]))
+            pts = ref.solve(place, sw, pts)
+        prev = (h, r, p, sw)
+        yield i, place, sw, pts
+
+
+def force_channels(
+    ref: Reference,
+    fslv: refkit.SlvsCar,
+    place: refkit.Placement,
+    sw: float,
+    pts: dict[str, Vec],
+    loads: Mapping[str, tuple[Vec, Vec]],
+    cp_design: Mapping[str, Vec],
+    put: Callable[[str, float], None],
+) -> None:
+    """The force channels of one step, by virtual work from central differences of slvs
+    solves with the chassis placement held (N, N m, world axes):
+
+    * every contact-patch load's virtual work per unit of a parameter,
+      dW = F . v(p_design) + 1000 M . w, with v(p_design) the velocity of the upright's
+      point at the tyre's design contact patch and w its angular velocity;
+    * a two-force member's tension T = dW/dL (its length L varied, every other member
+      length and the rack held); the force it exerts on the body at its end b is
+      -T unit(b - a) (OptimumK's "A To B": the force A exerts on B);
+    * an A-arm chassis pivot's force on the chassis, component e: dW/d(delta) for the
+      pivot moved by delta along e (every member length held): a support's reaction
+      by virtual work. For the arm carrying only its ball joint (rear upper, front lower:
+      two legs in slvs) this is the force along the legs; for the arm carrying the
+      push/pull mount the split along its pivot axis is that of this script's slvs bars
+      (not OptimumK's, whose rule is not established), the sum of the two pivots and each
+      component normal to the pivot axis are exact whatever the split;
+    * Steering Torque [Front] Mz = -dW/d(theta) / 1000, theta the steering-wheel angle (rad),
+      the member lengths held: the torque the driver holds the wheel with.
+    """
+    car = fslv.car
+    lengths = refkit.damper_lengths(car, pts)
+    up = {w.name: list(car.bodies[w.body]) for w in car.wheels}
+
+    def work(lo: Points, hi: Points, h: float) -> dict[str, float]:
+        out = {}
+        for c, names in up.items():
+            o, vo, w = rigid_velocity(lo, hi, names, h)
+            f, m = loads[c]
+            v = vo + np.cross(w, cp_design[c] - o)
+            out[c] = float(f @ v + 1000.0 * (m @ w))
+        return out
+
+    def solve(
+        dl: Mapping[str, float] | None = None,
+        dsw: float = 0.0,
+        offsets: Mapping[str, Vec] | None = None,
+    ) -> dict[str, Vec]:
+        ls = {b: v + (dl or {}).get(b, 0.0) for b, v in lengths.items()}
+        return fslv.solve(
+            place,
+            rack=(sw + dsw) * ref.rack_per_deg,
+            lengths=ls,
+            start=pts,
+            polish=6,
+            offsets=offsets,
+        )
+
+    h = 0.01
+    for name, (suffix, a, b) in MEMBERS.items():
+        bodies = [f"{c}_{suffix}" for c in up]
+        dw = work(solve({x: -h for x in bodies}), solve({x: h for x in bodies}), h)
+        for c, tension in dw.items():
+            pa, pb = pts[f"{c}_{a}"], pts[f"{c}_{b}"]
+            u = _unit(pb - pa)
+            tag = f"[{WORDS[c]}]"
+            axle = WORDS[c].split()[0]
+            if name == "CoilOver":
+                on = {"CoilOver To Chassis": tension * u, "CoilOver To Rocker": -tension * u}
+            elif name == "Push/Pull":
+                arm = "Upper A-Arm" if PUSH_PULL_ON[axle] == "UpperAArm" else "Lower A-Arm"
+                on = {"Push/Pull To Rocker": -tension * u, f"{arm} To Push/Pull": -tension * u}
+            else:
+                rack = "Rack" if axle == "Front" else "Chassis"
+                on = {f"Tie Rod To {rack}": tension * u, "Tie Rod To Upright": -tension * u}
+            for channel, vec in on.items():
+                for k, comp in enumerate(("Fx", "Fy", "Fz")):
+                    put(f"{channel} - {comp} {tag} (N)", float(vec[k]))
+    for pivot, (arm, leg) in PIVOTS.items():
+        force = {c: np.zeros(3) for c in up}
+        for k in range(3):
+            e = np.zeros(3)
+            e[k] = 1.0
+            lo = solve(offsets={f"{c}_{pivot}": -h * e for c in up})
+            hi = solve(offsets={f"{c}_{pivot}": h * e for c in up})
+            for c, value in work(lo, hi, h).items():
+                force[c][k] = value
+        for c, vec in force.items():
+            for k, comp in enumerate(("Fx", "Fy", "Fz")):
+                put(f"{arm} To Chassis ({leg}) - {comp} [{WORDS[c]}] (N)", float(vec[k]))
+    dsw = 0.01
+    dw = work(solve(dsw=-dsw), solve(dsw=dsw), math.radians(dsw))
+    put("Steering Torque [Front] Mz (N m)", -sum(dw.values()) / 1000.0)
+
+
+def run_forces(out: Path, held: bool = False) -> None:
+    """A force result in OptimumK's layout: the motion inputs, then per corner the
+    Contact Patch loads and the force channels of `force_channels`."""
+    t0 = time.perf_counter()
+    ref = Reference()
+    fslv = refkit.SlvsCar(force_car(ref.car))
+    steps = force_motion_steps(held)
+    n = len(steps)
+    geo0 = wheel_geometry(ref.car, ref.design_pts, ref.fields)
+    cp_design = {c: g.cp for c, g in geo0.items()}
+    cols: dict[str, list[float]] = {}
+
+    def put(header: str, value: float) -> None:
+        cols.setdefault(header, []).append(float(value))
+
+    for i, place, sw, pts in walk(ref, steps):
+        h, r, p, _ = steps[i]
+        pct = 100.0 * i / (n - 1)
+        put("Motion [Heave] (mm)", h)
+        put("Motion [Roll] (deg)", r)
+        put("Motion [Pitch] (deg)", p)
+        put("Motion [Steering] (deg)", sw)
+        put("Motion [Completion Percentage] (%)", pct)
+        if held:
+            loads = {c: (np.array(v[:3]), np.array(v[3:])) for c, v in HELD_CASE.items()}
+        else:
+            loads = {c: keyed_load(k, pct) for c, k in FORCE_KEYS.items()}
+        for c in CODE.values():
+            f, m = loads[c]
+            for k, comp in enumerate(("Fx", "Fy", "Fz")):
+                put(f"Contact Patch - {comp} [{WORDS[c]}] (N)", float(f[k]))
+            for k, comp in enumerate(("Mx", "My", "Mz")):
+                put(f"Contact Patch - {comp} [{WORDS[c]}] (N m)", float(m[k]))
+        force_channels(ref, fslv, place, sw, pts, loads, cp_design, put)
+    print(f"solved {n} force steps in {time.perf_counter() - t0:.1f} s")
+    what = "held case (HELD_CASE)" if held else "keyframes (FORCE_KEYS)"
+    title = [
+        ("Name", f"SolveSpace reference car - force result, {what}"),
+        ("Type", "Result"),
+        (
+            "Version",
+            "2.3.0 layout - NOT from OptimumK: SolveSpace (slvs) points, forces by virtual "
+            "work in validation/optimumk_slvs/make_reference.py",
+        ),
+    ]
+    okfiles.write_result(out, title, cols)
+    print(f"wrote {out}: {n} steps, {len(cols)} columns")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=HERE / "export.xlsx")
@@ -815,9 +1073,16 @@ def main() -> None:
         help="the same motion without steering",
     )
     ap.add_argument("--no-inputs", action="store_true", help="do not rewrite the input files")
+    ap.add_argument(
+        "--forces-only", action="store_true", help="write only the force results and keyframes"
+    )
     a = ap.parse_args()
-    run(a.out, write_files=not a.no_inputs)
-    run(a.out_unsteered, write_files=False, steering=False)
+    if not a.forces_only:
+        run(a.out, write_files=not a.no_inputs)
+        run(a.out_unsteered, write_files=False, steering=False)
+    print(f"wrote {write_keyframes(HERE / 'force_keys.csv')}")
+    run_forces(HERE / "export_forces.xlsx")
+    run_forces(HERE / "export_forces_held.xlsx", held=True)
 
 
 if __name__ == "__main__":
