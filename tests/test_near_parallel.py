@@ -157,7 +157,7 @@ def test_heave_roll_grid_flags_the_jumping_roll_centre(
 
 
 def test_the_sweep_says_so_in_words(grid_run: tuple[int, str, pd.DataFrame, Path]) -> None:
-    _code, _stdout, t, _folder = grid_run
+    code, stdout, t, _folder = grid_run
     notes = near_parallel_notes(t, "chassis_roll_deg")
     assert len(notes) == 1, notes  # the front roll centre only
     note = notes[0]
@@ -165,6 +165,10 @@ def test_the_sweep_says_so_in_words(grid_run: tuple[int, str, pd.DataFrame, Path
     assert f"angle < {NEAR_PARALLEL_LINES_DEG:g} deg" in note
     smallest = t["roll_centre_line_angle_front_deg"].min()
     assert f"smallest {smallest:.2g} deg" in note
+    # what `suspension-sim sweep` prints (exit code 0: every step solved)
+    assert code == 0
+    printed = [line for line in stdout.splitlines() if "near-parallel" in line]
+    assert printed == [f"note: {note}"]
 
 
 def test_charts_ring_the_flagged_points(grid_run: tuple[int, str, pd.DataFrame, Path]) -> None:
