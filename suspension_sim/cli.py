@@ -70,6 +70,7 @@ PARAMETER_TEXT: dict[str, str] = {
     "a channel map file": "a --map file",
     "with add_sheet": "with --into-workbook",
     "skip_anti_roll_bars=True": "--skip-anti-roll-bars",
+    "corner_weights=": "--corner-weights",
 }
 """Python spellings in library messages and hints -> what a command-line user types."""
 

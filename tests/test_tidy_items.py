@@ -266,3 +266,38 @@ def test_corner_words_and_codes() -> None:
     assert suggest("Damper", columns, corner="FR") == " Did you mean 'Damper FR'?"
     # nothing at that corner: no suggestion from another corner
     assert suggest("RR_Dampr", ["FL_Damper", "FR_Damper"]) == ""
+
+
+# -- README: install in a virtual environment, still two commands -----------------------------
+def setup_commands() -> list[str]:
+    """The bash blocks of the README's "Set up and go" section, in order."""
+    section = README.split("## Set up and go", 1)[1].split("\n## ", 1)[0]
+    return [b.strip() for b in re.findall(r"```bash\n(.*?)```", section, flags=re.S)]
+
+
+def test_readme_install_makes_and_activates_a_venv_before_pip() -> None:
+    """Debian 12's system Python refuses ``pip install`` outside a virtual environment
+    (PEP 668): the first command makes one and activates it before pip runs."""
+    install, tests = setup_commands()  # still two commands
+    for command in (install, tests):
+        assert "\n" not in command  # one line each, to copy and paste
+    steps = [s.strip() for s in install.split("&&")]
+    assert steps[0] == "python3 -m venv .venv"
+    assert steps[1] == ". .venv/bin/activate"
+    pip = steps.index("python3 -m pip install -e .")
+    assert pip == 2  # pip only inside the environment
+    assert steps[-1].startswith("suspension-sim solve workbooks/fsae_car.xlsx")
+    assert "--break-system-packages" not in README
+    assert "python3-venv" in README  # Debian's package that gives venv its pip
+    gitignore = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
+    assert ".venv/" in gitignore
+
+
+def test_ci_runs_the_readme_test_command_unchanged() -> None:
+    """.ci/run runs the README's test command (its pip only adds -q, quiet)."""
+    _, tests = setup_commands()
+    assert tests == 'python3 -m pip install -e ".[test]" && python3 -m pytest -q'
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    marker = next(i for i, line in enumerate(ci) if line.startswith("# README test command"))
+    ran = ci[marker + 1].replace("pip install -q ", "pip install ")
+    assert ran == tests

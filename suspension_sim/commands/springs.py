@@ -1,8 +1,9 @@
 """``suspension-sim springs``: wheel rates at a pose and the static ride height on the springs.
 
-The command side of `suspension_sim.loads.springs` (docs/springs.md; the
-theory in docs/loads.md, "Springs, wheel rates and static ride height").
-Units at the edges: strokes and travel in mm, rates in N/mm, forces in N,
+The command reads its options, prints and writes the tables of
+`suspension_sim.loads.spring_tables` (computed by `suspension_sim.loads.springs`;
+docs/springs.md, theory in docs/loads.md, "Springs, wheel rates and static ride
+height"). Units at the edges: strokes and travel in mm, rates in N/mm, forces in N,
 mass in kg, angles in deg.
 """
 
@@ -12,9 +13,8 @@ import argparse
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 
 from suspension_sim.commands.solve import add_pose_arguments, solve_pose
@@ -22,17 +22,18 @@ from suspension_sim.errors import InputError, SuspensionSimError
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.description import Car
-    from suspension_sim.loads.springs import RideHeight, Spring
+    from suspension_sim.loads.springs import RollStiffness, Spring
     from suspension_sim.model import KinematicModel
-    from suspension_sim.solve.pose import Pose
-
-PARAMETER_OPTIONS = {"path": "--out"}
-"""Library parameter -> this command's option, for error messages."""
 
 SPRING_OPTION = "--spring"
 CORNER_OPTION = "--corner-weights"
-CONTRIBUTES = 1e-9
-"""|ds/dz| (mm/mm) above which a second damper counts as acting on a wheel."""
+PARAMETER_OPTIONS = {
+    "path": "--out",
+    "front_share": "--front-weight",
+    "cg_height_mm": "--cg-height",
+    "mass_kg": "--mass",
+}
+"""Library parameter -> this command's option, for error messages."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -212,232 +213,6 @@ def parse_corner_weights(values: Sequence[str], wheels: Sequence[str]) -> dict[s
     return out
 
 
-def resolve_springs(model: KinematicModel, given: Sequence[SpringOption]) -> dict[str, Spring]:
-    """Every damper's spring (--spring first, then the workbook's columns) and the
-    third springs --spring names: the `springs` mapping of `suspension_sim.loads.springs`.
-
-    InputError naming --spring for an unknown name (with a suggestion), an anti-roll
-    bar, and dampers that have no spring anywhere (a wheel rate with a silent zero
-    spring would mislead).
-    """
-    from suspension_sim.loads.springs import Spring, car_springs
-    from suspension_sim.names import did_you_mean
-
-    car = model.car
-    dampers = list(model.damper_names)
-    thirds = [t.name for t in car.third_springs]
-    bars = [b.name for b in car.anti_roll_bars]
-    for s in given:
-        if s.name in bars:
-            raise InputError(
-                f"{s.name!r} is an anti-roll bar; --spring sets dampers' and third springs' "
-                "coil springs",
-                where=SPRING_OPTION,
-                hint="the bar's rate comes from the workbook's Anti-roll Bars section",
-            )
-        if s.name not in dampers + thirds:
-            kinds = f"the dampers are {', '.join(dampers) or '(none)'}"
-            if thirds:
-                kinds += f"; the third springs {', '.join(thirds)}"
-            raise InputError(
-                f"no damper {s.name!r}"
-                + (" or third spring" if thirds else "")
-                + "."
-                + did_you_mean(s.name, dampers + thirds),
-                where=SPRING_OPTION,
-                hint=kinds,
-            )
-    overrides = {s.name: Spring(s.rate, s.preload) for s in given}
-    missing = [d.body for d in car.dampers if d.body not in overrides and d.spring_rate is None]
-    if missing:
-        example = " ".join(f"{SPRING_OPTION} {name}=RATE[,PRELOAD]" for name in missing)
-        raise InputError(
-            f"no spring for damper(s) {', '.join(missing)}: the workbook gives no spring rate "
-            "and no --spring names them",
-            where=SPRING_OPTION,
-            hint=f"give {example} (N/mm, N), or fill in the Spring rate column of the "
-            "workbook's Damping section (docs/workbook.md)",
-        )
-    third = {name: spring for name, spring in overrides.items() if name in thirds}
-    return {**car_springs(model, overrides), **third}
-
-
-# -- tables -----------------------------------------------------------------------------------
-def wheel_rate_table(pose: Pose, springs: Mapping[str, Spring]) -> pd.DataFrame:
-    """Per wheel: its damper (largest |ds/dz|), MR = ds/dz (mm/mm), dMR/dz (1/mm), the
-    spring's k (N/mm) and force F (N) at the pose; the coil springs' part of the wheel
-    rate split as ``sum k MR^2 + sum F dMR/dz`` over the dampers, the third springs'
-    and bars' parts when the car has them, and the wheel rate (N/mm per mm of
-    wheel-centre travel, every other wheel and the rack held) of
-    `suspension_sim.loads.springs.wheel_rate_terms`."""
-    from suspension_sim.loads.springs import stroke_derivatives, wheel_rate_terms
-
-    model = pose.model
-    dampers = list(model.damper_names)
-    ds, d2s = stroke_derivatives(pose)
-    k = np.array([springs[d].rate for d in dampers])
-    F = np.array([float(springs[d].force(pose.shocks[d])) for d in dampers])
-    spring_term = k @ ds**2
-    force_term = F @ d2s
-    terms = wheel_rate_terms(pose, springs).reindex([w.name for w in model.car.wheels])
-    groups = {c: terms[c].to_numpy(dtype=float) for c in terms.columns}
-    extra = [
-        (group, f"{group} [N/mm]")
-        for group, present in (
-            ("third springs", model.car.third_springs),
-            ("bars", model.car.anti_roll_bars),
-        )
-        if present
-    ]
-    rows = []
-    for i, w in enumerate(model.car.wheels):
-        j = int(np.argmax(np.abs(ds[:, i])))
-        others = [d for n, d in enumerate(dampers) if n != j and abs(ds[n, i]) > CONTRIBUTES]
-        rows.append(
-            {
-                "wheel": w.name,
-                "damper": dampers[j] + (f" (+{len(others)})" if others else ""),
-                "MR [mm/mm]": ds[j, i],
-                "dMR/dz [1/mm]": d2s[j, i],
-                "k [N/mm]": k[j],
-                "F [N]": F[j],
-                "k MR^2 [N/mm]": spring_term[i],
-                "F dMR/dz [N/mm]": force_term[i],
-                **{column: groups[group][i] for group, column in extra},
-                "wheel rate [N/mm]": groups["total"][i],
-            }
-        )
-    return pd.DataFrame(rows).set_index("wheel")
-
-
-def cg_from_options(
-    model: KinematicModel, front_weight: float, cg_height: float | None
-) -> tuple[float, float, float]:
-    """The CG (x, y, z) in mm, model frame at design: x between the axles' wheel centres
-    by the lever rule of `front_weight`, y midway between the left and right wheels,
-    z = the CG height above the ground plane z = 0 (--cg-height, else User Options)."""
-    from suspension_sim.description import wheel_layout
-
-    if not (0.0 <= front_weight <= 1.0):
-        raise InputError(
-            f"must lie in 0..1, got {front_weight:g}",
-            where="--front-weight",
-            hint="the static share of the weight on the front axle, e.g. 0.47",
-        )
-    height = model.car.options.cg_height_mm if cg_height is None else cg_height
-    if not (math.isfinite(height) and height > 0):
-        raise InputError(f"must be a positive number of mm, got {height:g}", where="--cg-height")
-    car = model.car
-    layout = wheel_layout(car)
-    if set(layout.axles) != {"front", "rear"}:
-        raise InputError(
-            "a ride height from the mass needs a front and a rear axle with two wheels each",
-            where="--mass",
-            hint=f"give {CORNER_OPTION} instead (one contact-patch load per wheel, N)",
-        )
-    xyz = {w.name: car.point(w.centre) for w in car.wheels}
-    mid = {
-        axle: 0.5 * (np.asarray(xyz[left]) + np.asarray(xyz[right]))
-        for axle, (left, right) in layout.axles.items()
-    }
-    x = float(mid["rear"][0] + front_weight * (mid["front"][0] - mid["rear"][0]))
-    y = float(0.5 * (mid["front"][1] + mid["rear"][1]))
-    return (x, y, float(height))
-
-
-def roll_table(result: Any, car: Car) -> pd.DataFrame:
-    """The per-axle table of a `roll_stiffness` result with units in the column names:
-    track (mm), roll stiffness (N m/deg) and its parts by spring group (only the
-    groups the car has), the bars' share, heave rate (N/mm)."""
-    table = result.table()
-    present = {
-        "springs": True,
-        "third springs": bool(car.third_springs),
-        "bars": bool(car.anti_roll_bars),
-    }
-    columns = {"track_mm": "track [mm]", "roll_Nm_per_deg": "roll [N m/deg]"}
-    columns |= {f"roll_{g}": f"roll {g} [N m/deg]" for g, on in present.items() if on}
-    columns["bar_share"] = "bar share [-]"
-    columns["heave_N_per_mm"] = "heave [N/mm]"
-    out = table[[c for c in columns if c in table.columns]].rename(columns=columns)
-    out.index.name = "axle"
-    return out
-
-
-def ride_height_tables(
-    rh: RideHeight, springs: Mapping[str, Spring], lever: Mapping[str, float] | None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per wheel (corner weight, lever-rule weight with --mass, wheel rate at ride height)
-    and per damper (stroke, spring rate, spring force) of a solved ride height."""
-    from suspension_sim.loads.springs import wheel_rates
-
-    rates = wheel_rates(rh.pose, springs)
-    wheels = pd.DataFrame(
-        {
-            "corner weight [N]": pd.Series(rh.corner_weights),
-            **({"lever rule [N]": pd.Series(dict(lever))} if lever is not None else {}),
-            "wheel rate [N/mm]": pd.Series(rates),
-        }
-    )
-    wheels.index.name = "wheel"
-    dampers = pd.DataFrame(
-        {
-            "stroke [mm]": pd.Series(rh.strokes),
-            "k [N/mm]": pd.Series({d: springs[d].rate for d in rh.strokes}),
-            "spring force [N]": pd.Series(rh.spring_forces),
-        }
-    )
-    dampers.index.name = "damper"
-    return wheels, dampers
-
-
-def spring_lines(car: Car, springs: Mapping[str, Spring], overridden: set[str]) -> list[str]:
-    """The springs in use: every damper's and third spring's rate (N/mm) and preload (N),
-    every bar's rate (N mm/rad and N m/deg), each with where it comes from."""
-    lines = ["springs (F = preload + k stroke; + = pushes the eyes apart):"]
-    for d in car.dampers:
-        s = springs[d.body]
-        source = "--spring" if d.body in overridden else "workbook"
-        lines.append(f"  {d.body}: k {s.rate:g} N/mm, preload {s.preload:g} N ({source})")
-    for t in car.third_springs:
-        if t.name in overridden:
-            s = springs[t.name]
-            text = f"k {s.rate:g} N/mm, preload {s.preload:g} N (--spring)"
-        else:
-            rest = (
-                f"free length {t.spring_free_length:g} mm"
-                if t.spring_free_length is not None
-                else f"preload {t.spring_preload or 0.0:g} N"
-            )
-            text = f"k {t.spring_rate or 0.0:g} N/mm, {rest} (workbook)"
-        lines.append(f"  {t.name} (third spring): {text}")
-    for b in car.anti_roll_bars:
-        per_deg = b.rate * math.pi / 180.0 / 1000.0
-        lines.append(
-            f"  {b.name} ({b.kind}): {b.rate:.0f} N mm/rad = {per_deg:.4g} N m/deg of twist "
-            "(workbook)"
-        )
-    return lines
-
-
-def long_rows(table: str, frame: pd.DataFrame) -> list[dict[str, object]]:
-    """A wide table (columns ``quantity [unit]``) as rows of the long --out table."""
-    rows: list[dict[str, object]] = []
-    for item, record in frame.iterrows():
-        for column, value in record.items():
-            quantity, _, unit = str(column).partition(" [")
-            rows.append(
-                {
-                    "table": table,
-                    "item": str(item),
-                    "quantity": quantity,
-                    "unit": unit.rstrip("]"),
-                    "value": value,
-                }
-            )
-    return rows
-
-
 FORMATS: dict[str, str] = {
     "track [mm]": "{:.1f}",
     "roll [N m/deg]": "{:.1f}",
@@ -485,7 +260,8 @@ def format_table(frame: pd.DataFrame) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from suspension_sim import load
-    from suspension_sim.loads import springs as springs_module
+    from suspension_sim.loads import spring_tables as tables
+    from suspension_sim.loads.springs import Spring, roll_stiffness
     from suspension_sim.outputs.tables import check_table_path, write_table
 
     given = parse_springs(args.spring)
@@ -519,17 +295,24 @@ def run(args: argparse.Namespace) -> int:
             where=args.workbook,
             hint="add the dampers to the Damping section (docs/workbook.md)",
         )
-    springs = resolve_springs(model, given)
+    springs = tables.resolve_springs(
+        model,
+        {s.name: Spring(s.rate, s.preload) for s in given},
+        where=SPRING_OPTION,
+        example=lambda names: " ".join(f"{SPRING_OPTION} {n}=RATE[,PRELOAD]" for n in names),
+    )
     wheels = [w.name for w in model.car.wheels]
     corner = parse_corner_weights(args.corner_weights, wheels) if args.corner_weights else None
-    cg = cg_from_options(model, args.front_weight, args.cg_height) if args.mass else None
+    cg = tables.cg_position(model, args.front_weight, args.cg_height) if args.mass else None
 
     pose = solve_pose(model, args)
     if not pose.converged:
         print(f"error: {pose.failure}")
         print("no wheel rates: the pose did not close")
         return 3
-    for line in spring_lines(model.car, springs, {s.name for s in given}):
+    for line in tables.spring_lines(
+        model.car, springs, {s.name for s in given}, given_by=SPRING_OPTION
+    ):
         print(line)
     if not wheels:
         print("no wheels: no wheel rates")
@@ -543,18 +326,18 @@ def run(args: argparse.Namespace) -> int:
         + " + third springs" * bool(model.car.third_springs)
         + " + bars" * bool(model.car.anti_roll_bars)
     )
-    rates = wheel_rate_table(pose, springs)
+    rates = tables.wheel_rate_table(pose, springs)
     print(format_table(rates))
     if rates["damper"].str.contains(r"\(\+").any():
         print(
             "  (+n): n more dampers move with this wheel; MR, dMR/dz, k and F are the "
             "named damper's, the two rate terms sum over every damper"
         )
-    rows = long_rows("wheel_rates", rates.drop(columns="damper"))
+    rows = tables.long_rows("wheel_rates", rates.drop(columns="damper"))
 
     if len(wheels) > 1:
         try:
-            stiffness = springs_module.roll_stiffness(pose, springs)
+            stiffness = roll_stiffness(pose, springs)
         except SuspensionSimError as exc:  # e.g. a car without a two-wheeled axle
             print(f"roll stiffness: not available ({exc.message})")
         else:
@@ -565,9 +348,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out:
         path = write_table(
-            pd.DataFrame(rows, columns=["table", "item", "quantity", "unit", "value"]).set_index(
-                "table"
-            ),
+            pd.DataFrame(rows, columns=list(tables.LONG_COLUMNS)).set_index("table"),
             args.out,
             option="--out",
             protect=args.workbook,
@@ -578,8 +359,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_roll(stiffness: Any, car: Car) -> list[dict[str, object]]:
+def _print_roll(stiffness: RollStiffness, car: Car) -> list[dict[str, object]]:
     """Print the roll stiffness per axle and its distribution; the --out rows."""
+    from suspension_sim.loads.spring_tables import long_rows, roll_car_table, roll_table
+
     table = roll_table(stiffness, car)
     if table.empty:
         return []
@@ -594,8 +377,9 @@ def _print_roll(stiffness: Any, car: Car) -> list[dict[str, object]]:
     if math.isfinite(share):
         text += f"; front share {share:.3f} (roll stiffness distribution, front / total)"
     print(text)
-    car_row = pd.DataFrame({"roll [N m/deg]": [total], "front share [-]": [share]}, index=["car"])
-    return long_rows("roll_stiffness", table) + long_rows("roll_stiffness", car_row)
+    return long_rows("roll_stiffness", table) + long_rows(
+        "roll_stiffness", roll_car_table(stiffness)
+    )
 
 
 def _ride_height(
@@ -607,6 +391,7 @@ def _ride_height(
     args: argparse.Namespace,
 ) -> list[dict[str, object]]:
     """Solve, print and tabulate the static ride height (rows of the --out table)."""
+    from suspension_sim.loads.spring_tables import chassis_table, long_rows, ride_height_tables
     from suspension_sim.loads.springs import corner_weights_from_cg, ride_height
 
     option = "--mass" if corner is None else CORNER_OPTION
@@ -661,17 +446,8 @@ def _ride_height(
     wheels, dampers = ride_height_tables(rh, springs, lever)
     print(format_table(wheels))
     print(format_table(dampers))
-    chassis = pd.DataFrame(
-        {
-            "heave [mm]": [rh.heave_mm],
-            "roll [deg]": [rh.roll_deg],
-            "pitch [deg]": [rh.pitch_deg],
-            "warp [mm]": [rh.warp_mm],
-        },
-        index=["chassis"],
-    )
     return (
-        long_rows("ride_height", chassis)
+        long_rows("ride_height", chassis_table(rh))
         + long_rows("ride_height", wheels)
         + long_rows("ride_height", dampers)
     )
