@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     pose = solve_pose(model, args)
     strokes = ", ".join(f"{k} {v:g}" for k, v in pose.shocks.items()) or "(no dampers)"
     print(f"inputs: strokes [mm] {strokes}; rack {pose.rack:g} mm; chassis {pose.chassis}")
-    near = near_limits(pose) if pose.converged else []
+    near = list(dict.fromkeys(near_limits(pose))) if pose.converged else []  # once each
     for line in near:
         print(f"warning: {line}")
     if pose.info.near_singular and not near:

@@ -79,8 +79,10 @@ TRANSLATION_RATE = 1e-6
 """rad per mm of the fastest point's motion below which a free motion is a pure slide."""
 SCREW_PITCH_MM = 1e-2
 """mm per rad of slide along the axis above which a free motion is named a screw."""
-MAX_REPAIR_TRIALS = 80
-"""One-point replacements tried (each a rebuilt model; error path only)."""
+MAX_REPAIR_TRIALS = 24
+"""One-point replacements tried (each a rebuilt model, about 30 ms; error path only)."""
+REPAIR_POINTS = 3
+"""Lone points (nearest the moving bodies first) tried as replacements."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,8 @@ class FreeMotion:
     `bodies`: the bodies that move, fastest first; `body`: the one whose screw axis is
     given (`point`, mm, `direction` unit, `pitch` mm/rad, or `direction` only for a slide);
     `through`: its hard points on that axis; `causes`: likely causes as sentences;
-    `rows`: bodies whose Components rows the causes point at (the first is where to look).
+    `rows`: bodies whose Components rows the causes point at (the first is where to look);
+    `count`: independent free motions of these bodies (the axis is that of one of them).
     """
 
     bodies: tuple[str, ...]
@@ -102,6 +105,7 @@ class FreeMotion:
     through: tuple[str, ...] = ()
     causes: tuple[str, ...] = ()
     rows: tuple[str, ...] = ()
+    count: int = 1
 
     def axis_text(self) -> str:
         """How the named body moves, in words and numbers (mm, unit direction)."""
@@ -122,9 +126,10 @@ class FreeMotion:
 
     def lines(self) -> list[str]:
         """The motion and its likely causes, for `Mobility.lines`."""
+        many = f" ({self.count} independent motions; one of them)" if self.count > 1 else ""
         out = [
             f"FREE MOTION: {', '.join(self.bodies)} move with every stroke and the rack "
-            f"held: {self.axis_text()}."
+            f"held{many}: {self.axis_text()}."
         ]
         out += [f"  likely cause: {cause}." for cause in self.causes]
         if not self.causes:
@@ -223,9 +228,10 @@ class Mobility:
         if self.singular:
             out.append(
                 f"SINGULAR AT DESIGN: {self.free_after_inputs} motion(s) are free to first order "
-                f"although the joints should fix every body; they involve "
-                f"{', '.join(self.free_bodies)}. Usually two links in line (a toggle): move a "
-                "point of those bodies a little."
+                f"only, involving {', '.join(self.free_bodies)}: following them opens a joint "
+                "(by the square of the move), so the pose is still unique. A toggle: two "
+                "links in line at a dead point of an input. Move a point of those bodies a "
+                "little to leave it."
             )
         elif self.free_after_inputs and self.structural_free <= 0:
             out.append(
@@ -486,8 +492,9 @@ def _blocks(J: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
 
 def free_motions(model: KinematicModel) -> tuple[FreeMotion, ...]:
     """The free motions at design that can be followed with every input held (see module
-    docstring): one per null vector of J_x that survives the follow test, described by
-    `_describe` with its likely causes. Empty for an exactly constrained car or a toggle."""
+    docstring): one per independent block of J_x (a corner) with null vectors that survive
+    the follow test, described by `_describe` from the first of them, with its likely
+    causes and how many there are. Empty for an exactly constrained car or a toggle."""
     u = model.input_params()
     x = np.setdiff1d(np.arange(model.n_params), u)
     q0 = np.zeros(model.n_params)
@@ -504,11 +511,14 @@ def free_motions(model: KinematicModel) -> tuple[FreeMotion, ...]:
             null = Vt[int(np.sum(s > tol)) :]
         else:
             null = np.eye(len(c_idx))
+        followed = []
         for z in null:
             dq = np.zeros(model.n_params)
             dq[x[c_idx]] = z / scale
-            if _follow(model, x, lay, dq) and (motion := _describe(model, dq)) is not None:
-                found.append(motion)
+            if _follow(model, x, lay, dq):
+                followed.append(dq)
+        if followed and (motion := _describe(model, followed[0])) is not None:
+            found.append(dataclasses.replace(motion, count=len(followed)))
     return tuple(found)
 
 
@@ -640,15 +650,16 @@ def _likely_causes(
             f"on the row of {body}, {new} in place of {old} would locate every body "
             "(a point typed on the wrong row?)"
         )
-        rows.insert(0, body)
-    return tuple(causes), tuple(dict.fromkeys(rows))
+    return tuple(causes), tuple(dict.fromkeys([*(r[0] for r in repairs), *rows]))
 
 
 def _repairs(
     model: KinematicModel, bodies: tuple[str, ...], lonely: list[str]
 ) -> list[tuple[str, str, str]]:
-    """(body, point replaced, lone point put in its place) for each one-point edit of a
-    moving body's row that leaves no free motion and no locked input (each a rebuilt
+    """(body, point replaced, lone point put in its place) for each one-point edit that
+    leaves no free motion and no locked input: on a neighbour's row, its joint with the
+    moving `bodies` replaced by a lone point of theirs; on a moving body's row, a point
+    replaced by one of the `REPAIR_POINTS` lone points nearest them (each a rebuilt
     model; at most `MAX_REPAIR_TRIALS`)."""
     from suspension_sim.model.model import KinematicModel
 
@@ -663,15 +674,38 @@ def _repairs(
     }
     if car.rack is not None:
         fixed_roles |= {(car.rack.body, p) for p in car.rack.end_points}
+    # The lone points nearest the moving bodies first: a point typed on the wrong row
+    # usually belongs near where it was meant to go.
+    where = car.point_map()
+    moving = np.array([where[p] for name in bodies for p in car.body(name).points])
+
+    def distance(p: str) -> float:
+        return float(np.linalg.norm(moving - where[p], axis=1).min(initial=np.inf))
+
+    near = sorted(lonely, key=distance)[:REPAIR_POINTS]
+    on_moving = {p for name in bodies for p in car.body(name).points}
+    # A lone point on a moving body: a neighbour's joint with the moving bodies may have
+    # been meant to be that point (a link's end typed as the ball joint next to it).
     trials = [
+        (b.name, old, new)
+        for b in car.bodies
+        if b.name != CHASSIS and b.name not in bodies
+        for old in b.points
+        if old in on_moving and (b.name, old) not in fixed_roles
+        for new in lonely
+        if new in on_moving and new not in b.points
+    ]
+    # A lone point elsewhere: a moving body's point may have been meant to be it.
+    trials += [
         (name, old, new)
         for name in bodies
         if name != CHASSIS
         for old in car.body(name).points
         if (name, old) not in fixed_roles
-        for new in lonely
+        for new in near
         if new not in car.body(name).points
-    ][:MAX_REPAIR_TRIALS]
+    ]
+    trials = list(dict.fromkeys(trials))[:MAX_REPAIR_TRIALS]
     found: list[tuple[str, str, str]] = []
     for name, old, new in trials:
         edited = tuple(
@@ -687,4 +721,6 @@ def _repairs(
             continue
         if redundant >= 0 and not locked:
             found.append((name, old, new))
+    # Most likely first: a short link's row, then the point replaced that joins most bodies.
+    found.sort(key=lambda f: (len(car.body(f[0]).points), -len(car.bodies_of_point(f[1]))))
     return found
