@@ -388,27 +388,40 @@ _ENTRIES: tuple[Metric, ...] = (
         "steering_toe_gain",
         "deg/deg",
         "wheel",
-        "d toe / d steering-wheel angle with every contact point held on the ground "
-        "(the travels follow the rack), chassis held; toe and steering-wheel angle as the "
-        "preset defines them: top-view toe per degree of left turn in iso, OptimumK's "
-        "Steering Toe Angle Gain in optimumk (wheel-plane toe, + = toe-out, per degree "
-        "of its steering: + = rack toward +Y). Needs the Steering ratio.",
+        "Toe per steering-wheel degree with every contact point held on the ground "
+        "(the travels follow the rack), chassis held: d toe / d steering-wheel angle in "
+        "iso (top-view toe, + = toe-in, per degree of left turn); OptimumK's Steering Toe "
+        "Angle Gain -d toe / d steering in optimumk (its wheel-plane toe, + = toe-out, per "
+        "degree of its steering: + = rack toward +Y). Needs the Steering ratio.",
         "iso: + = toe-in per degree of left turn",
         rates=True,
-        optimumk="d toe_wheel_plane (+ out) / d steering (+ = rack toward +Y)",
+        optimumk="OptimumK's -d toe_wheel_plane (+ out) / d steering (+ = rack toward +Y)",
+    ),
+    _m(
+        "steering_camber_gain",
+        "deg/deg",
+        "wheel",
+        "Camber (to the ground) per steering-wheel degree, contact points held on the "
+        "ground, chassis held: d camber / d steering-wheel angle per degree of left turn "
+        "in iso; OptimumK's Steering Camber Angle Gain -d camber / d steering (+ = rack "
+        "toward +Y) in optimumk. Needs the Steering ratio.",
+        "iso: + = top of the wheel moves outboard per degree of left turn",
+        rates=True,
+        optimumk="OptimumK's -d camber / d steering (+ = rack toward +Y)",
     ),
     _m(
         "steering_ratio",
         "-",
         "axle",
         "Steering-wheel degrees per degree of the axle's mean steer, contact points held on "
-        "the ground: 1 / mean(d steer / d steering-wheel angle) in iso; OptimumK's "
-        "-1 / mean(d steer / d steering) in optimumk. NaN for an axle the rack does not "
-        "steer; needs the Steering ratio.",
+        "the ground: 1 / mean(d steer / d steering-wheel angle), steer + = turned left; "
+        "the steering-wheel degree is + = left turn in iso, OptimumK's steering (+ = rack "
+        "toward +Y) in optimumk, which makes it OptimumK's Steering Ratio. NaN for an axle "
+        "the rack does not steer; needs the Steering ratio.",
         "iso: + for any layout",
         rates=True,
-        optimumk="-1 / mean(d steer / d steering), steering + = rack toward +Y: its sign "
-        "follows the rack's side of the axle",
+        optimumk="OptimumK's 1 / mean(d steer / d steering), steering + = rack toward +Y: "
+        "- when the rack is behind the axle",
     ),
     _m(
         "fvic",
@@ -579,19 +592,21 @@ _ENTRIES: tuple[Metric, ...] = (
         "motion has no lateral velocity (e.g. the Panhard rod at the centreline).",
         "+ = above the ground",
         rates=True,
+        optimumk="same as iso: OptimumK's Roll Center (Ground) Z (force-based lines)",
     ),
     _m(
         "roll_centre_axis_height",
         "mm",
         "axle",
-        "OptimumK's kinematic roll centre: front-view intersection of the lines from "
+        "Screw-axis roll centre (a diagnostic, not OptimumK's Roll Center, which is the "
+        "force-based roll_centre_height): front-view intersection of the lines from "
         "CP_left and CP_right to where each wheel's instantaneous screw axis (its own "
         "travel, rack held) pierces the vertical transverse plane through the two "
         "contact points; height above the ground. Ignores the screw's pitch, so it "
-        "differs from roll_centre_height (force-based) by several mm on a typical "
-        "FSAE axle (docs/validation.md).",
+        "differs from roll_centre_height by several mm on a typical FSAE axle.",
         "+ = above the ground",
         rates=True,
+        optimumk="same as iso; not OptimumK's Roll Center (that is roll_centre_height)",
     ),
     _m(
         "roll_centre_lateral",

@@ -20,6 +20,15 @@ only changes signs on output, so the same pose gives the same geometry.
       heading with one sign for both wheels (+ = front of the wheel toward
       +Y); a symmetric toe change (heave) gives equal and opposite steer on
       the two wheels. ``steer_rate`` follows.
+    * steering-wheel rates: per degree of OptimumK's steering (+ = rack toward
+      +Y, whichever side of the axle the rack is), as OptimumK defines them:
+      Steering Ratio ``1 / mean(d steer / d steering)`` (``steering_ratio``),
+      Steering Toe Angle Gain ``-d toe / d steering`` (its toe, + = toe-out;
+      ``steering_toe_gain``), Steering Camber Angle Gain ``-d camber / d
+      steering`` (``steering_camber_gain``).
+    * roll centre: OptimumK's Roll Center is the force-based one, our
+      ``roll_centre_height`` (the same number in both presets), not the
+      screw-axis ``roll_centre_axis_height``.
     Everything else (angles in deg, lengths in mm) is as in iso; the
     OptimumK-only definitions (``toe_wheel_plane``, ``contact_patch``,
     ``scrub_vehicle``, ``trail_vehicle``, ``motion_ratio_heave``) are their
@@ -42,7 +51,11 @@ class Preset:
     steer: which toe the ``steer`` heading (+ = turned left, both wheels) is
     the change of: "top_view" (`toe`, iso) or "wheel_plane"
     (`toe_wheel_plane`, OptimumK). camber: which camber the ``camber`` column
-    holds.
+    holds. steering: what a + steering-wheel degree of the steering rates is:
+    "left_turn" (iso: the workbook's signed ratio turns the car left) or
+    "rack_left" (OptimumK: the rack moves toward +Y by the ratio's size).
+    steering_gain_sign: multiplies d toe / d steering and d camber / d steering
+    (+1 iso; -1 OptimumK, whose gains are ``-d toe / d SW`` and ``-d camber / d SW``).
     """
 
     name: str
@@ -50,6 +63,8 @@ class Preset:
     steer: Literal["top_view", "wheel_plane"]
     camber: Literal["inclination", "front_view"]
     description: str
+    steering: Literal["left_turn", "rack_left"] = "left_turn"
+    steering_gain_sign: float = 1.0
 
 
 PRESETS: dict[str, Preset] = {
@@ -67,7 +82,11 @@ PRESETS: dict[str, Preset] = {
         "wheel_plane",
         "inclination",
         "OptimumK: camber = -asin(s.n) (inclination, same sign), toe + = toe-out, "
-        "steer = wheel-plane toe - static toe as a heading, + = turned left on both wheels",
+        "steer = wheel-plane toe - static toe as a heading, + = turned left on both wheels; "
+        "steering rates per degree of its steering (+ = rack toward +Y): ratio "
+        "1/mean(d steer/d SW), gains -d toe/d SW and -d camber/d SW",
+        steering="rack_left",
+        steering_gain_sign=-1.0,
     ),
 }
 

@@ -104,16 +104,17 @@ def d_contact_point(
     return d_centre - np.asarray(radius, dtype=float)[..., None] * du
 
 
-def steering_ratio(mean_steer_rate: np.ndarray, optimumk: bool) -> np.ndarray:
-    """Steering-wheel degrees per degree of mean roadwheel steer; NaN if the axle does not steer.
+def steering_ratio(mean_steer_rate: np.ndarray) -> np.ndarray:
+    """``1 / mean(d steer / d steering-wheel angle)``: steering-wheel degrees per degree
+    of the axle's mean roadwheel steer; NaN if the axle does not steer.
 
-    optimumk: OptimumK's ``-1 / mean(d steer / d steering-wheel angle)`` (its
-    steering-wheel sign, so the sign depends on the rack's side of the axle);
-    iso: ``1 / mean(...)``, positive for any layout (both signs + = left).
+    The steering-wheel degree is the preset's (`steering_rates`): iso's + = left turn
+    gives a positive ratio for any layout; OptimumK's + = rack toward +Y gives its
+    Steering Ratio, whose sign follows the rack's side of the axle.
     """
     m = np.asarray(mean_steer_rate, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = (-1.0 if optimumk else 1.0) / m
+        ratio = 1.0 / m
     return np.where(np.abs(m) > 1e-9, ratio, np.nan)
 
 
@@ -137,7 +138,7 @@ def point_velocities(
 
 VELOCITY_IDS = frozenset(
     {"camber_gain", "bump_steer", "bump_steer_per_25mm", "steer_rate", "roll_camber"}
-    | {"motion_ratio_heave", "steering_toe_gain", "steering_ratio"}
+    | {"motion_ratio_heave", "steering_toe_gain", "steering_camber_gain", "steering_ratio"}
 )
 """The metrics of `rate_columns` that read the wheel centres' and axis points'
 velocities (v_C, v_A); the motion and installation ratios need only the dampers' rows."""
@@ -171,8 +172,9 @@ def rate_columns(
     cols = v_C.shape[2]
     out: dict[Slot, np.ndarray] = {}
     wheel_rates: dict[str, np.ndarray] = {}
+    steering = ("steering_toe_gain", "steering_camber_gain", "steering_ratio")
     ground = want("roll_camber", "motion_ratio_heave") or (
-        st.has_rack and bool(st.rack_ratio) and want("steering_toe_gain", "steering_ratio")
+        st.has_rack and bool(st.rack_ratio) and want(*steering)
     )
     if ground or want("camber_gain", "bump_steer", "bump_steer_per_25mm", "steer_rate"):
         ds_c = d_spin_axis(g.C_c[:, :, None], g.A_c[:, :, None], st.orient[:, None], v_C, v_A)
@@ -208,12 +210,13 @@ def rate_columns(
             wheel_rates["roll_camber"] = d_camber(s_w, rigid_ds_w, n) + np.einsum(
                 "sik,sk->si", dcam, dtau
             )
-        if st.has_rack and st.rack_ratio and want("steering_toe_gain", "steering_ratio"):
-            toe_gain, steer = steering_rates(g, st, pre, ds_c, ds_w, v_C, dcp_z)
+        if st.has_rack and st.rack_ratio and want(*steering):
+            toe_gain, camber_gain, steer = steering_rates(g, st, pre, ds_c, ds_w, v_C, dcp_z)
             wheel_rates["steering_toe_gain"] = toe_gain
+            wheel_rates["steering_camber_gain"] = camber_gain
             for axle, (il, ir) in st.axles.items():
                 mean = 0.5 * (steer[:, il] + steer[:, ir])
-                out[("steering_ratio", axle, "")] = steering_ratio(mean, pre.steer == "wheel_plane")
+                out[("steering_ratio", axle, "")] = steering_ratio(mean)
     for mid, arr in wheel_rates.items():
         for i, name in enumerate(st.names):
             out[(mid, name, "")] = arr[:, i]
@@ -246,15 +249,18 @@ def steering_rates(
     ds_w: np.ndarray,
     v_C: np.ndarray,
     dcp_z: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(toe gain, d steer) per steering-wheel degree, every contact point held on the ground.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(toe gain, camber gain, d steer) per steering-wheel degree, every contact point
+    held on the ground.
 
     The rack moves with the wheels' travels solved so that no contact point
     leaves the ground (IFT, as roll camber). The steering-wheel degree is the
-    preset's: + = left turn in iso (the workbook's signed ratio), + = rack
-    toward +Y in optimumk (OptimumK's steering). Toe and steer are the
-    preset's (wheel-plane toe in optimumk), toe in the preset's sign; both in
-    deg per deg, (S, n_wheels) each.
+    preset's (`Preset.steering`): + = left turn in iso (the workbook's signed
+    ratio), + = rack toward +Y in optimumk (OptimumK's steering). Toe, camber and
+    steer are the preset's (wheel-plane toe in optimumk), toe in the preset's sign;
+    the gains are ``Preset.steering_gain_sign`` x d toe (d camber) / d steering:
+    + d/d SW in iso, OptimumK's ``-d toe / d SW`` and ``-d camber / d SW`` in
+    optimumk. All in deg per deg, (S, n_wheels) each.
 
     ds_c, ds_w: spin-axis velocities (S, n_w, cols, 3) chassis / world frame; v_C the
     wheel-centre velocities (chassis frame); dcp_z (S, n_w, n_w) d CP_i.z / d travel_k.
@@ -265,12 +271,19 @@ def steering_rates(
     cp_rack = d_contact_point(g.s_w, ds_w[:, :, rack], v_rack_w, st.radius, Z_UP)[..., 2]
     dtau = square_solve(dcp_z, -cp_rack)
     ds = ds_c[:, :, rack] + np.einsum("sikc,sk->sic", ds_c[:, :, :n_w], dtau)
+    ds_world = ds_w[:, :, rack] + np.einsum("sikc,sk->sic", ds_w[:, :, :n_w], dtau)
     d_toe_rack = d_steer_toe(pre, g.s_c, ds)
+    if pre.camber == "front_view":
+        d_camber_rack = d_camber_front_view(g.s_w, ds_world, g.y_h[:, None], Z_UP)
+    else:
+        d_camber_rack = d_camber(g.s_w, ds_world, Z_UP)
     assert st.rack_ratio is not None
-    per_degree = abs(st.rack_ratio) if pre.steer == "wheel_plane" else st.rack_ratio
-    gain = pre.toe_sign * d_toe_rack * per_degree
+    per_degree = abs(st.rack_ratio) if pre.steering == "rack_left" else st.rack_ratio
+    sign = pre.steering_gain_sign
+    toe_gain = sign * pre.toe_sign * d_toe_rack * per_degree
+    camber_gain = sign * d_camber_rack * per_degree
     steer = -st.side * d_toe_rack * per_degree
-    return gain * DEG, steer * DEG
+    return toe_gain * DEG, camber_gain * DEG, steer * DEG
 
 
 def square_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
