@@ -632,3 +632,35 @@ def test_undecodable_export_names_the_encoding(tmp_path: Path, data: bytes, mess
         read_export(path)
     assert message in info.value.message
     assert info.value.where == str(path)
+
+
+def test_a_missing_motion_channel_is_named_with_what_was_assumed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Roll dropped from a table export that rolls: the run says roll was taken as 0 (the
+    terminal, the report's notes) and the failing summary names the channel first, so
+    the failing camber and toe channels are explained (issue 24)."""
+    rows = _corner_rows()
+    col = rows[0].index("Roll [deg]")
+    bad = _write_rows(tmp_path / "x.csv", [r[:col] + r[col + 1 :] for r in rows])
+    code, out, _ = _run(
+        capsys, "validate", str(CORNER_WB), str(bad), "--out", str(tmp_path / "r"), "--no-plots"
+    )
+    assert code == 1
+    assert out.startswith("FAIL: motion channel(s) missing from the export, assumed 0 at every "
+                          "step: 'Roll [deg]'")  # fmt: skip
+    assert "note: the export has no 'Roll [deg]' channel: roll assumed 0 deg at every step" in out
+    text = (tmp_path / "r" / "report.md").read_text()
+    assert "- the export has no 'Roll [deg]' channel: roll assumed 0 deg" in text
+    # this export never had pitch: the passing run says so too, and nothing of roll
+    code, out, _ = _run(
+        capsys,
+        "validate",
+        str(CORNER_WB),
+        str(CORNER_EXPORT),
+        "--out",
+        str(tmp_path / "ok"),
+        "--no-plots",
+    )
+    assert code == 0 and "'Roll [deg]'" not in out
+    assert "note: the export has no 'Pitch [deg]' channel: pitch assumed 0 deg" in out
