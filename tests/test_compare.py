@@ -14,7 +14,7 @@ import pytest
 import suspension_sim
 from suspension_sim.cli import main
 from suspension_sim.errors import InputError
-from suspension_sim.metrics import pose_metrics
+from suspension_sim.metrics import metric_of, pose_metrics
 from suspension_sim.outputs.compare import DIFFERENCES_FILE, Comparison
 from suspension_sim.outputs.plots import DPI
 from suspension_sim.sweeps import MotionSpec, SweepSpec, run_sweep
@@ -190,3 +190,100 @@ def test_a_standard_motion_by_name(cars: tuple[Path, Path]) -> None:
     cmp = suspension_sim.compare(list(cars), "bump:FL")
     assert cmp.x == "wheel_travel_FL_mm" and len(cmp.results[0].steps) > 2
     assert abs(cmp.differences.loc["camber_FL_deg", "largest difference raised UCA"]) > 0.01
+
+
+# -- corners matched by position (issue 24, item 2) ------------------------------------------
+LF_NAMES = {"FL": "LF", "FR": "RF", "RL": "LR", "RR": "RR"}
+LOWERED = ("FL_LCA_F", "FL_LCA_R", "FR_LCA_F", "FR_LCA_R")
+
+
+def renamed_copy(dst: Path, name: str, *, names: dict[str, str], drop: float = 0.0) -> Path:
+    """The example car under another Car name, its wheels renamed (`names`) and its
+    front lower arms' chassis pivots `drop` mm lower."""
+    shutil.copy(EXAMPLE, dst)
+    wb = openpyxl.load_workbook(dst)
+    wheels = [row for row in wb["Wheels"].iter_rows(min_row=2) if row[0].value in names]
+    assert len(wheels) == 4
+    for row in wheels:
+        row[0].value = names[row[0].value]
+    for row in wb["Hard Points"].iter_rows():
+        if row[0].value in LOWERED:
+            row[3].value = float(row[3].value) - drop
+    options = [row for row in wb["User Options"].iter_rows() if row[0].value == "Car name"]
+    options[0][1].value = name
+    wb.save(dst)
+    return dst
+
+
+def test_renamed_corners_are_matched_by_position(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """`compare lfcar.xlsx mycar.xlsx roll`: LF names against FL names. Before, the
+    charts had 7 panels with only RR overlaid and nothing said so."""
+    lfcar = renamed_copy(tmp_path / "lfcar.xlsx", "lfcar", names=LF_NAMES)
+    same = {n: n for n in LF_NAMES}
+    mycar = renamed_copy(tmp_path / "mycar.xlsx", "mycar", names=same, drop=8.0)
+    out = tmp_path / "out"
+    assert main(["compare", str(lfcar), str(mycar), "roll", "--out", str(out)]) == 0
+    stdout = capsys.readouterr().out
+    assert (
+        "corners matched by position: mycar FL = lfcar LF, FR = lfcar RF, RL = lfcar LR" in stdout
+    )
+
+    # the sweeps run and subtracted here, corner by corner
+    spec = SweepSpec("roll", MotionSpec("roll", tuple(np.linspace(-2.0, 2.0, 13))))
+    a = run_sweep(suspension_sim.load(lfcar, use_cache=False), spec).table
+    b = run_sweep(suspension_sim.load(mycar, use_cache=False), spec).table
+    table = pd.read_csv(out / DIFFERENCES_FILE, index_col="channel")
+    wheels = {
+        found[1] for c in table.index if (found := metric_of(c)) and found[0].scope == "wheel"
+    }
+    assert wheels == {"LF", "RF", "LR", "RR"}  # one set of names: the first car's
+    for first, own in (("LF", "FL"), ("RF", "FR"), ("LR", "RL"), ("RR", "RR")):
+        for metric in ("camber_{}_deg", "toe_{}_deg", "motion_ratio_{}"):
+            d = b[metric.format(own)].to_numpy() - a[metric.format(first)].to_numpy()
+            got = table.loc[metric.format(first), "largest difference mycar"]
+            assert got == pytest.approx(d[np.argmax(np.abs(d))], rel=1e-9, abs=1e-12)
+    d_rc = b["roll_centre_height_front_mm"] - a["roll_centre_height_front_mm"]
+    assert abs(d_rc).max() > 10.0  # the front roll centre is ~18 mm lower
+    # the design quantities come first: the roll centre before the far screw-axis centre
+    svic = table.loc[[c for c in table.index if c.startswith("svic_axis_")]]
+    assert svic["largest difference mycar"].abs().max() > 10 * abs(d_rc).max()
+    design, other = stdout.index(" design quantities:"), stdout.index(" other channels:")
+    assert design < stdout.index("  roll_centre_height_front_mm: ") < other
+    assert other < stdout.index("  svic_axis_")
+
+    # the charts: four panels (lfcar's names), both cars in each, the legend says which is which
+    cmp = suspension_sim.compare([lfcar, mycar], spec)
+    camber = cmp.figures()["camber"]
+    panels = [ax for ax in camber.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in panels] == ["LF", "RF", "LR", "RR"]
+    for ax in panels:
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert legend == ["lfcar", "mycar (FL as LF, FR as RF, RL as LR)"]
+        own = {v: k for k, v in LF_NAMES.items()}[ax.get_title()]
+        lines = ax.get_lines()
+        np.testing.assert_array_equal(lines[0].get_ydata(), a[f"camber_{ax.get_title()}_deg"])
+        np.testing.assert_array_equal(lines[1].get_ydata(), b[f"camber_{own}_deg"])
+
+
+def test_a_wheel_motion_runs_on_the_wheel_at_that_corner(tmp_path: Path) -> None:
+    lfcar = renamed_copy(tmp_path / "lfcar.xlsx", "lfcar", names=LF_NAMES)
+    cmp = suspension_sim.compare([lfcar, EXAMPLE], "bump:LF")  # FL on the example car
+    assert cmp.x == "wheel_travel_LF_mm"
+    assert cmp.results[1].columns[0] == "wheel_travel_FL_mm"  # its own bump of FL
+    # the same geometry under other names: no difference beyond round-off
+    assert np.nanmax(np.abs(cmp.differences["largest difference fsae_car"])) < 1e-9
+
+
+def test_cars_with_other_axles_are_refused(
+    cars: tuple[Path, Path], capsys: pytest.CaptureFixture, tmp_path: Path
+) -> None:
+    corner = Path(__file__).resolve().parents[1] / "workbooks" / "macpherson_front.xlsx"
+    argv = ["compare", str(cars[0]), str(corner), "roll", "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "macpherson_front.xlsx: Wheels!A2" in err
+    assert "other axle count" in err
+    assert "front left FL, front right FR, rear left RL, rear right RR" in err
+    assert not (tmp_path / "o").exists()  # refused before anything was written
