@@ -25,9 +25,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "with one line per car (named by each workbook's 'Car name', or its file name when "
         "names clash) and differences.csv: per channel, each car's value at design, min, "
         "max and range along the sweep, and the largest difference from the first car at "
-        "equal swept values. The biggest differences are printed. The sweep is looked up "
-        "as `sweep` does for the first workbook: a named sweep, else the standard motion of "
-        "that name (docs/sweeps.md, 'Compare').",
+        "equal swept values. Wheels are matched by where they are (front/rear, left/right "
+        "from the wheel centres), not by name: every table uses the first car's wheel "
+        "names and the legend says which wheel of another car is which; cars whose wheels "
+        "are at other corners (another axle count) are refused. The biggest differences "
+        "are printed, the design quantities (camber, toe, roll centre, antis, ...) before "
+        "the other channels. The sweep is looked up as `sweep` does for the first "
+        "workbook: a named sweep, else the standard motion of that name (docs/sweeps.md, "
+        "'Compare').",
     )
     p.add_argument("workbooks", nargs="+", metavar="WORKBOOK", help="two or more .xlsx workbooks")
     p.add_argument("sweep", help="name of the sweep to run on each car")
