@@ -295,10 +295,12 @@ def compare_forces(
     raw = optimumk_forces(model, motion.poses, [on_optimumk_line(c, shift) for c in cases])
     raw.update(contact_patch_channels(model, cases, motion))
     ours: dict[str, np.ndarray] = {}
+    named: dict[str, str] = {}  # normal form -> our channel's name (the report shows it)
     for name, values in raw.items():
         key = force_key_of(name)
         if key is not None:
             ours[key] = values
+            named[key] = name
     bent = bent_arms(model)
     results: list[ChannelResult] = []
     not_compared: list[tuple[str, str]] = []
@@ -325,7 +327,7 @@ def compare_forces(
             not_compared.append((col.header.text, BLANK_IN_EXPORT))
             continue
         limit = tolerance_of(col, tol)
-        res = ChannelResult(col, key, np.asarray(ours[key], dtype=float), col.values, limit)
+        res = ChannelResult(col, named[key], np.asarray(ours[key], dtype=float), col.values, limit)
         res.notes = diagnose(res)
         results.append(res)
     results += _derived(model, motion, bent, held, ours, tol)
@@ -431,6 +433,13 @@ def _derived_result(
     )
     where = "derived from " + ", ".join(repr(c.header.text) for c in sources)
     col = Column(header, where, theirs, 1.0, "force", sources[0].rows, "")
-    res = ChannelResult(col, force_key(ok) or quantity, ours, theirs, tol["force"])
+    if "+" in leg:
+        key = f"ours: {source} To {target} (Fore) + (Aft) - {comp} [{corner}]"
+    else:
+        leg_word = leg.split(",")[0]
+        key = (
+            f"ours: {source} To {target} ({leg_word}) less its pivot-axis part - {comp} [{corner}]"
+        )
+    res = ChannelResult(col, key, ours, theirs, tol["force"])
     res.notes = diagnose(res)
     return res
