@@ -30,6 +30,10 @@ upright).
 Writes export.xlsx (OptimumK's result layout: title block, statistic rows,
 `Step [n]` rows, headers `Quantity [Side] [Axle] (unit)`) beside this script.
 
+Force results (`run_forces`): export_forces.xlsx under the keyframes FORCE_KEYS
+(also written as force_keys.csv) and export_forces_held.xlsx under HELD_CASE, the
+forces by virtual work over central differences of slvs solves (`force_channels`).
+
     python validation/optimumk_slvs/make_reference.py
 """
 
