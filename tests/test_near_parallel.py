@@ -164,7 +164,11 @@ def test_the_sweep_says_so_in_words(grid_run: tuple[int, str, pd.DataFrame, Path
     assert note.startswith("front roll centre: 5 of 15 steps from near-parallel force lines")
     assert f"angle < {NEAR_PARALLEL_LINES_DEG:g} deg" in note
     smallest = t["roll_centre_line_angle_front_deg"].min()
-    assert f"smallest {smallest:.2g} deg" in note
+    assert f"smallest {smallest:.2g} deg at chassis_roll_deg = " in note
+    k = int(t["roll_centre_line_angle_front_deg"].to_numpy().argmin())
+    both = near_parallel_notes(t, ["chassis_roll_deg", "chassis_heave_mm"])[0]
+    roll, heave = t["chassis_roll_deg"].iloc[k], t["chassis_heave_mm"].iloc[k]
+    assert f"at chassis_roll_deg = {roll:.4g}, chassis_heave_mm = {heave:.4g})" in both
     # what `suspension-sim sweep` prints (exit code 0: every step solved)
     assert code == 0
     printed = [line for line in stdout.splitlines() if "near-parallel" in line]
@@ -172,6 +176,8 @@ def test_the_sweep_says_so_in_words(grid_run: tuple[int, str, pd.DataFrame, Path
 
 
 def test_charts_ring_the_flagged_points(grid_run: tuple[int, str, pd.DataFrame, Path]) -> None:
+    """The roll-centre chart the sweep wrote: both panels ring exactly the five flagged
+    points (one legend entry each), not the rear axle's."""
     from suspension_sim.outputs.plots import roll_centre_figure
 
     _code, _stdout, t, folder = grid_run
@@ -182,16 +188,41 @@ def test_charts_ring_the_flagged_points(grid_run: tuple[int, str, pd.DataFrame, 
     flagged = near_parallel(t, "roll_centre_height_front_mm")
     h = "roll_centre_height_front_mm"
     for ax, x in ((migration, "roll_centre_lateral_front_mm"), (height, "chassis_roll_deg")):
-        before = len(ax.collections)
-        assert mark_near_parallel(ax, t, x, h) == int(flagged.sum()) == 5
-        ring = ax.collections[before]
+        rings = np.concatenate([np.asarray(c.get_offsets()) for c in ax.collections])
         want = t.loc[flagged, [x, h]].to_numpy()
-        np.testing.assert_array_equal(np.asarray(ring.get_offsets()), want)
-        assert ring.get_label() == MARK_LABEL
-        # the rear axle's points are not ringed
-        assert (
-            mark_near_parallel(ax, t, x.replace("front", "rear"), h.replace("front", "rear")) == 0
-        )
+        assert sorted(map(tuple, rings)) == sorted(map(tuple, want))
+        labels = [c.get_label() for c in ax.collections]
+        assert labels.count(MARK_LABEL) == 1
+        assert MARK_LABEL in [t.get_text() for t in ax.get_legend().get_texts()]
+    # the marking itself, on an empty chart: the rear axle's points are not ringed
+    from matplotlib.figure import Figure
+
+    ax = Figure().subplots()
+    assert mark_near_parallel(ax, t, "chassis_roll_deg", h) == 5
+    assert mark_near_parallel(ax, t, "chassis_roll_deg", h.replace("front", "rear")) == 0
     assert flag_column("roll_centre_height_front_mm") == "roll_centre_line_angle_front_deg"
     assert flag_column("pitch_centre_left_z_mm") == "pitch_centre_line_angle_left_deg"
     assert flag_column("camber_FL_deg") is None
+
+
+def test_compare_says_when_a_difference_sits_on_near_parallel_lines(
+    grid_run: tuple[int, str, pd.DataFrame, Path],
+) -> None:
+    """The example car against the low roll-centre car in the same grid: the roll centre's
+    lateral difference is largest where the low car's lines are a tenth of a degree apart,
+    and the summary says so; the well-conditioned rear roll centre carries no such note."""
+    _code, _stdout, _table, folder = grid_run
+    car = folder / "low_rc.xlsx"
+    spec = SweepSpec(
+        "roll_heave",
+        MotionSpec("roll", (-1.0, -0.5, 0.0, 0.5, 1.0)),
+        grid=MotionSpec("heave", (-10.0, 0.0, 10.0)),
+    )
+    cmp = suspension_sim.compare([EXAMPLE, car], spec)
+    lateral = cmp.differences.loc["roll_centre_lateral_front_mm"]
+    assert abs(lateral["largest difference low_rc"]) > 3000.0
+    assert abs(lateral["chassis_roll_deg at largest difference low_rc"]) == 1.0
+    lines = {line.split(":")[0].strip(): line for line in cmp.summary(rows=8).splitlines()}
+    assert "[near-parallel force lines there: unstable]" in lines["roll_centre_lateral_front_mm"]
+    rear = [v for k, v in lines.items() if k.startswith("roll_centre_height_rear")]
+    assert all("near-parallel" not in v for v in rear)

@@ -15,6 +15,7 @@ Matplotlib is not imported here: `mark_near_parallel` draws on an ``Axes`` it is
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -112,12 +113,13 @@ _CENTRE_TEXT = {
 }
 
 
-def near_parallel_notes(table: pd.DataFrame, x: str | None = None) -> list[str]:
+def near_parallel_notes(table: pd.DataFrame, x: str | Sequence[str] | None = None) -> list[str]:
     """One line per centre of a sweep table (mm, deg) with steps from nearly parallel
-    lines: how many, the smallest angle and where (the swept value `x` when given,
-    else the step), e.g. ``front roll centre: 2 of 15 steps from near-parallel force
-    lines (angle < 1 deg; smallest 0.11 deg at chassis_roll_deg = -1): those values
-    jump for small changes (kept in the table, ringed on the charts)``."""
+    lines: how many, the smallest angle and where (the swept values `x`, one column or
+    a grid's columns, when given; else the step), e.g. ``front roll centre: 2 of 15
+    steps from near-parallel force lines (angle < 1 deg; smallest 0.11 deg at
+    chassis_roll_deg = -1): those values jump for small changes (kept in the table,
+    ringed on the charts)``."""
     notes = []
     for column in table.columns:
         found = _ANGLE.match(str(column))
@@ -130,8 +132,10 @@ def near_parallel_notes(table: pd.DataFrame, x: str | None = None) -> list[str]:
         if not n:
             continue
         k = int(np.nanargmin(np.where(flagged, angle, np.nan)))
-        if x is not None and x in table.columns:
-            where = f"{x} = {float(table[x].iloc[k]):.4g}"
+        swept = [x] if isinstance(x, str) else list(x or ())
+        swept = [c for c in swept if c in table.columns]
+        if swept:
+            where = ", ".join(f"{c} = {float(table[c].iloc[k]):.4g}" for c in swept)
         else:
             where = f"step {table.index[k]}"
         notes.append(
