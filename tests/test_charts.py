@@ -276,3 +276,92 @@ def test_no_label_is_clipped(model: suspension_sim.Model) -> None:
                 ext = text.get_window_extent(renderer)
                 assert ext.x0 >= box.x0 - 0.5 and ext.x1 <= box.x1 + 0.5, (stem, text)
                 assert ext.y0 >= box.y0 - 0.5 and ext.y1 <= box.y1 + 0.5, (stem, text)
+
+
+# -- near-parallel force lines: ringed on the centre charts --------------------------------
+def centre_table() -> pd.DataFrame:
+    """A roll sweep whose front roll centre at the two outer steps comes from force lines
+    0.4 and 0.2 deg from parallel (below NEAR_PARALLEL_LINES_DEG = 1 deg), and whose left
+    pitch centre at the first step from lines 0.5 deg apart."""
+    return pd.DataFrame(
+        {
+            "chassis_roll_deg": [-2.0, -1.0, 0.0, 1.0, 2.0],
+            "roll_centre_height_front_mm": [900.0, 60.0, 40.0, 20.0, -800.0],
+            "roll_centre_lateral_front_mm": [4000.0, 30.0, 0.0, -30.0, -5000.0],
+            "roll_centre_line_angle_front_deg": [0.4, 12.0, 14.0, 12.0, 0.2],
+            "pitch_centre_left_z_mm": [300.0, 250.0, 240.0, 230.0, 220.0],
+            "pitch_centre_left_x_mm": [-9000.0, 1500.0, 1400.0, 1300.0, 1200.0],
+            "pitch_centre_line_angle_left_deg": [0.5, 5.0, 5.0, 5.0, 5.0],
+        }
+    )
+
+
+def rings(ax) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The points ringed on `ax` (its scatter collections' offsets), in data units."""
+    found = [np.asarray(c.get_offsets()) for c in ax.collections]
+    return np.concatenate(found) if found else np.empty((0, 2))
+
+
+def test_roll_centre_chart_rings_points_from_near_parallel_lines() -> None:
+    from suspension_sim.metrics.centres import NEAR_PARALLEL_LINES_DEG
+    from suspension_sim.outputs.near_parallel import MARK_LABEL
+    from suspension_sim.outputs.plots import roll_centre_figure
+
+    table = centre_table()
+    flagged = table["roll_centre_line_angle_front_deg"] < NEAR_PARALLEL_LINES_DEG
+    assert flagged.tolist() == [True, False, False, False, True]
+    fig = roll_centre_figure(table, "chassis_roll_deg", title="roll")
+    assert fig is not None
+    migration, height = fig.axes[:2]
+    rows = table[flagged]
+    np.testing.assert_array_equal(
+        rings(migration),
+        rows[["roll_centre_lateral_front_mm", "roll_centre_height_front_mm"]].to_numpy(),
+    )
+    np.testing.assert_array_equal(
+        rings(height), rows[["chassis_roll_deg", "roll_centre_height_front_mm"]].to_numpy()
+    )
+    for ax in (migration, height):
+        assert MARK_LABEL in ax.get_legend_handles_labels()[1]
+        (line,) = ax.lines  # the data line itself is unchanged: every step drawn
+        assert len(line.get_xdata()) == len(table)
+    # in inches the rings move with the line
+    fig_in = roll_centre_figure(table, "chassis_roll_deg", units=OutputUnits("in"))
+    assert fig_in is not None
+    np.testing.assert_allclose(
+        rings(fig_in.axes[1])[:, 1], rows["roll_centre_height_front_mm"] / 25.4
+    )
+
+
+def test_pitch_chart_rings_the_pitch_centre_from_near_parallel_lines() -> None:
+    table = centre_table()
+    fig = pitch_figure(table, "chassis_roll_deg", title="pitch")
+    assert fig is not None
+    height, migration = fig.axes[:2]
+    first = table.iloc[0]
+    np.testing.assert_array_equal(
+        rings(height), [[first["chassis_roll_deg"], first["pitch_centre_left_z_mm"]]]
+    )
+    np.testing.assert_array_equal(
+        rings(migration), [[first["pitch_centre_left_x_mm"], first["pitch_centre_left_z_mm"]]]
+    )
+
+
+def test_no_ring_without_a_flag_column() -> None:
+    from suspension_sim.outputs.plots import roll_centre_figure
+
+    table = centre_table().drop(columns="roll_centre_line_angle_front_deg")
+    fig = roll_centre_figure(table, "chassis_roll_deg")
+    assert fig is not None
+    assert all(len(rings(ax)) == 0 for ax in fig.axes)
+
+
+def test_plots_is_the_one_import_path_of_the_split_modules() -> None:
+    """Figures, files and units live in their own modules; every public name is still
+    importable from outputs.plots and is the same object."""
+    from suspension_sim.outputs import chart_files, chart_units, figures, plots
+
+    for name in plots.__all__:
+        homes = [m for m in (chart_files, chart_units, figures) if hasattr(m, name)]
+        assert homes, name
+        assert getattr(plots, name) is getattr(homes[0], name)

@@ -1,0 +1,179 @@
+"""Chart files: the figures of `suspension_sim.outputs.figures` written as PNG.
+
+`plot_sweep` and `plot_table` write every standard chart of a table into a folder
+(created if needed, its parent must exist); each ``*_chart`` function writes one
+figure; `save_figure` writes any figure atomically (an interrupted run leaves the
+old file; a link is written through), as PNG at `figures.DPI`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from suspension_sim.errors import InputError
+from suspension_sim.files import atomic_path
+from suspension_sim.outputs.chart_units import DEFAULT_UNITS, OutputUnits
+from suspension_sim.outputs.figures import (
+    DPI,
+    line_figure,
+    roll_centre_figure,
+    table_figures,
+    wheel_figure,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+    from suspension_sim.sweeps import SweepResult
+
+
+def save_figure(fig: Figure, path: str | os.PathLike[str], *, option: str = "path") -> Path:
+    """Write `fig` as a PNG at `path` (atomically; a link is written through).
+
+    The format is PNG whatever the file ending. InputError naming `option`
+    when the file cannot be written.
+    """
+    out = Path(path)
+    try:
+        with atomic_path(out) as tmp:
+            fig.savefig(tmp, dpi=DPI, format="png")
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror}", where=option) from None
+    return out
+
+
+def plot_sweep(
+    result: SweepResult,
+    directory: str | os.PathLike[str],
+    *,
+    units: OutputUnits = DEFAULT_UNITS,
+    against_travel: bool = False,
+    plot_x: str | None = None,
+    plot_y: Sequence[str] = (),
+) -> list[Path]:
+    """Write the charts of a sweep result into `directory` (created if needed).
+
+    x = the first swept variable (or `plot_x`); a grid's second variable gives
+    one line per value. `plot_y`: columns for an extra chart against x.
+    Returns the files written (charts whose columns are all missing or NaN are
+    left out).
+    """
+    table = result.table.reset_index()
+    wheels = _wheels(result, table)
+    series = result.columns[1] if len(result.columns) > 1 else None
+    return plot_table(
+        table,
+        plot_x or result.columns[0],
+        directory,
+        wheels=wheels,
+        series=series,
+        title=result.spec.name,
+        units=units,
+        against_travel=against_travel,
+        plot_y=plot_y,
+    )
+
+
+def _wheels(result: SweepResult, table: pd.DataFrame) -> list[str]:
+    if result.model is not None:
+        return [w.name for w in result.model.car.wheels]
+    return sorted({c.split("_")[1] for c in table.columns if c.startswith("camber_")})
+
+
+def plot_table(
+    table: pd.DataFrame,
+    x: str,
+    directory: str | os.PathLike[str],
+    *,
+    wheels: Sequence[str],
+    series: str | None = None,
+    title: str = "",
+    charts: Sequence[str] | None = None,
+    option: str = "directory",
+    units: OutputUnits = DEFAULT_UNITS,
+    against_travel: bool = False,
+    plot_y: Sequence[str] = (),
+) -> list[Path]:
+    """Per-wheel charts and the roll-centre chart of any metrics table, as
+    ``<stem>.png`` files in `directory` (created if needed).
+
+    series: a column whose values give one line each: numbers (a grid's
+    second variable, ``rack [mm] = 10``) or text labels (e.g. a ``car``
+    column: the text is the legend). charts: file stems to draw (default:
+    `CHART_STEMS`; ``ackermann`` and ``antis`` only for steer and pitch
+    motions). `option` names the folder in error messages. See `table_figures`.
+    """
+    out_dir = Path(directory)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"{out_dir} is a file, not a folder", where=option)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create folder {out_dir}: {exc.strerror}", where=option) from None
+    figures = table_figures(
+        table,
+        x,
+        wheels=wheels,
+        series=series,
+        title=title,
+        charts=charts,
+        units=units,
+        against_travel=against_travel,
+        plot_y=plot_y,
+    )
+    return [
+        save_figure(fig, out_dir / f"{stem}.png", option=option) for stem, fig in figures.items()
+    ]
+
+
+def wheel_chart(
+    table: pd.DataFrame,
+    x: str,
+    columns: dict[str, str],
+    path: str | os.PathLike[str],
+    *,
+    series: str | None = None,
+    title: str = "",
+    units: OutputUnits = DEFAULT_UNITS,
+) -> Path | None:
+    """`wheel_figure` written to `path` as PNG; None (nothing written) if there is no data."""
+    fig = wheel_figure(table, x, columns, series=series, title=title, units=units)
+    return None if fig is None else save_figure(fig, path)
+
+
+def roll_centre_chart(
+    table: pd.DataFrame,
+    x: str,
+    path: str | os.PathLike[str],
+    *,
+    series: str | None = None,
+    title: str = "",
+    units: OutputUnits = DEFAULT_UNITS,
+) -> Path | None:
+    """`roll_centre_figure` written to `path` as PNG; None if there is no data."""
+    fig = roll_centre_figure(table, x, series=series, title=title, units=units)
+    return None if fig is None else save_figure(fig, path)
+
+
+def line_chart(
+    table: pd.DataFrame,
+    x: str,
+    columns: Sequence[str],
+    path: str | os.PathLike[str],
+    *,
+    title: str = "",
+    ylabel: str | None = None,
+    units: OutputUnits = DEFAULT_UNITS,
+) -> Path | None:
+    """`line_figure` written to `path` as PNG (folder created); None if there is no data."""
+    fig = line_figure(table, x, columns, title=title, ylabel=ylabel, units=units)
+    if fig is None:
+        return None
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return save_figure(fig, out)
