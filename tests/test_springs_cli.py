@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from suspension_sim import load
+from suspension_sim import Model, load
 from suspension_sim.cli import main
 
 WORKBOOK = Path(__file__).resolve().parents[1] / "workbooks" / "fsae_car.xlsx"
@@ -348,3 +348,38 @@ def test_spring_refuses_an_anti_roll_bar(element_workbook: Path, capsys) -> None
     assert main(["springs", str(element_workbook), *no_preload(), "--spring", "RearBar=5"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --spring: 'RearBar' is an anti-roll bar")
+
+
+def test_library_tables_speak_python_and_the_command_speaks_options(capsys) -> None:  # type: ignore[no-untyped-def]
+    """The computation lives in loads.spring_tables: called from Python its errors name
+    the parameters; through the command the same errors name the options."""
+    from suspension_sim.errors import InputError
+    from suspension_sim.loads.spring_tables import cg_position, resolve_springs
+    from suspension_sim.loads.springs import Spring
+    from tests._cars import four_corner_car
+
+    strut_car = WORKBOOK.with_name("macpherson_front.xlsx")
+    model = load(strut_car)
+    with pytest.raises(InputError) as info:
+        resolve_springs(model, {})
+    assert info.value.where == "springs"
+    assert "springs={'FL_Strut': Spring(RATE, PRELOAD)}" in (info.value.hint or "")
+    springs = resolve_springs(model, {"FL_Strut": Spring(30.0, 100.0)})
+    assert springs["FL_Strut"] == Spring(30.0, 100.0)
+    with pytest.raises(InputError) as info:
+        cg_position(model, 0.5, 300.0)  # one axle: no lever rule
+    assert info.value.where == "mass_kg" and "corner_weights=" in (info.value.hint or "")
+    # through the command: --mass and --corner-weights
+    argv = ["springs", str(strut_car), "--spring", "FL_Strut=30", "--mass", "280"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --mass: a ride height from the mass needs a front and a rear")
+    assert "give --corner-weights instead" in err
+    # the lever rule: 0.47 of the way from the rear axle's wheel centres to the front's
+    four = Model(four_corner_car())
+    x, y, z = cg_position(four, 0.47, 250.0)
+    centres = {w.name: four.car.point(w.centre) for w in four.car.wheels}
+    front = 0.5 * (centres["FL"][0] + centres["FR"][0])
+    rear = 0.5 * (centres["RL"][0] + centres["RR"][0])
+    assert x == pytest.approx(rear + 0.47 * (front - rear), abs=1e-12)
+    assert y == pytest.approx(0.0, abs=1e-9) and z == 250.0
