@@ -2,10 +2,13 @@
 
 Careless edits as people make them (cells blanked, numbers typed as text,
 rows duplicated, an index range shifted, a sheet renamed or deleted, cells
-merged) are applied with a fixed seed to real .xlsx copies written with
-openpyxl. For every case `check` (and, where it passes, `solve`) must:
-exit 0/1/2/3 only, print no traceback, leave the workbook byte-identical,
-and, when it reports an error, name where: a sheet and cell, or an option.
+merged, a body's row rewired to another body's point) are applied with a fixed
+seed to real .xlsx copies written with openpyxl. For every case `check` (and,
+where it passes, `solve`) must: exit 0/1/2/3 only, print no traceback, leave
+the workbook byte-identical, and, when it reports an error, name where: a sheet
+and cell, or an option. A rewired row must never pass `check` with a free
+motion left: when it exits 0, the Jacobian at design (every input held) has
+full column rank, computed here with numpy's own rank, not the model's test.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import openpyxl
 import pytest
 from openpyxl.utils import get_column_letter, range_boundaries
+from openpyxl.worksheet.worksheet import Worksheet
 
 from suspension_sim.cli import main
 
@@ -49,7 +54,9 @@ def _sections(wb: openpyxl.Workbook) -> list[tuple[str, str]]:
     return out
 
 
-def _section_cells(wb: openpyxl.Workbook, rng: random.Random) -> tuple[object, int, int, int, int]:
+def _section_cells(
+    wb: openpyxl.Workbook, rng: random.Random
+) -> tuple[Worksheet, int, int, int, int]:
     """A random section: its worksheet and bounds (min_col, min_row, max_col, max_row)."""
     _, text = rng.choice(_sections(wb))
     sheet, _, cells = text.rpartition("!")
@@ -130,6 +137,30 @@ def merge_cells(wb: openpyxl.Workbook, rng: random.Random) -> str:
     return f"merge {ws.title}!{ref}"
 
 
+def rewire_point(wb: openpyxl.Workbook, rng: random.Random) -> str:
+    """A moving body's point cell retyped as a point of another body's row (the tie rod's
+    inner end typed as the upright's ball joint)."""
+    text = dict(_sections(wb)).get("Components")
+    if text is None:
+        return blank_cell(wb, rng)
+    sheet, _, cells = text.rpartition("!")
+    sheet = sheet.strip("'") or wb.worksheets[0].title
+    ws = wb[sheet] if sheet in wb.sheetnames else wb.worksheets[0]
+    c0, r0, c1, r1 = range_boundaries(cells)
+    rows = {
+        r: [ws.cell(r, c) for c in range(c0 + 1, c1 + 1) if isinstance(ws.cell(r, c).value, str)]
+        for r in range(r0 + 1, r1 + 1)
+        if isinstance(ws.cell(r, c0).value, str)
+    }
+    moving = [r for r, cells_ in rows.items() if cells_ and ws.cell(r, c0).value != "Chassis"]
+    row = rng.choice(moving)
+    own = {c.value for c in rows[row]}
+    others = sorted({c.value for r, cs in rows.items() if r != row for c in cs} - own)
+    cell = rng.choice(rows[row])
+    old, cell.value = cell.value, rng.choice(others)
+    return f"rewire {ws.title}!{cell.coordinate} {old} -> {cell.value}"
+
+
 MUTATIONS: tuple[Mutation, ...] = (
     blank_cell,
     blank_cell,
@@ -140,6 +171,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     rename_sheet,
     delete_sheet,
     merge_cells,
+    rewire_point,
 )
 
 
@@ -175,3 +207,42 @@ def test_mutated_workbook_is_handled(source: Path, case: int, tmp_path: Path) ->
         if code >= 2:
             assert WHERE.search(text) or "joint" in text, f"{what}:\n{text}"
     assert path.read_bytes() == before, f"{what}: the workbook was changed"
+
+
+REWIRED_PER_WORKBOOK = 5
+
+
+def _free_motions_at_design(path: Path) -> int:
+    """Unknowns minus the numpy rank of the column-scaled Jacobian at design, every
+    input held: 0 when no motion is free (independent of `model.mobility`)."""
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.workbook import read_car
+
+    model = KinematicModel(read_car(path))
+    x = np.setdiff1d(np.arange(model.n_params), model.input_params())
+    J = model.jacobian(np.zeros(model.n_params), x).toarray()
+    norms = np.linalg.norm(J, axis=0)
+    J = J / np.where(norms > 0, norms, 1.0)
+    return len(x) - int(np.linalg.matrix_rank(J, tol=1e-9 * max(1.0, np.abs(J).max())))
+
+
+@pytest.mark.parametrize(
+    ("source", "case"),
+    [(wb, i) for wb in EXAMPLES for i in range(REWIRED_PER_WORKBOOK)],
+    ids=lambda v: getattr(v, "stem", v),
+)
+def test_rewired_row_never_passes_with_a_free_motion(
+    source: Path, case: int, tmp_path: Path
+) -> None:
+    rng = random.Random(f"{SEED}-rewire-{source.stem}-{case}")
+    wb = openpyxl.load_workbook(source)
+    what = rewire_point(wb, rng)
+    path = tmp_path / source.name
+    wb.save(path)
+    code, text = _run(["check", str(path)])
+    assert code in (0, 2), (what, code, text)
+    assert "Traceback" not in text, (what, text)
+    if code == 0:
+        assert _free_motions_at_design(path) == 0, f"{what}: exit 0 with a free motion"
+    else:
+        assert WHERE.search(text), f"{what}: the error does not say where:\n{text}"

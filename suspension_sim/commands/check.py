@@ -3,8 +3,10 @@
 Exit codes, as `solve`: 0 when the workbook reads cleanly and its mechanism can
 move as asked (warnings, redundant joints and a toggle at design are printed
 but allowed); 2 for a malformed workbook (named by its cell, with a fix) and
-for a mechanism that cannot be solved: under-constrained, an input (damper,
-rack) that cannot move, or a body that no input moves.
+for a mechanism that cannot be solved: under-constrained, a free motion at
+design that can be followed with every input held (named by its bodies, axis
+and likely causes; docs/model.md, "Free motion or toggle: the rule"), an input
+(damper, rack) that cannot move, or a body that no input moves.
 """
 
 from __future__ import annotations

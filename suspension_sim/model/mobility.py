@@ -199,9 +199,10 @@ class Mobility:
 
     @property
     def ok(self) -> bool:
-        """True unless a pose cannot be solved as asked: too few joints, an input that
-        cannot move, or a body no input moves (redundancies and toggles at design are
-        reported but allowed: a pose can still be solved and is flagged)."""
+        """True unless a pose cannot be solved as asked: too few joints, a free motion
+        that can be followed (a pose would not be unique), an input that cannot move,
+        or a body no input moves (redundancies and toggles at design are reported but
+        allowed: a pose can still be solved and is flagged)."""
         if self.under_constrained:
             return False
         return not self.locked_inputs and not self.stuck_bodies
