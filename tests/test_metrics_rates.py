@@ -118,6 +118,52 @@ def test_roll_camber_matches_central_differences(model: Model, chassis: tuple) -
         assert close(m[f"roll_camber_{w}_deg_per_deg"], fd), w
 
 
+@pytest.mark.parametrize("convention", ["iso", "optimumk"])
+def test_steering_rates_off_design_match_central_differences(convention: str) -> None:
+    """Steering toe and camber gains and the steering ratio at a rolled, pitched, heaved
+    and steered pose, every contact point held on the ground, chassis held: iso per degree
+    of left turn (+ d/d SWA), optimumk OptimumK's (-d/d SW, SW + = rack toward +Y)."""
+    import dataclasses
+
+    from suspension_sim.solve.steering import rack_per_wheel_degree
+
+    car = four_corner_car()
+    assert car.rack is not None
+    model = Model(
+        dataclasses.replace(car, rack=dataclasses.replace(car.rack, ratio_mm_per_deg=0.2))
+    )
+    targets = {damper_of(model, w.name): contact_z(w.name) for w in model.car.wheels}
+    chassis = (0.0, 0.0, -8.0, 1.5, 0.5, 0.0)
+    base = model.solve(rack=3.0, chassis=chassis, targets=targets)
+    m = pose_metrics(base, convention)
+    if convention == "optimumk":
+        per_degree, sign, toe = 0.2, -1.0, "toe_wheel_plane"  # its toe: wheel plane, + out
+    else:
+        per_degree, sign, toe = rack_per_wheel_degree(model), 1.0, "toe"
+    d = H / 0.2  # steering-wheel degrees for H mm of rack
+    plus, minus = (
+        pose_metrics(
+            model.solve(
+                rack=3.0 + s * d * per_degree, chassis=chassis, targets=targets, guess=base
+            ),
+            convention,
+            rates=False,
+        )
+        for s in (1, -1)
+    )
+
+    def fd(key: str) -> float:
+        return (plus[key] - minus[key]) / (2 * d)
+
+    for w in ("FL", "FR"):
+        assert close(m[f"steering_toe_gain_{w}_deg_per_deg"], sign * fd(f"{toe}_{w}_deg")), w
+        assert close(m[f"steering_camber_gain_{w}_deg_per_deg"], sign * fd(f"camber_{w}_deg")), w
+    mean = 0.5 * (fd("steer_FL_deg") + fd("steer_FR_deg"))
+    assert close(m["steering_ratio_front"], 1.0 / mean)
+    if convention == "iso":
+        assert m["steering_ratio_front"] > 0  # iso: positive for any layout
+
+
 def carrier_in_chassis(pose: Pose, body: str) -> np.ndarray:
     return np.linalg.inv(pose.chassis_transform) @ pose.body_frames[body]
 
