@@ -59,6 +59,7 @@ class WheelSet:
     radius: np.ndarray
     centre0: np.ndarray  # design centres (n, 3)
     contact0: np.ndarray  # design contact points (n, 3): lowest points of the tyre circles
+    patch0: np.ndarray  # OptimumK's design contact patches (n, 3): C + r unit(s x X), downward
     toe0: np.ndarray  # design toe (rad)
     toe_wp0: np.ndarray  # design wheel-plane toe (rad): the static toe OptimumK's steer starts from
     front: np.ndarray  # bool: on the front axle (`wheel_layout`: from the geometry)
@@ -130,7 +131,8 @@ def _build_wheel_set(model: KinematicModel) -> WheelSet:
         roll[[lft, rgt]] = 0.0
         roll[[lft, rgt], lft], roll[[lft, rgt], rgt] = 1.0, -1.0
     ref_name = car.options.chassis_reference_point
-    cp0 = wheel.contact_point(centre0, s0, np.array([w.tyre_radius for w in ws], dtype=float))
+    radius0 = np.array([w.tyre_radius for w in ws], dtype=float)
+    cp0 = wheel.contact_point(centre0, s0, radius0)
     half0 = side * cp0[:, 1] if len(ws) else np.zeros(0)
     wheelbases = [float(cp0[f, 0] - cp0[r, 0]) for f, r in sides.values()]
     if car.options.wheelbase_mm is not None:
@@ -140,6 +142,7 @@ def _build_wheel_set(model: KinematicModel) -> WheelSet:
     return WheelSet(
         names=names,
         contact0=cp0,
+        patch0=wheel.contact_patch(centre0, s0, radius0, EX),
         i_centre=np.array([inst_of[(w.centre, w.body)] for w in ws], dtype=int),
         i_axis=np.array([inst_of[(w.axis_point, w.body)] for w in ws], dtype=int),
         # A kingpin point may sit on another body (a MacPherson strut's top mount
