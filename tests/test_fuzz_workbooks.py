@@ -153,9 +153,13 @@ def rewire_point(wb: openpyxl.Workbook, rng: random.Random) -> str:
         if isinstance(ws.cell(r, c0).value, str)
     }
     moving = [r for r, cells_ in rows.items() if cells_ and ws.cell(r, c0).value != "Chassis"]
+    if not moving:
+        return blank_cell(wb, rng)
     row = rng.choice(moving)
     own = {c.value for c in rows[row]}
     others = sorted({c.value for r, cs in rows.items() if r != row for c in cs} - own)
+    if not others:
+        return blank_cell(wb, rng)
     cell = rng.choice(rows[row])
     old, cell.value = cell.value, rng.choice(others)
     return f"rewire {ws.title}!{cell.coordinate} {old} -> {cell.value}"
