@@ -560,10 +560,14 @@ def test_steering_toe_gain_and_ratio_per_steering_wheel_degree(model: Model) -> 
     at = pose_metrics(model.solve(), "optimumk")
     steer = []
     for w in ("FL", "FR"):
-        gain = (rows[0][f"toe_wheel_plane_{w}_deg"] - rows[1][f"toe_wheel_plane_{w}_deg"]) / (2 * d)
+        # OptimumK: Steering Toe Angle Gain = -d toe / d SW
+        gain = -(rows[0][f"toe_wheel_plane_{w}_deg"] - rows[1][f"toe_wheel_plane_{w}_deg"]) / (
+            2 * d
+        )
         assert at[f"steering_toe_gain_{w}_deg_per_deg"] == pytest.approx(gain, rel=1e-6)
         steer.append((rows[0][f"steer_{w}_deg"] - rows[1][f"steer_{w}_deg"]) / (2 * d))
-    assert at["steering_ratio_front"] == pytest.approx(-1.0 / np.mean(steer), rel=1e-6)
+    # OptimumK: Steering Ratio = 1 / mean(d steer / d SW)
+    assert at["steering_ratio_front"] == pytest.approx(1.0 / np.mean(steer), rel=1e-6)
     assert math.isnan(at["steering_ratio_rear"])  # the rack does not steer the rear
 
 

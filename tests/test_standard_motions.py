@@ -198,11 +198,13 @@ def test_named_sweep_takes_precedence(
     assert "takes precedence over the standard motion 'roll'" in stdout
     np.testing.assert_allclose(pd.read_csv(out)["chassis_roll_deg"], [0.0, 1.0])
     # --from/--to/--steps change a named sweep's range
-    code, _, _ = run_cli(["sweep", str(wb), "roll", "--to", "2", "--out", str(out)], capsys)
+    code, _, _ = run_cli(
+        ["sweep", str(wb), "roll", "--to", "2", "--out", str(out), "--force"], capsys
+    )
     assert code == 0
     np.testing.assert_allclose(pd.read_csv(out)["chassis_roll_deg"], [0.0, 2.0])
     # Names with spaces in a sweep file: the motion, a held stroke, a target's input
-    code, _, err = run_cli(["sweep", str(wb), "held", "--out", str(out)], capsys)
+    code, _, err = run_cli(["sweep", str(wb), "held", "--out", str(out), "--force"], capsys)
     assert code == 0, err
     table = pd.read_csv(out)
     np.testing.assert_allclose(table["stroke_FL Damper_mm"], [0.0, 4.0], atol=1e-9)

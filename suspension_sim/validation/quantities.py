@@ -319,9 +319,10 @@ DEFAULT_QUANTITIES: tuple[Quantity, ...] = (
         "Roll Center Z",
         "length",
         "axle",
-        "roll_centre_axis_height",
+        "roll_centre_height",
         ("Roll Centre Z", "Kinematic Roll Center Z"),
-        "OptimumK's kinematic roll centre (from the instant axes), road-fixed height",
+        "OptimumK's Roll Center: the force-based lines contact patch -> front-view instant "
+        "centre (our roll_centre_height), world z",
     ),
     Quantity(
         "Ackerman Percentage",
@@ -338,7 +339,7 @@ DEFAULT_QUANTITIES: tuple[Quantity, ...] = (
         "axle",
         "steering_ratio",
         (),
-        "-1 / mean(d steer / d steering-wheel angle); front axle when the header names none",
+        "1 / mean(d steer / d steering-wheel angle); front axle when the header names none",
         default_location="Front",
     ),
     # per side
