@@ -151,7 +151,15 @@ def test_under_constrained_is_exit_2_in_check_and_solve(make_workbook, capsys) -
     extra |= {"Hard Points!E17": 140, "Index!C6": "'Hard Points'!B2:E17", "Geometry!C6": "XX"}
     path = make_workbook(extra)
     assert main(["check", str(path)]) == 2
-    assert "UNDER-CONSTRAINED" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "UNDER-CONSTRAINED" in err
+    # The free motions, named: the upright about its ball joints, the tie rod about TI;
+    # the two lone ends and the edit that joins them, on the tie rod's row (Geometry!A6).
+    assert "car.xlsx: Geometry!A6: a free motion at design" in err
+    assert "Upright turns about the line through" in err and "UB" in err and "LB" in err
+    assert "Tie rod turns about an axis through TI" in err
+    assert "TO is on one body only (Upright)" in err and "XX is on one body only (Tie rod)" in err
+    assert "on the row of Tie rod, TO in place of XX would locate every body" in err
     assert main(["solve", str(path)]) == 2
     assert "UNDER-CONSTRAINED" in capsys.readouterr().err
 

@@ -127,8 +127,9 @@ class FreeMotion:
     def lines(self) -> list[str]:
         """The motion and its likely causes, for `Mobility.lines`."""
         many = f" ({self.count} independent motions; one of them)" if self.count > 1 else ""
+        verb = "moves" if len(self.bodies) == 1 else "move"
         out = [
-            f"FREE MOTION: {', '.join(self.bodies)} move with every stroke and the rack "
+            f"FREE MOTION: {', '.join(self.bodies)} {verb} with every stroke and the rack "
             f"held{many}: {self.axis_text()}."
         ]
         out += [f"  likely cause: {cause}." for cause in self.causes]
@@ -520,7 +521,14 @@ def free_motions(model: KinematicModel) -> tuple[FreeMotion, ...]:
                 followed.append(dq)
         if followed and (motion := _describe(model, followed[0])) is not None:
             found.append(dataclasses.replace(motion, count=len(followed)))
-    return tuple(found)
+    # One entry per set of bodies (a free link's spins are separate blocks of J_x).
+    merged: dict[frozenset[str], FreeMotion] = {}
+    for motion in found:
+        key = frozenset(motion.bodies)
+        if key in merged:
+            motion = dataclasses.replace(merged[key], count=merged[key].count + motion.count)
+        merged[key] = motion
+    return tuple(merged.values())
 
 
 def _point_rates(model: KinematicModel, dq: np.ndarray) -> np.ndarray:
@@ -641,9 +649,8 @@ def _likely_causes(
                 rows.append(name)
     repairs = _repairs(model, bodies, lonely)
     used = {new for _, _, new in repairs}
-    near = set(bodies) | {b for p in lonely for b in owners[p] if p in used}
     for p in lonely:
-        if owners[p][0] in near or p in used:
+        if owners[p][0] in bodies or p in used:
             causes.append(f"{p} is on one body only ({owners[p][0]}): it joins nothing")
             rows.append(owners[p][0])
     for body, old, new in repairs:

@@ -42,7 +42,11 @@ def mechanism_where(model: KinematicModel, mob: Mobility) -> str:
     names (the row a free motion's causes point at, a locked input's body, a stuck or
     free body), else the workbook."""
     car = model.car
-    names = [b for motion in mob.free_motions for b in (*motion.rows, *motion.bodies)]
+    # A free motion: the row its causes point at first; of several, the shortest row
+    # (a two-point link is the row most often typed wrong).
+    firsts = [motion.rows[0] for motion in mob.free_motions if motion.rows]
+    firsts.sort(key=lambda b: len(car.body(b).points))
+    names = [*firsts, *(b for motion in mob.free_motions for b in (*motion.rows, *motion.bodies))]
     names += [lk.name for lk in mob.locked_inputs if lk.name != "rack"]
     names += (
         [car.rack.body] if car.rack and any(lk.name == "rack" for lk in mob.locked_inputs) else []
