@@ -120,9 +120,12 @@ def test_nothing_is_written_into_a_read_only_folder(
 
 
 def test_a_writable_file_is_replaced(car: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The control: the same files with their write bit are replaced as before."""
+    """The control: the same files with their write bit are replaced (with --force, the
+    one rule for every existing output)."""
     old = _file(car.with_name("p.csv"), mode=0o640)
-    assert main(["solve", str(car), "--out", str(old)]) == 0
+    assert main(["solve", str(car), "--out", str(old)]) == 2  # exists: refused without --force
+    assert old.read_bytes() == b"keep me\n"
+    assert main(["solve", str(car), "--out", str(old), "--force"]) == 0
     assert pd.read_csv(old, index_col=0).shape[1] == 4
     assert old.stat().st_mode & 0o777 == 0o640  # the replaced file keeps its mode
     assert main(["sweep", str(car), "roll", "--into-workbook"]) == 0
@@ -155,7 +158,7 @@ def test_every_writer_writes_through_a_link(car: Path, capsys: pytest.CaptureFix
         return path, target
 
     points, points_target = link("points.csv")
-    assert main(["solve", str(car), "--out", str(points)]) == 0
+    assert main(["solve", str(car), "--out", str(points), "--force"]) == 0
     assert pd.read_csv(points_target, index_col=0).columns[0] == "x_mm"
 
     table, table_target = link("roll.xlsx")

@@ -69,13 +69,11 @@ def check_outputs(args: argparse.Namespace) -> None:
     """Refuse bad output options before solving (the writers check again): the rules
     of ``sweep --out`` (an existing file of any type only with --force) and
     ``sweep --into-workbook``."""
-    from suspension_sim.files import refuse_existing
     from suspension_sim.outputs.tables import check_table_path
     from suspension_sim.outputs.xlsx_append import check_sheet_target
 
     if args.out:
         check_table_path(args.out, option="--out", protect=args.workbook, force=args.force)
-        refuse_existing(args.out, force=args.force, where="--out", what="a design sheet")
     if args.into_workbook:
         check_sheet_target(args.workbook, REPORT_SHEET, force=args.force, option="--into-workbook")
 

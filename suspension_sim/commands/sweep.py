@@ -149,12 +149,11 @@ def _check_outputs(args: argparse.Namespace, sheet: str) -> None:
     """Refuse bad output options before a long run (the writers check again): the
     folder rule and read-only files of `suspension_sim.files.check_output`, and an
     existing --out file of any type without --force (`suspension_sim.files.refuse_existing`)."""
-    from suspension_sim.files import check_output, check_writable, refuse_existing
+    from suspension_sim.files import check_output, check_writable
     from suspension_sim.outputs.tables import check_table_path
 
     if args.out:
         check_table_path(args.out, option="--out", protect=args.workbook, force=args.force)
-        refuse_existing(args.out, force=args.force, where="--out", what="a sweep table")
     if args.plot:
         from suspension_sim.outputs.plots import CHART_STEMS, xy_stem
 
@@ -218,10 +217,7 @@ def run(args: argparse.Namespace) -> int:
         + (" (OptimumK's motion style)" if style == "optimumk" else "")
     )
     if args.out:
-        from suspension_sim.files import refuse_existing
-
-        # Checked again: the file may have appeared while the sweep ran.
-        refuse_existing(args.out, force=args.force, where="--out", what="a sweep table")
+        # write_table checks the path again: the file may have appeared while the sweep ran.
         path = write_table(table, args.out, option="--out", protect=args.workbook, force=args.force)
         print(f"wrote {path} ({len(table)} rows)")
     if args.plot:

@@ -3,8 +3,8 @@
 Files are written atomically through `suspension_sim.files.atomic_path`
 (temp file in the same folder, then rename; a symbolic link is written
 through to its target), a result is never written over the workbook it came
-from, an existing .xlsx is only replaced with ``force=True`` (it may be
-someone's workbook), and a read-only file or folder is never written. The
+from, an existing file of any type is only replaced with ``force=True``
+(`suspension_sim.files.refuse_existing`: one rule for every output), and a read-only file or folder is never written. The
 folder must exist already (`suspension_sim.files.check_output`).
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from suspension_sim.errors import InputError
-from suspension_sim.files import NotWritableError, atomic_path, check_output
+from suspension_sim.files import NotWritableError, atomic_path, check_output, refuse_existing
 
 FORMATS = (".csv", ".xlsx", ".parquet")
 
@@ -79,10 +79,11 @@ def check_table_path(
     suggest_add_sheet: bool = True,
 ) -> Path:
     """Refuse a results path before any work is done (see `write_table`): a
-    folder, an unknown file type, the source workbook, an existing .xlsx without
-    `force`, a missing folder, a read-only file or folder. `suggest_add_sheet`:
-    the refusal of the source workbook suggests `add_sheet` (off for commands
-    that have no way to add a sheet)."""
+    folder, an unknown file type, the source workbook, an existing file of any
+    type without `force` (`suspension_sim.files.refuse_existing`, the one rule), a
+    missing folder, a read-only file or folder. `suggest_add_sheet`: the refusal
+    of the source workbook suggests `add_sheet` (off for commands that have no
+    way to add a sheet)."""
     out = Path(path)
     if out.is_dir():
         raise InputError(
@@ -106,13 +107,9 @@ def check_table_path(
                 else ""
             ),
         )
-    if suffix == ".xlsx" and out.exists() and not force:
-        raise InputError(
-            f"{out} exists; an Excel file is only replaced with force=True",
-            where=option,
-            hint="choose a new name or pass force=True",
-        )
-    return check_output(out, where=option)
+    checked = check_output(out, where=option)  # a read-only file: said first (--force won't do)
+    refuse_existing(out, force=force, where=option, what="a results table")
+    return checked
 
 
 def _same_file(a: Path, b: Path) -> bool:
