@@ -73,6 +73,12 @@ NORM_FLOOR_MM = 1e-12
 CENTRE_AT_INFINITY_MM = 1e7
 """An instant centre farther than this (10 km) from its reference point is at infinity:
 nearly parallel force lines (a few 1e-5 rad apart) print blank, not a huge number."""
+NEAR_PARALLEL_LINES_DEG = 1.0
+"""Two force lines nearer than this to parallel (deg) make an ill-conditioned roll or
+pitch centre: on a 1200 mm track at 1 deg, tilting one line 0.1 deg more moves the roll
+centre about 55 mm sideways, and the move grows as 1 / angle. The centre's line-angle
+column (`suspension_sim.metrics.centres.LINE_ANGLES`) is then below this and charts ring
+the point (docs/metrics.md, "Nearly parallel lines"); the value itself is kept."""
 MIN_STEER_TWIST = 1e-9
 """rad per mm of rack below which the rack does not steer a wheel (no steering axis)."""
 MIN_DAMPER_RATE = 1e-6

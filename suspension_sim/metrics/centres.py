@@ -32,12 +32,6 @@ from suspension_sim.metrics.vectors import Z_UP, cross, dot
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.description import Options
 
-NEAR_PARALLEL_LINES_DEG = 1.0
-"""Two force lines nearer than this to parallel (deg) make an ill-conditioned roll or
-pitch centre: on a 1200 mm track at 1 deg, tilting one line 0.1 deg more moves the roll
-centre about 55 mm sideways, and the move grows as 1 / angle. Its `LINE_ANGLES` column
-is then below this and charts ring the point (docs/metrics.md, "Nearly parallel
-lines"); the value itself is kept."""
 ANTIS = ("anti_dive", "anti_lift", "anti_squat")
 LINE_ANGLES = {
     "roll_centre_height": "roll_centre_line_angle",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 import pandas as pd
 
-from suspension_sim.metrics.centres import NEAR_PARALLEL_LINES_DEG
+from suspension_sim.tolerances import NEAR_PARALLEL_LINES_DEG
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
