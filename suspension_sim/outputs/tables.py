@@ -5,7 +5,8 @@ Files are written atomically through `suspension_sim.files.atomic_path`
 through to its target), a result is never written over the workbook it came
 from, an existing file of any type is only replaced with ``force=True``
 (`suspension_sim.files.refuse_existing`: one rule for every output), and a
-read-only file or folder is never written. The folder must exist already (`suspension_sim.files.check_output`).
+read-only file or folder is never written. The folder must exist already
+(`suspension_sim.files.check_output`).
 """
 
 from __future__ import annotations
