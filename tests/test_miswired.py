@@ -258,8 +258,11 @@ def test_library_refuses_the_mechanism_too(miswired: Path) -> None:
     with pytest.raises(ModelError) as info:
         model.solve(rack=5.0)
     assert info.value.exit_code == 2 and "LF_TIE_I is on one body only" in info.value.render()
-    with pytest.raises(ModelError):
+    with pytest.raises(ModelError) as batch:
         model.solve_batch(rack=np.array([0.0, 5.0]))
+    # the batch names the free motion's Components row as the single solve does
+    assert batch.value.render() == info.value.render()
+    assert "Components!A7" in batch.value.render()
 
 
 def test_a_healthy_car_pays_nothing_extra() -> None:

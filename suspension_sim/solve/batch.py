@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from suspension_sim.errors import InputError, ModelError
+from suspension_sim.errors import InputError
 from suspension_sim.names import did_you_mean
 from suspension_sim.solve import engine
-from suspension_sim.solve.diagnostics import design_mobility, pose_singular_ratio
+from suspension_sim.solve.diagnostics import checked_mobility, pose_singular_ratio
 from suspension_sim.solve.inputs import (
     CHASSIS_AXES,
     check_chassis,
@@ -384,14 +384,7 @@ def solve_batch(
     "auto" (compiled for long batches or once compiled, numpy otherwise).
     """
     t0 = time.perf_counter()
-    mob = design_mobility(model)
-    if not mob.ok:
-        raise ModelError(
-            "the mechanism is under-constrained, so a pose would not be unique:\n  "
-            + "\n  ".join(mob.lines()),
-            where=model.car.source_path or model.car.name,
-            hint="run 'suspension-sim check' on the workbook and fix the bodies it names",
-        )
+    mob = checked_mobility(model)
     n = _length(shocks, rack, chassis)
     if n is None:
         raise InputError("no states given", where="shocks", hint="give shocks as an (N, n) array")

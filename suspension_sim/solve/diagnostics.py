@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sps
 from scipy.sparse.csgraph import connected_components
 
+from suspension_sim.errors import ModelError
 from suspension_sim.model.mobility import Mobility, mobility
 from suspension_sim.solve.problem import problem
 
@@ -20,6 +21,19 @@ if TYPE_CHECKING:  # pragma: no cover
 def design_mobility(model: KinematicModel) -> Mobility:
     """Degree-of-freedom report at design, computed once per model."""
     return model.derived.get("mobility", lambda: mobility(model))
+
+
+def checked_mobility(model: KinematicModel) -> Mobility:
+    """The model's design mobility (cached); ModelError naming the free motion's
+    Components row when the car cannot be solved (under-constrained, a free motion)."""
+    mob = design_mobility(model)
+    if not mob.ok:
+        raise ModelError(
+            mechanism_problem(mob),
+            where=mechanism_where(model, mob),
+            hint="run 'suspension-sim check' on the workbook and fix what it names",
+        )
+    return mob
 
 
 def mechanism_problem(mob: Mobility) -> str:

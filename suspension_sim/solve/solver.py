@@ -28,12 +28,10 @@ from typing import TYPE_CHECKING, Literal, Protocol
 import numpy as np
 import scipy.sparse as sps
 
-from suspension_sim.errors import InputError, ModelError, SolveError
+from suspension_sim.errors import InputError, SolveError
 from suspension_sim.solve.diagnostics import (
-    design_mobility,
+    checked_mobility,
     explain_failure,
-    mechanism_problem,
-    mechanism_where,
     pose_singular_ratio,
     singular_ratio,
 )
@@ -505,7 +503,7 @@ def solve(
     """
     if method not in ("auto", "trf"):
         raise InputError(f"unknown method {method!r}", where="method", hint="auto or trf")
-    mob = _mobility(model)
+    mob = checked_mobility(model)
     strokes = parse_shocks(model, shocks)
     rack_mm = finite_number(rack, "rack")
     if model.topology.rack_param is None and rack_mm != 0.0:
@@ -564,7 +562,7 @@ def solve_checked(
     (a sweep, `check_states`): the same pose, without the per-state checks."""
     return _solve_inputs(
         model,
-        _mobility(model),
+        checked_mobility(model),
         strokes,
         rack,
         chassis,
@@ -666,18 +664,6 @@ def check_states(model: KinematicModel, states: Sequence[StateInputs]) -> Checke
     ok &= within_limits(model, strokes, rack)
     ok &= within_reach(model, np.where(held, strokes, 0.0), np.where(rack_held, rack, 0.0))
     return CheckedStates(table.names, ok, strokes, rack, chassis, held, rack_held)
-
-
-def _mobility(model: KinematicModel) -> Mobility:
-    """The model's design mobility (cached); ModelError when it cannot be solved."""
-    mob = design_mobility(model)
-    if not mob.ok:
-        raise ModelError(
-            mechanism_problem(mob),
-            where=mechanism_where(model, mob),
-            hint="run 'suspension-sim check' on the workbook and fix what it names",
-        )
-    return mob
 
 
 def _solve_inputs(
