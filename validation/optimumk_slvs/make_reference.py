@@ -138,24 +138,8 @@ SPRING_N_PER_MM = {"Front": 35.0, "Rear": 40.0}
 CORNERS = (("Left", "Front"), ("Right", "Front"), ("Left", "Rear"), ("Right", "Rear"))
 CODE = {c: c[1][0] + c[0][0] for c in CORNERS}  # ("Left", "Front") -> "FL"
 SIDE = {"Left": 1.0, "Right": -1.0}
-DOUBLE_A_ARM = (
-    "CHAS_LowFor",
-    "CHAS_LowAft",
-    "CHAS_UppFor",
-    "CHAS_UppAft",
-    "UPRI_LowPnt",
-    "UPRI_UppPnt",
-    "CHAS_TiePnt",
-    "UPRI_TiePnt",
-)
-PUSH_PULL = (
-    "NSMA_PPAttPnt",
-    "CHAS_AttPnt",
-    "CHAS_RocAxi",
-    "CHAS_RocPiv",
-    "ROCK_RodPnt",
-    "ROCK_CoiPnt",
-)
+DOUBLE_A_ARM = okfiles.DOUBLE_A_ARM  # OptimumK point names, written by okfiles
+PUSH_PULL = okfiles.PUSH_PULL
 
 
 def _unit(v: Vec) -> Vec:
