@@ -234,12 +234,39 @@ def is_number(value: object) -> bool:
     return True
 
 
+TEXT_NUMBERS = {
+    "nan": math.nan,
+    "-nan": math.nan,
+    "∞": math.inf,
+    "inf": math.inf,
+    "infinity": math.inf,
+    "-∞": -math.inf,
+    "-inf": -math.inf,
+    "-infinity": -math.inf,
+}
+"""Words a cell may hold for a number (OptimumK writes NaN where a channel has no value)."""
+
+
 def cell_number(value: object) -> float | None:
-    """A cell as float; NaN for blank; None if it is not a number."""
-    if value is None or (isinstance(value, str) and not value.strip()):
+    """A cell as float: blank -> NaN, NaN/Infinity words accepted, decimal commas; None
+    if it is not a number."""
+    if value is None:
         return math.nan
     if isinstance(value, bool):
         return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip()
+    if not text:
+        return math.nan
+    if text.lower() in TEXT_NUMBERS:
+        return TEXT_NUMBERS[text.lower()]
+    for candidate in (text, text.replace(",", ".")):
+        try:
+            return float(candidate)
+        except ValueError:
+            continue
+    return None
     if isinstance(value, (int, float)):
         return float(value)
     text = str(value).strip()

@@ -31,6 +31,7 @@ from suspension_sim.validation.export_table import (
     Column,
     Export,
     Table,
+    cell_number,
     cell_text,
     default_units,
     is_number,
@@ -58,17 +59,6 @@ MOTION_OF: dict[str, tuple[str, Dimension]] = {
 }
 """OptimumK's motion tag -> (our motion key, dimension)."""
 
-_TEXT_NUMBERS = {
-    "nan": math.nan,
-    "-nan": math.nan,
-    "∞": math.inf,
-    "inf": math.inf,
-    "infinity": math.inf,
-    "-∞": -math.inf,
-    "-inf": -math.inf,
-    "-infinity": -math.inf,
-}
-
 
 def find_optimumk_header(table: Table, scan: int) -> int | None:
     """The row of the first `scan` rows that is an OptimumK header row, or None."""
@@ -79,27 +69,6 @@ def find_optimumk_header(table: Table, scan: int) -> int | None:
         keys = [cell_text(x[0]) for x in table.rows[:r] if x and cell_text(x[0])]
         if looks_like_optimumk(texts, [k.rstrip(":") for k in keys]):
             return r
-    return None
-
-
-def _cell_number(value: object) -> float | None:
-    """A cell as float: blank -> NaN, NaN/Infinity words accepted; None if not a number."""
-    if value is None:
-        return math.nan
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    text = str(value).strip()
-    if not text:
-        return math.nan
-    if text.lower() in _TEXT_NUMBERS:
-        return _TEXT_NUMBERS[text.lower()]
-    for candidate in (text, text.replace(",", ".")):
-        try:
-            return float(candidate)
-        except ValueError:
-            continue
     return None
 
 
@@ -207,7 +176,7 @@ def parse_optimumk_table(path: Path, table: Table, header_row: int) -> Export:
         for k, i in enumerate(keep):
             cells = data[i]
             value = cells[c] if c < len(cells) else None
-            v = _cell_number(value)
+            v = cell_number(value)
             if v is None:
                 raise InputError(
                     f"column {h.text!r}: {value!r} is not a number",
