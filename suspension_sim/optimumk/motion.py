@@ -252,21 +252,9 @@ def ground_targets(model: KinematicModel, design: Pose) -> dict[str, Target]:
 def rack_per_steering_degree(model: KinematicModel) -> float:
     """mm of rack per steering-wheel degree, + = rack toward +Y (OptimumK's steering sign):
     the workbook's Steering ratio as given. InputError without a rack or a ratio."""
-    rack = model.car.rack
-    if rack is None:
-        raise InputError(
-            "the motion steers, but this car has no steering rack",
-            where=WHERE,
-            hint="add a Steering section, or leave Steering at 0",
-        )
-    if not rack.ratio_mm_per_deg:
-        raise InputError(
-            "Steering is in steering-wheel degrees and needs the workbook's Steering ratio "
-            "(mm of rack per degree), which is not given",
-            where=WHERE,
-            hint="fill in 'Steering ratio' in the Steering section",
-        )
-    return float(rack.ratio_mm_per_deg)
+    from suspension_sim.solve.steering import rack_ratio
+
+    return rack_ratio(model, where=WHERE)
 
 
 def _columns(

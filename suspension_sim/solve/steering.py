@@ -20,8 +20,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
 
 
-def rack_per_wheel_degree(model: KinematicModel, *, where: str = "steering") -> float:
-    """Signed mm of rack travel per degree of steering-wheel angle (+ = left turn).
+def rack_ratio(model: KinematicModel, *, where: str = "steering") -> float:
+    """The workbook's Steering ratio as given: mm of rack per steering-wheel degree.
 
     Raises InputError (naming `where`) when the car has no rack or no ratio.
     """
@@ -39,7 +39,15 @@ def rack_per_wheel_degree(model: KinematicModel, *, where: str = "steering") -> 
             where=where,
             hint="fill in 'Steering ratio' in the Steering section, or steer in rack mm",
         )
-    return abs(rack.ratio_mm_per_deg) * left_turn_rack_sign(model)
+    return float(rack.ratio_mm_per_deg)
+
+
+def rack_per_wheel_degree(model: KinematicModel, *, where: str = "steering") -> float:
+    """Signed mm of rack travel per degree of steering-wheel angle (+ = left turn).
+
+    Raises InputError (naming `where`) when the car has no rack or no ratio.
+    """
+    return abs(rack_ratio(model, where=where)) * left_turn_rack_sign(model)
 
 
 def left_turn_rack_sign(model: KinematicModel) -> float:
