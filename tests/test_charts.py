@@ -303,9 +303,9 @@ def rings(ax) -> np.ndarray:  # type: ignore[no-untyped-def]
 
 
 def test_roll_centre_chart_rings_points_from_near_parallel_lines() -> None:
-    from suspension_sim.metrics.centres import NEAR_PARALLEL_LINES_DEG
     from suspension_sim.outputs.near_parallel import MARK_LABEL
     from suspension_sim.outputs.plots import roll_centre_figure
+    from suspension_sim.tolerances import NEAR_PARALLEL_LINES_DEG
 
     table = centre_table()
     flagged = table["roll_centre_line_angle_front_deg"] < NEAR_PARALLEL_LINES_DEG

@@ -22,7 +22,6 @@ import pytest
 import suspension_sim
 from suspension_sim.cli import main
 from suspension_sim.metrics import linkage
-from suspension_sim.metrics.centres import NEAR_PARALLEL_LINES_DEG
 from suspension_sim.outputs.near_parallel import (
     MARK_LABEL,
     flag_column,
@@ -31,6 +30,7 @@ from suspension_sim.outputs.near_parallel import (
     near_parallel_notes,
 )
 from suspension_sim.sweeps import MotionSpec, SweepSpec, run_sweep
+from suspension_sim.tolerances import NEAR_PARALLEL_LINES_DEG
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "workbooks" / "fsae_car.xlsx"
 LOWERED = ("FL_LCA_F", "FL_LCA_R", "FR_LCA_F", "FR_LCA_R")
