@@ -24,6 +24,7 @@ step, and the run says so (`Validation.assumed`).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -103,6 +104,26 @@ def assumed_motions(export: Export) -> tuple[list[str], list[str]]:
     ]
 
 
+def established_steps(
+    model: KinematicModel, key: str, inputs: dict[str, np.ndarray]
+) -> np.ndarray | None:
+    """Steps at which a channel that is not established for the whole motion is
+    established (bool per step), or None when no step is: a channel not established
+    under pitch is established at the steps with no pitch, one not established for a
+    steered front upright at the steps with the steering at 0 (the definitions'
+    conditions, `suspension_sim.optimumk.registry.channel_status`)."""
+    from suspension_sim.optimumk.channels import channel_status
+
+    if channel_status(model, key)[0] != "established":
+        return None  # not established even without pitch and steer
+    ok = np.ones(len(inputs["pitch"]), dtype=bool)
+    if channel_status(model, key, pitch=True)[0] != "established":
+        ok &= inputs["pitch"] == 0
+    if channel_status(model, key, steered=True)[0] != "established":
+        ok &= inputs["steering"] == 0
+    return ok
+
+
 def validate_optimumk(
     model: KinematicModel,
     export: Export,
@@ -134,6 +155,7 @@ def validate_optimumk(
     outputs = export.outputs()
     wanted: list[Column] = []
     not_compared: list[tuple[str, str]] = []
+    step_notes: dict[str, str] = {}
     for col in outputs:
         metric = col.rule.metric
         if metric == OK_FORCE:
@@ -143,6 +165,19 @@ def validate_optimumk(
         if metric != OK_METRIC:
             continue
         status, why = channel_status(model, col.header.name, pitch=pitch, steered=steered)
+        partial = (
+            established_steps(model, col.header.name, inputs) if status != "established" else None
+        )
+        if partial is not None and partial.any() and np.isfinite(col.values[partial]).any():
+            # established at the steps without pitch (or steer): compared there only
+            kept = np.where(partial, col.values, np.nan)
+            n_out = int((~partial).sum())
+            wanted.append(dataclasses.replace(col, values=kept))
+            step_notes[col.header.text] = (
+                f"compared at the {int(partial.sum())} step(s) where it is established; "
+                f"not at the other {n_out} ({why})"
+            )
+            continue
         if status == "always blank":
             note = ALWAYS_BLANK
             if np.isfinite(col.values).any():
@@ -168,6 +203,8 @@ def validate_optimumk(
             col, key, np.asarray(values, dtype=float), col.values, tolerance_of(col, tol)
         )
         res.notes = diagnose(res)
+        if col.header.text in step_notes:
+            res.notes.insert(0, step_notes[col.header.text])
         results.append(res)
     warnings = list(motion.notes)
     if force_case is not None:
