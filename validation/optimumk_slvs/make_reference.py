@@ -18,7 +18,12 @@ roll centres of step 0, (3) rotated by the pitch increment about the
 world-fixed line through the left and right pitch centres of step 0; the rack
 is at Motion [Steering] x Steering Ratio / 360 (+ = toward +Y); every tyre's
 lowest point stays at its own design height (the contact patches sit at the
-Wheels block's Vertical Offset, 4.73 mm front, 4.27 mm rear).
+Wheels block's Vertical Offset, 4.73 mm front, 4.27 mm rear; OptimumK holds its own
+contact patch there instead, which this reference's Contact Patch Z shows drifting by
+at most 2.4e-5 mm: validation/README.md).
+
+Channels are in world axes, except the tie-rod top- and front-view angles, which are
+taken in the chassis frame (the step's chassis placement), as the definitions give them.
 
 Rates are central finite differences of slvs solves (each solve polished to
 ~1e-12 mm): heave, roll (about the step's own roll axis), pitch (about the
@@ -650,7 +655,9 @@ def measure(
         u_rod = _unit(P["ROCK_RodPnt"] - P["NSMA_PPAttPnt"])
         put(f"Rocker/CoilOver Angle {tag} (deg)", math.degrees(math.asin(abs(float(nrm @ u_coil)))))
         put(f"Rocker/PRod Angle {tag} (deg)", math.degrees(math.asin(abs(float(nrm @ u_rod)))))
-        u_tie = _unit(P["UPRI_TiePnt"] - P["CHAS_TiePnt"])
+        # in the chassis frame (the definitions: exact under roll there, 7e-6 deg; in world
+        # axes ~2 deg off at 2 deg of roll); not established under pitch in either frame
+        u_tie = _unit(place.R.T @ (P["UPRI_TiePnt"] - P["CHAS_TiePnt"]))
         put(f"Tie Rod Top View Angle {tag} (deg)", math.degrees(math.asin(abs(u_tie[0]))))
         put(f"Tie Rod Front View Angle {tag} (deg)", math.degrees(math.asin(abs(u_tie[2]))))
         fv = cen.fv[c]
