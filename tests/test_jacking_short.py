@@ -1,5 +1,5 @@
-"""The jacking force from the multipliers' solve (`statics._jacking_work`: a dampers x
-wheels system) against the full jacking solve (`statics._jacking`: the motion that lifts
+"""The jacking force from the multipliers' solve (`jacking.jacking_work`: a dampers x
+wheels system) against the full jacking solve (`jacking.full_jacking`: the motion that lifts
 each contact patch, from [J; patch heights]), and the compiled rank-one block path
 (`blocks_kernel._rank_one_short`) against the pseudo-inverse."""
 
@@ -38,16 +38,16 @@ def test_short_jacking_equals_the_full_solve(name: str, monkeypatch: pytest.Monk
     monkeypatch.setattr(blocks, "use_compiled", lambda poses=0: False)
     poses, cases = _poses(name)
     full_calls: list[int] = []
-    full = statics._jacking
+    full = statics.full_jacking
 
     def spy(*args: object, **kwargs: object) -> np.ndarray:
         full_calls.append(1)
         return full(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(statics, "_jacking", spy)
+    monkeypatch.setattr(statics, "full_jacking", spy)
     short = statics.statics(poses, cases)  # type: ignore[arg-type]
     assert not full_calls  # the short path was taken: one damper per wheel, determinate
-    monkeypatch.setattr(statics, "_jacking_setup", lambda *a, **k: None)
+    monkeypatch.setattr(statics, "jacking_setup", lambda *a, **k: None)
     reference = statics.statics(poses, cases)  # type: ignore[arg-type]
     assert full_calls
     size = np.abs(reference.applied_force).max()
@@ -62,13 +62,13 @@ def test_other_cars_take_the_full_jacking_solve(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(blocks, "use_compiled", lambda poses=0: False)
     poses, cases = _poses("solid_axle_rear", 2)
     calls: list[int] = []
-    full = statics._jacking
+    full = statics.full_jacking
 
     def spy(*args: object, **kwargs: object) -> np.ndarray:
         calls.append(1)
         return full(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(statics, "_jacking", spy)
+    monkeypatch.setattr(statics, "full_jacking", spy)
     statics.statics(poses, cases)  # type: ignore[arg-type]
     assert calls
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import suspension_sim
-from suspension_sim.loads import LoadCase, WheelLoad, blocks, statics, sweep_loads
+from suspension_sim.loads import LoadCase, WheelLoad, blocks, positions, statics, sweep_loads
 from suspension_sim.loads.blocks import BatchCOO
 from suspension_sim.model import KinematicModel
 
@@ -41,16 +41,16 @@ def _states(model: KinematicModel, n: int) -> np.ndarray:
 
 
 def test_positions_are_the_models(arb_model: KinematicModel, kernel: object) -> None:
-    """Both paths of `_positions` give `KinematicModel.instance_positions` (numpy: the same
+    """Both paths of `positions` give `KinematicModel.instance_positions` (numpy: the same
     operations, bit for bit; compiled: the same arithmetic, to rounding)."""
     q = _states(arb_model, 3)
     P_ref, dP_ref = arb_model.instance_positions(q, derivatives=True)
     assert dP_ref is not None
     P_ref, dP_ref = np.moveaxis(P_ref, -1, 0), np.moveaxis(dP_ref, -1, 0)
     local = arb_model.local_transforms(q)
-    P, dP = statics._positions_numpy(arb_model, local)
+    P, dP = positions.positions_numpy(arb_model, local)
     assert np.array_equal(P, P_ref) and np.array_equal(dP, dP_ref)
-    P, dP = statics._positions(arb_model, local, kernel)  # type: ignore[arg-type]
+    P, dP = positions.positions(arb_model, local, kernel)  # type: ignore[arg-type]
     assert np.allclose(P, P_ref, rtol=0.0, atol=1e-12 * np.abs(P_ref).max())
     assert np.allclose(dP, dP_ref, rtol=0.0, atol=1e-12 * np.abs(dP_ref).max())
 
@@ -60,7 +60,7 @@ def test_part_transforms_of_some_parts(arb_model: KinematicModel) -> None:
     G_ref, dG_ref = arb_model.part_transforms(q, derivatives=True)
     assert dG_ref is not None
     parts = np.array([len(arb_model.parts) - 1, 0, 3], dtype=int)
-    G, dG = statics._part_transforms(arb_model, arb_model.local_transforms(q), parts)
+    G, dG = positions.part_transforms(arb_model, arb_model.local_transforms(q), parts)
     assert np.array_equal(G, G_ref[parts]) and np.array_equal(dG, dG_ref[parts])
 
 

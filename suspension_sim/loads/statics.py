@@ -22,272 +22,112 @@ labelled, never presented as exact.
 
 Everything is vectorised over poses (B) and cases (C). Units: mm, N, N mm
 inside; tables in N and the world frame.
+
+This module assembles and solves the equilibrium; the rest is beside it:
+`suspension_sim.loads.layout` (what does not change with the pose),
+`suspension_sim.loads.positions` (positions, transforms, the Jacobian at B
+poses), `suspension_sim.loads.applied` (the cases' loads per wheel),
+`suspension_sim.loads.internal` (third springs and bars) and
+`suspension_sim.loads.jacking`. Their public names used elsewhere are
+re-exported here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from suspension_sim.description import CHASSIS, wheel_layout
 from suspension_sim.errors import InputError, ModelError
-from suspension_sim.loads.blocks import (
-    BatchCOO,
-    BlockPattern,
-    Method,
-    block_lstsq,
-    block_pattern,
-    compiled_kernel,
-)
+from suspension_sim.loads.applied import design_contact_points, wheel_loads, wheel_moments
+from suspension_sim.loads.blocks import BatchCOO, Method, block_lstsq, compiled_kernel
 from suspension_sim.loads.cases import LoadCase
-from suspension_sim.loads.elements import (
-    T_BAR,
-    U_BAR,
-    Elements,
-    elements_of,
-    spring_end_forces,
-    u_bar_moments,
+from suspension_sim.loads.elements import Elements, elements_of
+from suspension_sim.loads.internal import ElementLoads, internal_loads
+from suspension_sim.loads.jacking import full_jacking, jacking_setup, jacking_work
+from suspension_sim.loads.layout import LoadLayout, load_layout
+from suspension_sim.loads.positions import (
+    jacobian_columns,
+    occurrence_layers,
+    part_transforms,
+    positions,
+    scatter_add,
+    sparse_jacobian,
 )
-from suspension_sim.loads.elements import deflections as element_deflections
-from suspension_sim.loads.elements import forces as element_forces
-from suspension_sim.loads.elements import gradients as element_gradients
 from suspension_sim.metrics import wheel as wheel_geometry
 from suspension_sim.metrics.geometry import wheel_set
 from suspension_sim.metrics.vectors import Z_UP
-from suspension_sim.names import did_you_mean
 from suspension_sim.solve.problem import blas_controller
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
     from suspension_sim.solve.pose import Pose
 
+__all__ = [
+    "APPLIED",
+    "AXIAL_SPLIT",
+    "BASIS_ORDER",
+    "EXACT",
+    "LEGS",
+    "LEGS_BENDING",
+    "MIN_NORM",
+    "LoadLayout",
+    "Statics",
+    "design_contact_points",
+    "load_layout",
+    "occurrence_layers",
+    "scatter_add",
+    "statics",
+    "wheel_loads",
+    "wheel_moments",
+]
+
+
 NULL_TOL = 1e-7
 """A force with a null-space component above this (relative) is not determined by statics."""
+
+
 UNBALANCED_TOL = 1e-6
 """Relative equilibrium residual above which a load case cannot be held by the mechanism."""
+
+
 LEG_FLOOR_N = 1e-6
 """Sideways force (N) on a wishbone leg below which it counts as a two-force member
 whatever its load (round-off of an unloaded arm)."""
+
+
 MOMENT_SCALE = 1e-3
 """Moment rows of the body equations in N m instead of N mm (conditioning only)."""
 
+
 EXACT = "exact"
+
+
 LEGS = "two-force legs"
+
+
 LEGS_BENDING = "legs, arm in bending (least squares)"
+
+
 AXIAL_SPLIT = "axial split assumed equal"
+
+
 MIN_NORM = "minimum-norm (statically indeterminate)"
+
+
 APPLIED = "applied"
+
+
 BASIS_ORDER: tuple[str, ...] = (EXACT, APPLIED, LEGS, AXIAL_SPLIT, LEGS_BENDING, MIN_NORM)
 """Labels of how a force was found, from fully determined to least determined."""
+
+
 _LABELS = np.array(BASIS_ORDER, dtype=object)
+
+
 _CODE = {label: i for i, label in enumerate(BASIS_ORDER)}
-
-
-@dataclass(frozen=True)
-class LoadLayout:
-    """What the statics of one model needs and does not change with the pose."""
-
-    x: np.ndarray  # unknown parameter indices
-    u: np.ndarray  # input parameter indices (strokes, then rack)
-    inputs: tuple[str, ...]  # damper bodies, then "rack"
-    act: np.ndarray  # active pair indices (Jacobian rows / 3)
-    struct: np.ndarray  # pairs that hold by construction
-    bodies: tuple[str, ...]  # bodies with equilibrium equations (not the chassis or rack)
-    inst_body: np.ndarray  # per copy: index into bodies, -1 = chassis or rack
-    incidence: np.ndarray  # (n_bodies, n_inst) 0/1
-    rack_inst: np.ndarray  # copies on the rack body
-    wheels: tuple[str, ...]
-    wheel_body: np.ndarray  # index into bodies of each wheel's carrier
-    wheel_part: np.ndarray
-    brake_inboard: np.ndarray  # bool per wheel
-    drive_inboard: np.ndarray
-    two_force: dict[int, tuple[int, int]]  # body -> its two joined copies
-    arms: np.ndarray  # (n_arms, 5): body, pivot pairs A and B, their copies on the arm
-    arm_outer: np.ndarray  # (n_arms,) outer copy (on the arm)
-    body_ref: np.ndarray  # a reference copy of each body (moments about it)
-    act_incidence: np.ndarray  # (n_inst, n_act): +1 on copy b, -1 on copy a of each pair
-    side_inst: np.ndarray  # copies on a body at each end of the construction pairs
-    side_sign: np.ndarray  # +1 copy b, -1 copy a
-    side_flat: np.ndarray  # their 18 places each in the flat (6 n_b, 3 n_s) matrix
-    lambda_blocks: BlockPattern  # of J_x^T (unknowns x residual rows)
-    struct_blocks: BlockPattern  # of the body equations (6 per body x 3 per pair)
-    jacking_blocks: BlockPattern  # of [J; contact-patch heights] (rows x jacking_params)
-    jacking_params: np.ndarray  # every parameter but the rack's (held in jacking)
-
-
-def load_layout(model: KinematicModel) -> LoadLayout:
-    """The model's `LoadLayout`, built once and kept in ``model.derived``."""
-    return model.derived.get(("loads", "layout"), lambda: _build_layout(model))
-
-
-def _build_layout(model: KinematicModel) -> LoadLayout:
-    car = model.car
-    u = model.input_params()
-    x = np.setdiff1d(np.arange(model.n_params), u)
-    inputs = list(model.damper_names)
-    if model.topology.rack_param is not None:
-        inputs.append("rack")
-    act = np.asarray(model.active_pairs, dtype=int)
-    struct = np.setdiff1d(np.arange(len(model.pair_a)), act)
-    rack = car.rack.body if car.rack else None
-    bodies = tuple(b.name for b in car.bodies if b.name not in (CHASSIS, rack))
-    index = {b: i for i, b in enumerate(bodies)}
-    inst_body = np.array([index.get(b, -1) for b in model.inst_body], dtype=int)
-    n_inst = len(model.inst_body)
-    incidence = np.zeros((len(bodies), n_inst))
-    on = inst_body >= 0
-    incidence[inst_body[on], np.flatnonzero(on)] = 1.0
-    rack_inst = np.array([i for i, b in enumerate(model.inst_body) if b == rack], dtype=int)
-
-    st = wheel_set(model)
-    layout = wheel_layout(car)
-    opts = car.options
-    rear = np.array([a == "rear" for a in layout.axle], dtype=bool)
-    brake_inboard = np.where(rear, opts.rear_brakes_inboard, opts.front_brakes_inboard)
-    drive_inboard = np.full(len(st.names), bool(opts.drive_inboard))
-
-    # Joined copies of each body (a copy in some pair).
-    joined = np.zeros(n_inst, dtype=bool)
-    joined[model.pair_a] = joined[model.pair_b] = True
-    copies: dict[int, list[int]] = {}
-    for i in np.flatnonzero(joined & on):
-        copies.setdefault(int(inst_body[i]), []).append(int(i))
-    kinds = {j.body: j.kind for j in model.topology.joints}
-    two_force: dict[int, tuple[int, int]] = {}
-    for b, idx in copies.items():
-        kind = kinds.get(bodies[b])
-        if len(idx) == 2 and kind in ("link5", "universal", "damper"):
-            two_force[b] = (idx[0], idx[1])
-    # Wishbones: revolute bodies with two pivots that hold a point of a wheel carrier.
-    carriers = {w.body for w in car.wheels}
-    carrier_points = {p for b in car.bodies if b.name in carriers for p in b.points}
-    arms: list[list[int]] = []
-    outer: list[int] = []
-    struct_of: dict[int, list[int]] = {}
-    for s in struct:
-        b = int(inst_body[model.pair_b[s]])
-        if b >= 0:
-            struct_of.setdefault(b, []).append(int(s))
-    for b, pairs in struct_of.items():
-        if kinds.get(bodies[b]) != "revolute" or len(pairs) != 2:
-            continue
-        pivots = {model.pair_b[s] for s in pairs}
-        others = [i for i in copies.get(b, []) if i not in pivots]
-        ball = [i for i in others if model.inst_point[i] in carrier_points]
-        if len(ball) != 1:
-            continue
-        arms.append([b, pairs[0], pairs[1], model.pair_b[pairs[0]], model.pair_b[pairs[1]]])
-        outer.append(ball[0])
-    return LoadLayout(
-        x=x,
-        u=u,
-        inputs=tuple(inputs),
-        act=act,
-        struct=struct,
-        bodies=bodies,
-        inst_body=inst_body,
-        incidence=incidence,
-        rack_inst=rack_inst,
-        wheels=st.names,
-        wheel_body=np.array([index[w.body] for w in car.wheels], dtype=int),
-        wheel_part=st.part,
-        brake_inboard=np.asarray(brake_inboard, dtype=bool),
-        drive_inboard=drive_inboard,
-        two_force=two_force,
-        arms=np.array(arms, dtype=int).reshape(-1, 5),
-        arm_outer=np.array(outer, dtype=int),
-        **_equations(model, act, struct, inst_body, len(bodies)),
-        **_patterns(model, x, struct, inst_body, len(bodies), st.part),
-    )
-
-
-def _equations(
-    model: KinematicModel,
-    act: np.ndarray,
-    struct: np.ndarray,
-    inst_body: np.ndarray,
-    n_bodies: int,
-) -> dict[str, Any]:
-    """Fixed index arrays of the body equations (see `_structural`)."""
-    n_inst = len(inst_body)
-    body_ref = np.zeros(n_bodies, dtype=int)
-    for b in range(n_bodies):
-        on = np.flatnonzero(inst_body == b)
-        body_ref[b] = on[0] if len(on) else 0
-    act_incidence = np.zeros((n_inst, len(act)))
-    act_incidence[model.pair_b[act], np.arange(len(act))] += 1.0
-    act_incidence[model.pair_a[act], np.arange(len(act))] -= 1.0
-    act_incidence[inst_body < 0] = 0.0  # the chassis and the rack have no equations
-    side_inst: list[int] = []
-    side_sign: list[float] = []
-    flat: list[np.ndarray] = []
-    width = 3 * len(struct)
-    for k, pair in enumerate(struct):
-        for inst, sign in ((model.pair_b[pair], 1.0), (model.pair_a[pair], -1.0)):
-            b = int(inst_body[inst])
-            if b < 0:
-                continue
-            rr, cc = np.meshgrid(6 * b + np.arange(6), 3 * k + np.arange(3), indexing="ij")
-            side_inst.append(int(inst))
-            side_sign.append(sign)
-            flat.append((rr * width + cc).ravel())
-    return {
-        "body_ref": body_ref,
-        "act_incidence": act_incidence,
-        "side_inst": np.array(side_inst, dtype=int),
-        "side_sign": np.array(side_sign, dtype=float),
-        "side_flat": np.concatenate(flat) if flat else np.zeros(0, dtype=int),
-    }
-
-
-def _patterns(
-    model: KinematicModel,
-    x: np.ndarray,
-    struct: np.ndarray,
-    inst_body: np.ndarray,
-    n_bodies: int,
-    wheel_part: np.ndarray,
-) -> dict[str, Any]:
-    """Block structure of the three linear systems, from the sparsity alone."""
-    jl = model.layout(np.arange(model.n_params))
-    m, n = jl.shape
-    col_of = np.full(n, -1)
-    col_of[x] = np.arange(len(x))
-    on_x = col_of[jl.indices] >= 0
-    lam = block_pattern(col_of[jl.indices][on_x], jl.rows[on_x], len(x), m)
-    r_list: list[np.ndarray] = [np.zeros(0, dtype=int)]
-    c_list: list[np.ndarray] = [np.zeros(0, dtype=int)]
-    for k, pair in enumerate(struct):
-        for inst in (model.pair_a[pair], model.pair_b[pair]):
-            b = int(inst_body[inst])
-            if b >= 0:  # six equations of body b meet the three force components of pair k
-                rr, cc = np.meshgrid(6 * b + np.arange(6), 3 * k + np.arange(3), indexing="ij")
-                r_list.append(rr.ravel())
-                c_list.append(cc.ravel())
-    r_idx, c_idx = np.concatenate(r_list), np.concatenate(c_list)
-    structural = block_pattern(r_idx, c_idx, 6 * n_bodies, 3 * len(struct))
-    keep = np.setdiff1d(
-        np.arange(n), [model.topology.rack_param] if model.topology.rack_param is not None else []
-    )
-    new_col = np.full(n, -1)
-    new_col[keep] = np.arange(len(keep))
-    kept = new_col[jl.indices] >= 0
-    jr, jc = [jl.rows[kept]], [new_col[jl.indices][kept]]
-    for w, part in enumerate(wheel_part):
-        params = np.array(model.parts[part].params, dtype=int)
-        params = params[new_col[params] >= 0]
-        jr.append(np.full(len(params), m + w))
-        jc.append(new_col[params])
-    jacking = block_pattern(np.concatenate(jr), np.concatenate(jc), m + len(wheel_part), len(keep))
-    return {
-        "lambda_blocks": lam,
-        "struct_blocks": structural,
-        "jacking_blocks": jacking,
-        "jacking_params": keep,
-    }
 
 
 @dataclass(frozen=True)
@@ -322,58 +162,6 @@ class Statics:
     bar_reaction: np.ndarray | None = None  # (B, n_b, 3, C) N mm: a T-bar's moment on the chassis
     pair_basis_code: np.ndarray | None = None  # (B, n_pairs) pair_basis as indices into BASIS_ORDER
     inst_force: np.ndarray | None = None  # (B, n_inst, 3, C) on each copy from its pairs, chassis
-
-
-def wheel_loads(
-    model: KinematicModel, cases: list[LoadCase]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per wheel and case: force (n_w, 3, C) N, axes flag (n_w, C) True = wheel axes,
-    brake and drive torques (n_w, C) N m. InputError for an unknown wheel."""
-    names = [w.name for w in model.car.wheels]
-    n_w, n_c = len(names), len(cases)
-    force = np.zeros((n_w, 3, n_c))
-    wheel_axes = np.zeros((n_w, n_c), dtype=bool)
-    brake = np.zeros((n_w, n_c))
-    drive = np.zeros((n_w, n_c))
-    for c, case in enumerate(cases):
-        for name, load in case.wheels.items():
-            if name not in names:
-                raise InputError(
-                    f"load case {case.name!r}: no wheel {name!r} in this car."
-                    + did_you_mean(name, names),
-                    where=case.where,
-                    hint=f"the car's wheels are {', '.join(names) or '(none)'}",
-                )
-            i = names.index(name)
-            force[i, :, c] = load.force
-            wheel_axes[i, c] = load.axes == "wheel"
-            brake[i, c] = load.brake_torque
-            drive[i, c] = load.drive_torque
-    return force, wheel_axes, brake, drive
-
-
-def wheel_moments(model: KinematicModel, cases: list[LoadCase]) -> tuple[np.ndarray, np.ndarray]:
-    """Per wheel and case: the contact-patch moment (n_w, 3, C) N m in the case's axes
-    and whether the force acts on the line through the design contact point (n_w, C)
-    (`WheelLoad.application`). Wheels are known to exist (`wheel_loads` checks)."""
-    names = [w.name for w in model.car.wheels]
-    moment = np.zeros((len(names), 3, len(cases)))
-    design = np.zeros((len(names), len(cases)), dtype=bool)
-    for c, case in enumerate(cases):
-        for name, load in case.wheels.items():
-            i = names.index(name)
-            moment[i, :, c] = load.moment
-            design[i, c] = load.application == "design"
-    return moment, design
-
-
-def design_contact_points(model: KinematicModel) -> np.ndarray:
-    """Where a force with application "design" acts: OptimumK's contact patch of the
-    design pose (every input and the chassis state 0), ``C + r unit(s x X)`` taken
-    downward, world = chassis frame, (n_w, 3) mm. On a cambered and toed wheel it lies
-    about ``r tan(camber) tan(toe)`` along X from the lowest point of the tyre circle
-    (0.04 mm at 0.96 deg and 0.5 deg), which is a few N in the tie rods at kN loads."""
-    return wheel_set(model).patch0
 
 
 def statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None = None) -> Statics:
@@ -414,9 +202,9 @@ def _statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None
     kernel = compiled_kernel(B)
     method: Method = "compiled" if kernel is not None else "numpy"
     local = model.local_transforms(q)  # shared by the copies and the wheel carriers
-    P, dP = _positions(model, local, kernel)  # (B, n_inst, 3), (B, n_inst, kmax, 3)
-    J = _sparse_jacobian(model, dP)  # (B, m, n_params) as its nonzeros
-    JxT, JuT = _columns(J, lay.x).T, _columns(J, lay.u).T
+    P, dP = positions(model, local, kernel)  # (B, n_inst, 3), (B, n_inst, kmax, 3)
+    J = sparse_jacobian(model, dP)  # (B, m, n_params) as its nonzeros
+    JxT, JuT = jacobian_columns(J, lay.x).T, jacobian_columns(J, lay.u).T
 
     # -- applied loads: contact-patch forces and torques about the spin axis ---------
     force, wheel_axes, brake, drive = wheel_loads(model, cases)
@@ -453,7 +241,7 @@ def _statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None
         M_c = M_c + np.where(design[None, :, None, :], shifted, 0.0)
 
     part = lay.wheel_part
-    Gw, dGw = _part_transforms(model, local, part)
+    Gw, dGw = part_transforms(model, local, part)
     Gw = np.moveaxis(Gw, -1, 0)  # (B, n_w, 3, 4)
     dGw = np.moveaxis(dGw, -1, 0)  # (B, n_w, kmax, 3, 4)
     Rg, tg = Gw[..., :3], Gw[..., 3]
@@ -473,13 +261,13 @@ def _statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None
 
     # -- force elements: known internal loads, the same in every case ----------------------
     el = elements if elements is not None else elements_of(model)
-    known = _element_loads(model, lay, el, q, P, dP, C)
+    known = internal_loads(model, lay, el, q, P, dP, C)
     if known is not None:
         Q = Q + known.Q[..., None]
 
     # -- multipliers: J_x^T lambda = -Q_x (min-norm; null space = redundant joints) ----
-    # The same solve also takes the jacking's right-hand sides (`_jacking_setup`).
-    jack_setup = _jacking_setup(model, lay, dcp, slots, R, Q_tyre[:, lay.x], known is not None)
+    # The same solve also takes the jacking's right-hand sides (`jacking_setup`).
+    jack_setup = jacking_setup(model, lay, dcp, slots, R, Q_tyre[:, lay.x], known is not None)
     rhs = -Q[:, lay.x]
     if jack_setup is not None:
         rhs = np.concatenate([rhs, jack_setup[0]], axis=2)
@@ -542,9 +330,9 @@ def _statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None
 
     jacking = None
     if jack_setup is not None and JxT.n_rows == JxT.n_cols and determinate.all():
-        jacking = _jacking_work(lay, JuT, jack_setup[1], sol.x[..., C:], Q_tyre, lam, F_w, known)
+        jacking = jacking_work(lay, JuT, jack_setup[1], sol.x[..., C:], Q_tyre, lam, F_w, known)
     if jacking is None:
-        jacking = _jacking(model, lay, J, dcp, slots, Q_tyre, F_w, R, method)
+        jacking = full_jacking(model, lay, J, dcp, slots, Q_tyre, F_w, R, method)
     if known is not None:
         rack_mount = rack_mount + known.inst_force[:, lay.rack_inst].sum(axis=1)[..., None]
     return Statics(
@@ -570,186 +358,6 @@ def _statics(poses: list[Pose], cases: list[LoadCase], elements: Elements | None
         pair_basis_code=codes,
         inst_force=inst_force,
     )
-
-
-@dataclass(frozen=True)
-class ElementLoads:
-    """The loads of the force elements at B poses (chassis frame, N and N mm).
-
-    Q (B, n_params): generalised force ``-sum_e F_e de/dq``; inst_force (B, n_inst,
-    3): the third springs' forces on their end copies; body_moment (B, n_bodies, 3):
-    the U-bars' moments on their arms; levers: (body, centre copy) of each T-bar.
-    """
-
-    deflection: np.ndarray
-    force: np.ndarray
-    Q: np.ndarray
-    end_force: np.ndarray
-    inst_force: np.ndarray
-    body_moment: np.ndarray
-    levers: tuple[tuple[int, int], ...]
-    bar_column: np.ndarray  # which bar (index into the bars) each lever is
-
-
-def _element_loads(
-    model: KinematicModel,
-    lay: LoadLayout,
-    el: Elements,
-    q: np.ndarray,
-    P: np.ndarray,
-    dP: np.ndarray,
-    C: int,
-) -> ElementLoads | None:
-    """The elements' deflections, forces and loads at every pose (None: no elements)."""
-    if not el.n:
-        return None
-    B = P.shape[0]
-    e = element_deflections(el, q, P)
-    F = element_forces(el, e)
-    G = element_gradients(model, el, P, dP)
-    Qe = -np.einsum("be,bep->bp", F, G)
-    ends = spring_end_forces(el, P, F)  # (B, n_s, 2, 3)
-    inst_force = np.zeros((B, len(model.inst_body), 3))
-    scatter_add(inst_force, el.ends.reshape(-1), ends.reshape(B, -1, 3))
-    index = {b: i for i, b in enumerate(lay.bodies)}
-    body_moment = np.zeros((B, len(lay.bodies), 3))
-    moments = u_bar_moments(el, F)  # (B, n_b, 2, 3)
-    levers: list[tuple[int, int]] = []
-    column: list[int] = []
-    for k, (kind, arms) in enumerate(zip(el.kinds[el.n_springs :], el.arms, strict=True)):
-        if kind == U_BAR:
-            for side, arm in enumerate(arms):
-                body_moment[:, index[arm]] += moments[:, k, side]
-        elif kind == T_BAR:
-            levers.append((index[arms[0]], int(el.centre[k])))
-            column.append(k)
-    return ElementLoads(
-        deflection=e,
-        force=F,
-        Q=Qe,
-        end_force=ends,
-        inst_force=inst_force,
-        body_moment=body_moment,
-        levers=tuple(levers),
-        bar_column=np.array(column, dtype=int),
-    )
-
-
-def scatter_add(out: np.ndarray, index: np.ndarray, values: np.ndarray, axis: int = 1) -> None:
-    """out[..., index[k], ...] += values[..., k, ...] along `axis`, repeats summed (in place).
-
-    The same sums in the same order as ``np.add.at`` (bit for bit): the entries are
-    split into layers by occurrence (the first of each index, then the second, ...),
-    each layer one buffered fancy add with no repeats. np.add.at costs ~1 us per
-    element; this costs one fancy add per layer (repeats are few here)."""
-    o = np.moveaxis(out, axis, 0)
-    v = np.moveaxis(values, axis, 0)
-    for pos, idx in occurrence_layers(np.asarray(index).reshape(-1), o.shape[0]):
-        o[idx] += v[pos]
-
-
-_LAYER_CACHE: dict[tuple[bytes, int], tuple[tuple[np.ndarray, np.ndarray], ...]] = {}
-
-
-def occurrence_layers(index: np.ndarray, size: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """(positions, indices) per occurrence layer of `index` (cached: the indices are fixed
-    per model)."""
-    key = (index.tobytes(), size)
-    found = _LAYER_CACHE.get(key)
-    if found is not None:
-        return found
-    idx = np.where(index < 0, index + size, index).astype(np.int64)
-    order = np.argsort(idx, kind="stable")
-    sorted_idx = idx[order]
-    start = np.r_[True, sorted_idx[1:] != sorted_idx[:-1]] if len(idx) else np.zeros(0, bool)
-    first = np.maximum.accumulate(np.where(start, np.arange(len(idx)), 0)) if len(idx) else start
-    occurrence = np.empty(len(idx), dtype=np.int64)
-    occurrence[order] = np.arange(len(idx)) - first
-    layers = []
-    for j in range(int(occurrence.max(initial=-1)) + 1):
-        pos = np.flatnonzero(occurrence == j)
-        layers.append((pos, idx[pos]))
-    if len(_LAYER_CACHE) > 256:
-        _LAYER_CACHE.clear()
-    _LAYER_CACHE[key] = tuple(layers)
-    return _LAYER_CACHE[key]
-
-
-def _positions(
-    model: KinematicModel, local: np.ndarray, kernel: ModuleType | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """`KinematicModel.instance_positions` with derivatives (the same operations, so the
-    same numbers) from the local transforms `model.local_transforms(q)` computed once for
-    the copies and the wheel carriers: P (B, n_inst, 3), dP (B, n_inst, kmax, 3). By
-    `kernel` (`suspension_sim.loads.blocks_kernel.positions`) when given."""
-    if kernel is not None and local.shape[-1]:
-        B, n = local.shape[-1], len(model.inst_part)
-        P = np.empty((B, n, 3))
-        dP = np.empty((B, n, model.kmax, 3))
-        kernel.positions(
-            np.ascontiguousarray(local, dtype=float),
-            np.ascontiguousarray(model.inst_part, dtype=np.int64),
-            np.ascontiguousarray(model.inst_local, dtype=float),
-            np.ascontiguousarray(model.inst_rot, dtype=float),
-            np.ascontiguousarray(model.inst_origin, dtype=float),
-            P,
-            dP,
-        )
-        return P, dP
-    return _positions_numpy(model, local)
-
-
-def _positions_numpy(model: KinematicModel, local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`_positions` by numpy (the reference: `KinematicModel.instance_positions`' einsums)."""
-    loc = local[model.inst_part]
-    Y = np.einsum("nkijb,nj->nkib", loc[:, :, :, :3], model.inst_local)
-    Y[:, 0] += loc[:, 0, :, 3]
-    Y[:, 1:] += loc[:, 1:, :, 3]
-    W = np.einsum("nij,nkjb->nkib", model.inst_rot, Y)
-    P = W[:, 0] + model.inst_origin[:, :, None]
-    return np.moveaxis(P, -1, 0), np.moveaxis(W[:, 1:], -1, 0)
-
-
-def _part_transforms(
-    model: KinematicModel, local: np.ndarray, parts: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """`KinematicModel.part_transforms` with derivatives for the parts `parts` only (the
-    same operations per part, so the same numbers; tests/test_loads_fast.py checks):
-    G (n, 3, 4, B), dG (n, kmax, 3, 4, B)."""
-    n, kmax = len(parts), model.kmax
-    loc = local[parts]
-    G = _conjugate(model.frame[parts], loc[:, 0], model.frame_inv[parts], homogeneous=True)
-    rep = np.repeat(parts, kmax)
-    d = loc[:, 1:].reshape(n * kmax, 3, 4, loc.shape[-1])
-    dG = _conjugate(model.frame[rep], d, model.frame_inv[rep], homogeneous=False)
-    return G, dG.reshape(n, kmax, 3, 4, loc.shape[-1])
-
-
-def _conjugate(F: np.ndarray, T: np.ndarray, Finv: np.ndarray, homogeneous: bool) -> np.ndarray:
-    """F @ [T; 0 0 0 h] @ Finv for stacks F, Finv (n, 4, 4), T (n, 3, 4, B) -> (n, 3, 4, B),
-    h = 1 for a transform, 0 for a derivative (the model's own arithmetic, matmul)."""
-    n, _, _, B = T.shape
-    FT = np.matmul(F[:, :3, :3], T.reshape(n, 3, 4 * B)).reshape(n, 3, 4, B)
-    if homogeneous:
-        FT[:, :, 3] += F[:, :3, 3, None]
-    out = np.matmul(FT.transpose(0, 1, 3, 2), Finv[:, None, :, :])  # (n, 3, B, 4)
-    return out.transpose(0, 1, 3, 2)
-
-
-def _sparse_jacobian(model: KinematicModel, dP: np.ndarray) -> BatchCOO:
-    """d residual (active pairs) / d every parameter (B, m, n_params), as its nonzeros:
-    the dense matrix is ~90 % zeros and only its blocks are ever read."""
-    lay = model.layout(np.arange(model.n_params))
-    data = lay.sign[None, :] * dP[:, lay.inst, lay.slot, lay.axis]  # (B, nnz)
-    return BatchCOO(data, lay.rows, lay.indices, lay.shape[0], lay.shape[1])
-
-
-def _columns(J: BatchCOO, cols: np.ndarray) -> BatchCOO:
-    """The columns `cols` of J, renumbered 0..len(cols)-1 in that order."""
-    new = np.full(J.n_cols, -1)
-    new[cols] = np.arange(len(cols))
-    on = new[J.cols] >= 0
-    return BatchCOO(J.values[:, on], J.rows[on], new[J.cols[on]], J.n_rows, len(cols))
 
 
 def _instance_forces(
@@ -969,117 +577,3 @@ def _wishbone_legs(
 
 def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.linalg.norm(v, axis=-1, keepdims=True)
-
-
-JACKING_COND = 1e8
-"""The dampers x wheels system of `_jacking_work` is solved only below this condition
-number (else the full jacking solve, `_jacking`, which also finds wheels it cannot lift)."""
-
-
-def _jacking_setup(
-    model: KinematicModel,
-    lay: LoadLayout,
-    dcp: np.ndarray,
-    slots: np.ndarray,
-    R: np.ndarray,
-    Qt_x: np.ndarray,
-    elements: bool,
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Right-hand sides the multipliers' solve also takes for the jacking (`_jacking_work`),
-    or None when the short path does not apply (the dampers are not one per wheel):
-    [-Q_x of the tyres alone (with force elements only), V_x^T] (B, n_x, ...) and V_d (B,
-    n_w, n_d), with V (B, n_w, n_params) the contact patches' heights per parameter."""
-    n_w, n_d = dcp.shape[1], len(model.damper_names)
-    if n_w == 0 or n_d != n_w or len(lay.x) != len(model.active_pairs) * 3:
-        return None
-    B = dcp.shape[0]
-    up = R[:, 2, :]  # world +Z in chassis axes, (B, 3)
-    vert = np.einsum("bwki,bi->bwk", dcp, up)  # (B, n_w, kmax)
-    w_of, k_of = np.nonzero(slots >= 0)
-    V = np.zeros((B, n_w, model.n_params))
-    V[:, w_of, slots[w_of, k_of]] = vert[:, w_of, k_of]  # a wheel's parameters are distinct
-    if model.topology.rack_param is not None:
-        V[:, :, model.topology.rack_param] = 0.0  # the rack is held (not a jacking parameter)
-    extra = np.swapaxes(V[:, :, lay.x], 1, 2)  # (B, n_x, n_w)
-    if elements:
-        extra = np.concatenate([-Qt_x, extra], axis=2)
-    return extra, V[:, :, lay.u[:n_d]]
-
-
-def _jacking_work(
-    lay: LoadLayout,
-    JuT: BatchCOO,
-    V_d: np.ndarray,
-    extra: np.ndarray,
-    Q_tyre: np.ndarray,
-    lam: np.ndarray,
-    F_w: np.ndarray,
-    known: ElementLoads | None,
-) -> np.ndarray | None:
-    """The jacking forces (B, n_w, C) of `_jacking` from the multipliers' solve, or None
-    (use `_jacking`): with K = [J_x J_d; V_x V_d] (constraints and patch heights, the
-    rack held) the springs' share of wheel w's load is z_w in K^T [lambda'; z] = Q_keep
-    (the tyres' Q). With J_x^T Y = V_x^T and J_x^T lambda_t = -Q_x (both solved with the
-    multipliers), z = S^-1 (Q_d + J_d^T lambda_t), S = V_d^T - J_d^T Y: dampers x wheels,
-    solved when well conditioned. extra: the extra columns of that solve (B, m, ...)."""
-    n_w = V_d.shape[1]
-    C = lam.shape[-1]
-    n_d = V_d.shape[2]
-    if known is not None:
-        lam_t, Y = extra[..., :C], extra[..., C:]
-    else:
-        lam_t, Y = lam, extra
-    both = JuT.matmul(np.concatenate([lam_t, Y], axis=2))  # (B, n_u, C + n_w)
-    S = np.swapaxes(V_d, 1, 2) - both[:, :n_d, C:]  # (B, n_d, n_w)
-    rhs = Q_tyre[:, lay.u[:n_d]] + both[:, :n_d, :C]  # (B, n_d, C)
-    if not np.all(np.isfinite(S)) or not np.all(np.linalg.cond(S) < JACKING_COND):
-        return None
-    work = np.linalg.solve(S, rhs)  # (B, n_w, C)
-    assert work.shape[1] == n_w
-    return F_w[:, :, 2, :] - work
-
-
-def _jacking(
-    model: KinematicModel,
-    lay: LoadLayout,
-    J: BatchCOO,
-    dcp: np.ndarray,
-    slots: np.ndarray,
-    Q: np.ndarray,
-    F_w: np.ndarray,
-    R: np.ndarray,
-    method: Method = "auto",
-) -> np.ndarray:
-    """Jacking force per wheel and case (N): the vertical load at the contact patch
-    that the springs do not carry, Fz - Q . dq_i with dq_i the motion that lifts
-    the contact patch (a point of the carrier) 1 mm, every other contact patch and
-    the rack held and the strokes free (virtual work: Q . dq_i is the spring and
-    damper forces' share). NaN where no such motion exists. J: the Jacobian's
-    nonzeros (`_sparse_jacobian`)."""
-    B, m, n = J.values.shape[0], J.n_rows, J.n_cols
-    n_w = dcp.shape[1]
-    if n_w == 0:
-        return np.zeros((B, 0, Q.shape[-1]))
-    up = R[:, 2, :]  # world +Z in chassis axes, (B, 3)
-    vert = np.einsum("bwki,bi->bwk", dcp, up)  # (B, n_w, kmax)
-    # The rack is held: leave its column out (the front corners then decouple).
-    keep = lay.jacking_params
-    Jk = _columns(J, keep)
-    new = np.full(n + 1, -1)
-    new[keep] = np.arange(len(keep))
-    col = new[np.where(slots >= 0, slots, n)]  # (n_w, kmax): kept column, -1 = none
-    w_of, k_of = np.nonzero(col >= 0)
-    K = BatchCOO(
-        np.concatenate([Jk.values, vert[:, w_of, k_of]], axis=1),
-        np.concatenate([Jk.rows, m + w_of]),
-        np.concatenate([Jk.cols, col[w_of, k_of]]),
-        m + n_w,
-        len(keep),
-    )
-    rhs = np.zeros((B, m + n_w, n_w))
-    rhs[:, m + np.arange(n_w), np.arange(n_w)] = 1.0
-    dq = block_lstsq(K, rhs, lay.jacking_blocks, method=method).x  # (B, len(keep), n_w)
-    miss = np.linalg.norm(K.matmul(dq) - rhs, axis=1) > 1e-6  # (B, n_w)
-    work = np.swapaxes(dq, 1, 2) @ Q[:, keep]  # springs' share of wheel w's vertical load
-    jack = F_w[:, :, 2, :] - work
-    return np.where(miss[..., None], np.nan, jack)
