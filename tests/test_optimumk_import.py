@@ -750,9 +750,9 @@ def test_stiffness_units_preload_and_a_title_block_in_column_b(
 def test_coordinate_system_text_as_excel_stores_it(
     text: str, matrix: tuple[tuple[int, ...], ...]
 ) -> None:
-    from suspension_sim.workbook.optimumk import _parse_matrix_text
+    from suspension_sim.workbook.optimumk.sheets import parse_matrix_text
 
-    assert _parse_matrix_text(text, "f.xlsx: S!C9") == matrix
+    assert parse_matrix_text(text, "f.xlsx: S!C9") == matrix
 
 
 def _malformed(tmp_path: Path, which: str) -> tuple[Path, str, str, Any]:
