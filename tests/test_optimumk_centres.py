@@ -28,10 +28,12 @@ from _metric_cars import (
 
 from suspension_sim import Model
 from suspension_sim.errors import InputError
+from suspension_sim.metrics.geometry import wheel_set
 from suspension_sim.optimumk.centres import (
     ForceLine,
     fv_instant_centre,
     ok_contact_patches,
+    ok_steer,
     optimumk_centres,
     pitch_centre,
     roll_centre,
@@ -91,16 +93,25 @@ def test_parallel_lines_give_nan_and_coincident_lines_the_midpoint() -> None:
 
 
 def test_contact_patch_is_on_the_tyre_circle_below_the_centre_in_the_heading_plane() -> None:
-    # A cambered, toed wheel: s x X is normal to the heading X, so the patch has C's x
-    # exactly, and lies on the tyre circle: C + r (0, s.z, -s.y) / |(s.y, s.z)|.
+    # A cambered, toed wheel. OptimumK's heading hd is X turned by its Steer Angle
+    # d = side (Toe - Static Toe), Toe = -asin(s.x) (wheel plane) and Static Toe the design's
+    # top-view toe -atan(s.x / s.y) (what an OptimumK file holding this wheel would say):
+    # not 0 at design on a cambered wheel. The patch C + r unit(s x hd), s x hd =
+    # (-s.z sin d, s.z cos d, s.x sin d - s.y cos d), lies on the tyre circle.
     camber, toe = math.radians(-2.0), math.radians(1.5)
     s = np.array([math.sin(toe), math.cos(toe) * math.cos(camber), -math.sin(camber)])
     s /= np.linalg.norm(s)
     centre = np.array([10.0, 600.0, 260.0])
     pose = Model(fixed_wheel_car(centre, s)).solve()
     cp = ok_contact_patches(pose)["FL"]
-    expected = centre + 260.0 * np.array([0.0, s[2], -s[1]]) / math.hypot(s[1], s[2])
+    d = -math.asin(s[0]) + math.atan(s[0] / s[1])  # left wheel: side = +1
+    assert math.degrees(d) == pytest.approx(9.1e-4, rel=0.01)  # the design's steer
+    assert ok_steer(wheel_set(pose.model), s[None])[0] == pytest.approx(d, rel=1e-12)
+    q = np.array([-s[2] * math.sin(d), s[2] * math.cos(d), s[0] * math.sin(d) - s[1] * math.cos(d)])
+    expected = centre + 260.0 * q / np.linalg.norm(q)
     assert cp == pytest.approx(expected, abs=1e-9)
+    # 1.4e-4 mm along x from the patch with the heading X (r d s.z)
+    assert cp[0] - centre[0] == pytest.approx(-260.0 * d * s[2], rel=1e-3)
     # The lowest point of the circle is elsewhere (it leans along the toed heading).
     assert np.linalg.norm(cp - pose.points.loc["WC"].to_numpy()) == pytest.approx(260.0)
     lowest_x = centre[0] - 260.0 * (-s[2] * s[0]) / math.sqrt(1.0 - s[2] ** 2)

@@ -2,7 +2,8 @@
 
 OptimumK's centres are force-based (the SAE J670 construction of docs/conventions.md,
 "Instant centres and swing arms") with the reference point R = its own contact patch
-(`ok_contact_patches`), and they are drawn in **world** planes:
+(`ok_contact_patches`, its heading turned by OptimumK's Steer Angle, `ok_steer`, the one
+steer of every OptimumK channel), and they are drawn in **world** planes:
 
 * front-view instant centre: in the plane X = CP.x; side view: in the plane Y = CP.y.
   With (w, v) the carrier's twist for the wheel's own travel (rack held), w the part of
@@ -37,7 +38,14 @@ import numpy as np
 from suspension_sim.errors import InputError
 from suspension_sim.metrics import linkage, wheel
 from suspension_sim.metrics.centres import world_homogeneous
-from suspension_sim.metrics.geometry import Wheels, pose_geometry, to_chassis, to_world, wheel_set
+from suspension_sim.metrics.geometry import (
+    Wheels,
+    WheelSet,
+    pose_geometry,
+    to_chassis,
+    to_world,
+    wheel_set,
+)
 from suspension_sim.metrics.vectors import Z_UP, cross, dot, reject, unit
 from suspension_sim.solve.sensitivity import part_twists, wheel_tangents
 from suspension_sim.tolerances import CENTRE_AT_INFINITY_MM
@@ -115,25 +123,46 @@ class OkCentres:
     sv_line: dict[str, ForceLine]
 
 
-def ok_contact_points(
-    geo: Wheels, toe_wp0: np.ndarray, side: np.ndarray, radius: np.ndarray
-) -> np.ndarray:
+def ok_static_toe(st: WheelSet) -> np.ndarray:
+    """The Static Toe OptimumK's Steer Angle starts from (rad, + = toe-out), per wheel.
+
+    The design's top-view toe. For a car imported from OptimumK it is the file's Static
+    Toe exactly (the design spin axis is ``unit(-tan toe, side, -tan camber)``), not the
+    design's Toe Angle ``-asin(s.x)``, which is smaller on a cambered wheel (0.499930 for
+    0.5 deg at -0.96 deg of camber): OptimumK's steer is -7e-5 deg at design.
+    """
+    return -np.asarray(st.toe0, dtype=float)
+
+
+def ok_steer(st: WheelSet, s: np.ndarray) -> np.ndarray:
+    """OptimumK's Steer Angle (rad, + = wheel turned left on both sides), (..., n_wheels).
+
+    ``side x (Toe - Static Toe)``, Toe = ``-asin(s.x)`` (+ = toe-out) of the outboard unit
+    spin axes s (..., n_wheels, 3), world axes; Static Toe from `ok_static_toe`. The one
+    steer of the OptimumK channels, contact patches, centres, rates and motion.
+    """
+    toe = -np.arcsin(np.clip(np.asarray(s, dtype=float)[..., 0], -1.0, 1.0))
+    return st.side * (toe - ok_static_toe(st))
+
+
+def ok_contact_points(geo: Wheels, st: WheelSet) -> np.ndarray:
     """OptimumK's contact patches of S placed states (S, n_wheels, 3), world mm.
 
     ``CP = C + r unit(s x hd)`` taken downward, hd = world X turned about the vertical by
-    the steer angle, the steer being the change of the wheel-plane toe ``asin(s.x)``
-    (world axes) from design.
+    OptimumK's Steer Angle (`ok_steer`). At design that angle is not 0 on a cambered and
+    toed wheel (-7e-5 deg), so the patch is r d |s.z| (5e-6 mm on a 515 mm tyre at -0.96
+    deg of camber) along X from `WheelSet.patch0` (heading X, the Wheels block's patch):
+    inside what OptimumK's results pin the heading down to (7.6e-6 mm).
     """
-    steer = wheel.steer(wheel.toe_wheel_plane(geo.s_w), toe_wp0, side)
-    heading = wheel.turned_heading(EX, EY, steer)
-    return wheel.contact_patch(geo.C_w, geo.s_w, radius, heading, Z_UP)
+    heading = wheel.turned_heading(EX, EY, ok_steer(st, geo.s_w))
+    return wheel.contact_patch(geo.C_w, geo.s_w, st.radius, heading, Z_UP)
 
 
 def ok_contact_patches(pose: Pose) -> dict[str, np.ndarray]:
     """OptimumK's contact patch of every wheel (world mm): see `ok_contact_points`."""
     st = wheel_set(pose.model)
     geo = pose_geometry(pose, st, derivatives=False)
-    cp = ok_contact_points(geo, st.toe_wp0, st.side, st.radius)[0]
+    cp = ok_contact_points(geo, st)[0]
     return {name: cp[i].copy() for i, name in enumerate(st.names)}
 
 
@@ -143,7 +172,7 @@ def optimumk_centres(pose: Pose) -> OkCentres:
     st = wheel_set(model)
     geo = pose_geometry(pose, st, derivatives=False)
     R, t = geo.R, geo.t  # (1, 3, 3), (1, 3)
-    cp_w = ok_contact_points(geo, st.toe_wp0, st.side, st.radius)  # (1, n, 3)
+    cp_w = ok_contact_points(geo, st)  # (1, n, 3)
     cp_c = to_chassis(R, cp_w - t[:, None])
     n_w = len(st.names)
     # Carrier twists per mm of each wheel's travel (rack held), chassis frame; the front

@@ -97,29 +97,19 @@ def corner_points(model: KinematicModel) -> dict[str, dict[str, int]]:
     return out
 
 
-def _static_toe(st: WheelSet) -> np.ndarray:
-    """The static toe OptimumK's steer starts from (rad, + = toe-out): the design's
-    top-view toe, which is the file's Static Toe for an imported car (its design spin axis
-    is unit(-tan toe, side, -tan camber))."""
-    return -np.asarray(st.toe0, dtype=float)
-
-
 def design_cg(model: KinematicModel, front_mass_share: float | None) -> np.ndarray:
     """OptimumK's CG at design (world mm), NaN without a front mass share or two axles.
 
     ``Mf + (1 - front share)(Mr - Mf) + H n``: Mf, Mr the midpoints of the front and rear
-    design contact patches, n the upward unit normal of the line Mf -> Mr in the XZ
-    plane, H the workbook's CG height.
+    design contact patches (OptimumK's, `WheelSet.patch0`), n the upward unit normal of the
+    line Mf -> Mr in the XZ plane, H the workbook's CG height.
     """
-    from suspension_sim.metrics.geometry import place_wheels, wheel_set
-    from suspension_sim.optimumk.centres import ok_contact_points
+    from suspension_sim.metrics.geometry import wheel_set
 
     st = wheel_set(model)
     if front_mass_share is None or not {"front", "rear"} <= set(st.axles):
         return np.full(3, np.nan)
-    P, _ = model.instance_positions(np.zeros((model.n_params, 1)), derivatives=False)
-    geo = place_wheels(st, P.transpose(2, 0, 1), np.eye(3)[None], np.zeros((1, 3)))
-    cp = ok_contact_points(geo, st.toe_wp0, st.side, st.radius)[0]
+    cp = st.patch0
     mf = cp[list(st.axles["front"])].mean(axis=0)
     mr = cp[list(st.axles["rear"])].mean(axis=0)
     d = mr - mf
@@ -230,7 +220,7 @@ def _pose_channels(
     rates: bool,
 ) -> dict[str, float]:
     """The channels of one solved pose (module doc; displacements are added later)."""
-    from suspension_sim.optimumk.centres import optimumk_centres
+    from suspension_sim.optimumk.centres import ok_steer, optimumk_centres
 
     out: dict[str, float] = {}
     R, t = geo.R[0], geo.t[0]
@@ -238,7 +228,7 @@ def _pose_channels(
     s, C = geo.s_w[0], geo.C_w[0]
     camber = -np.arcsin(np.clip(s[:, 2], -1.0, 1.0))
     toe = -np.arcsin(np.clip(s[:, 0], -1.0, 1.0))
-    steer = st.side * (toe - _static_toe(st))
+    steer = ok_steer(st, s)
     cen = optimumk_centres(pose)
     cp = np.array([cen.contact_patch[name] for name in st.names]).reshape(-1, 3)
     T = pose.chassis_transform
@@ -380,7 +370,7 @@ def _pose_channels(
             )
             out[key] = _finite_ratio(sw, steer[i] * DEG) if steer[i] != 0.0 else float("nan")
     if rates:
-        _rate_channels(pose, st, layout, geo, steer, cen, ratio, out)
+        _rate_channels(pose, st, layout, geo, cen, ratio, out)
     return out
 
 
@@ -398,7 +388,6 @@ def _rate_channels(
     st: WheelSet,
     layout: Any,
     geo: Any,
-    steer: np.ndarray,
     cen: Any,
     ratio: float | None,
     out: dict[str, float],
@@ -410,7 +399,7 @@ def _rate_channels(
     if {"front", "rear"} <= set(cen.roll_centre):
         rf, rr = cen.roll_centre["front"], cen.roll_centre["rear"]
         axis = (rr, (rf - rr) / np.linalg.norm(rf - rr))
-    pr = pose_rates(pose, st, geo, steer, axis, ratio if st.has_rack else None)
+    pr = pose_rates(pose, st, geo, axis, ratio if st.has_rack else None)
     for i in range(len(st.names)):
         axle, side = layout.axle[i], layout.side[i]
 

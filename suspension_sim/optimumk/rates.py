@@ -18,8 +18,9 @@ The motions (OptimumK's definitions, docs/optimumk.md):
 * steering: the steering wheel turned 1 deg (rack = SW x ratio), contact patches held.
 
 OptimumK's angles: camber ``-asin(s.z)``, toe ``-asin(s.x)`` (world; s the outboard
-spin axis), steer ``side x toe``. Its contact patch ``CP = C + r unit(s x h)`` (taken
-downward; h = X turned about Z by the steer angle) is the point held on the ground.
+spin axis), steer ``side x (toe - static toe)`` (`suspension_sim.optimumk.centres.ok_steer`,
+the one steer of the OptimumK channels). Its contact patch ``CP = C + r unit(s x h)``
+(taken downward; h = X turned about Z by the steer angle) is the point held on the ground.
 Internal units mm, rad.
 """
 
@@ -105,17 +106,18 @@ def pose_rates(
     pose: Pose,
     st: WheelSet,
     geo: Wheels,
-    steer: np.ndarray,
     roll_axis: tuple[np.ndarray, np.ndarray] | None,
     rack_per_sw_deg: float | None,
 ) -> PoseRates:
     """The rates of one solved pose.
 
-    geo: `pose_geometry(pose, st, derivatives=True)`; steer: each wheel's steer angle
-    (rad, + = turned left); roll_axis: (point, unit direction) of the current roll axis,
-    world mm (None: no roll rates); rack_per_sw_deg: mm of rack per steering-wheel
-    degree, + = toward +Y (None: no steering rates).
+    geo: `pose_geometry(pose, st, derivatives=True)`; roll_axis: (point, unit direction)
+    of the current roll axis, world mm (None: no roll rates); rack_per_sw_deg: mm of rack
+    per steering-wheel degree, + = toward +Y (None: no steering rates). The steer that
+    turns each contact patch's heading is `suspension_sim.optimumk.centres.ok_steer`.
     """
+    from suspension_sim.optimumk.centres import ok_steer
+
     model = pose.model
     assert geo.dP is not None, "pose_geometry(..., derivatives=True) is needed for rates"
     n_w = len(st.names)
@@ -128,6 +130,7 @@ def pose_rates(
     ds_cols = d_spin_axis(C_c[:, None], A_c[:, None], st.orient[:, None], v_C, v_A) @ R.T
     dC_cols = v_C @ R.T  # (n_w, cols, 3) world
     s, C = geo.s_w[0], geo.C_w[0]
+    steer = ok_steer(st, s)
     cam_cols, toe_cols = angle_rates(s[:, None], ds_cols)
     cpz_cols = contact_patch_rate(s, ds_cols, dC_cols, st.radius, steer, st.side)[..., 2]
     stroke = W[0][st.damper_params]  # (n_dampers, cols) d stroke per column
