@@ -16,7 +16,7 @@ team's reader of its real exports and from a user's report of a real v2 export):
   and Stiffness (``Spring | Push Pull | Left in D | ... | Right in H``).
 
 Public API: `write_suspension_export`, `write_setup_export`, `suspension_sheet`,
-`setup_sheet`, `write_sheets`, `cell_of`, `set_cell`. Points are given in the FILE's
+`setup_sheet`, `write_sheets`, `cell_of`, `set_cell`, `set_cells`. Points are given in the FILE's
 coordinates and length unit (``points_by_side["CHAS_LowFor"]["L"] = (x, y, z)``), Push
 Pull names without the ``_L`` suffix (it is added on writing).
 """
@@ -311,6 +311,12 @@ def cell_of(path: Path, text: Any, occurrence: int = 0) -> tuple[str, str]:
 
 def set_cell(path: Path, sheet: str, ref: str, value: Any) -> None:
     """Overwrite one cell of an existing file (to build a malformed variant)."""
+    set_cells(path, sheet, {ref: value})
+
+
+def set_cells(path: Path, sheet: str, values: Mapping[str, Any]) -> None:
+    """Overwrite cells of an existing file ({"C33": value, ...}; None blanks a cell)."""
     wb = openpyxl.load_workbook(path)
-    wb[sheet][ref] = value
+    for ref, value in values.items():
+        wb[sheet][ref] = value
     wb.save(path)

@@ -882,3 +882,289 @@ def test_user_options_and_title_labels_in_column_b(
     for name, by_side in file_points("front").items():
         assert car.point(f"FR_{name}").tolist() == pytest.approx(list(by_side["R"]), abs=1e-9)
     assert [w.rim_diameter for w in car.wheels] == pytest.approx([254.0, 254.0], abs=1e-9)
+
+
+# -- nothing dropped or invented: mutations of an OptimumK-layout export ------------------------
+def row_of(path: Path, label: str, occurrence: int = 0) -> tuple[str, int]:
+    """(sheet, row) of the n-th cell holding `label`."""
+    from _optimumk_files import cell_of
+
+    sheet, ref = cell_of(path, label, occurrence)
+    return sheet, int(ref.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+
+
+def _edit(path: Path, label: str, cells: dict[str, Any], occurrence: int = 0) -> str:
+    """Write `cells` ({column letter or letter + row offset: value}) on the row of `label`
+    (offset "+1": the row below); returns the sheet title."""
+    from _optimumk_files import set_cells
+
+    sheet, row = row_of(path, label, occurrence)
+    edits = {}
+    for key, value in cells.items():
+        col, _, offset = key.partition("+")
+        edits[f"{col}{row + int(offset or 0)}"] = value
+    set_cells(path, sheet, edits)
+    return sheet
+
+
+ERRORS: dict[str, tuple[str, str, dict[str, Any], int, str, str]] = {
+    # name: (file, label of the row, edits, occurrence, cell of the error (col, +offset), message)
+    "vertical offset blank on the right": (
+        "front",
+        "Vertical Offset",
+        {"G": None},
+        0,
+        "G",
+        "Vertical Offset is given for the Left wheel (C",
+    ),
+    "longitudinal offset blank on the left": (
+        "rear",
+        "Longitudinal Offset",
+        {"C": None},
+        0,
+        "C",
+        "Longitudinal Offset is given for the Right wheel (G",
+    ),
+    "vertical offset blank on both sides": (
+        "front",
+        "Vertical Offset",
+        {"C": None, "G": None},
+        0,
+        "C",
+        "Vertical Offset is blank on both sides",
+    ),
+    "half track blank": (
+        "front",
+        "Half Track",
+        {"C": None, "G": None},
+        0,
+        "C",
+        "Half Track is blank on both sides",
+    ),
+    "rim diameter blank on the right": (
+        "front",
+        "Rim Diameter",
+        {"G": None},
+        0,
+        "G",
+        "Rim Diameter is given for the Left wheel",
+    ),
+    "half track repeated": (
+        "front",
+        "Tire Width",
+        {"B+1": "Half Track", "C+1": 700.0, "G+1": 700.0},
+        0,
+        "B+1",
+        "gives Half Track twice",
+    ),
+    "tyre diameter beside tire diameter": (
+        "front",
+        "Tire Width",
+        {"B+1": "Tyre Diameter", "C+1": 420.0, "G+1": 420.0},
+        0,
+        "B+1",
+        "gives Tire Diameter twice: 'Tire Diameter' at B",
+    ),
+    "numbers without a point name": (
+        "rear",
+        "CHAS_RefPnt",
+        {"B": None},
+        0,
+        "C",
+        "on a row with no point name",
+    ),
+    "length unit twice": (
+        "front",
+        "Coordinate System",
+        {"B+1": "Length", "C+1": "inch", "D+1": "in"},
+        0,
+        "B+1",
+        "gives the Length twice",
+    ),
+    "push pull attachment twice": (
+        "front",
+        "NSMA_PPAttPnt",
+        {"B+1": "Push Pull", "C+1": "NSMA_PPAttPnt", "D+1": "Double A-Arm", "E+1": "LowerAArm"},
+        0,
+        "B+1",
+        "the Push Pull attachment is given twice",
+    ),
+    "tie rod attachment twice": (
+        "rear",
+        "UPRI_TiePnt",
+        {"B+1": "Tierod Attachment", "C+1": "LowerAArm"},
+        0,
+        "C+1",  # the second one read: the Attachment block's row comes later
+        "the tie rod's attachment is given twice",
+    ),
+    "spring row twice": (
+        "rear",
+        "Spring",
+        {"B+1": "Spring", "C+1": "Push Pull", "D+1": 50.0, "H+1": 50.0},
+        0,
+        "B+1",
+        "gives the spring of the Push Pull twice",
+    ),
+    "steering ratio twice": (
+        "front",
+        "Steering Ratio",
+        {"B+1": "Steering Ratio", "C+1": 100.0},
+        0,
+        "B+1",
+        "the Steering Ratio is given twice",
+    ),
+    "reference distance twice": (
+        "setup",
+        "Drive Bias",
+        {"B+1": "Reference Distance", "C+1": 1600.0},
+        0,
+        "B+1",
+        "gives the Reference Distance twice",
+    ),
+    "brake bias blank": ("setup", "Brake Bias", {"C": None}, 0, "C", "the Brake Bias is blank"),
+    "setup numbers without a label": (
+        "setup",
+        "Drive Bias",
+        {"C+1": 12.0},
+        0,
+        "C+1",
+        "on a row with no label",
+    ),
+}
+
+
+@pytest.mark.parametrize("which", sorted(ERRORS))
+def test_a_dropped_or_invented_value_is_an_error_at_its_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], which: str
+) -> None:
+    """Each mutation of an unmodified export used to import with a value dropped, kept
+    from the wrong row or read as 0; now the import stops at the cell."""
+    files = dict(zip(("front", "rear", "setup"), real_files(tmp_path), strict=True))
+    name, label, edits, occurrence, at, message = ERRORS[which]
+    path = files[name]
+    _, row = row_of(path, label, occurrence)
+    sheet = _edit(path, label, edits, occurrence)
+    col, _, offset = at.partition("+")
+    out = tmp_path / "car.xlsx"
+    code, _, err = run_cli(import_argv(*files.values(), out), capsys)
+    assert code == 2 and "Traceback" not in err and not out.exists()
+    assert message in err
+    assert f"{path.name}: {sheet}!{col}{row + int(offset or 0)}" in err
+
+
+def test_the_title_block_name_given_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from _optimumk_files import suspension_sheet, write_sheets
+
+    wheels = {"L": REAL_FRONT_WHEEL, "R": REAL_FRONT_WHEEL}
+    sheet = suspension_sheet("front", file_points("front"), wheels)
+    sheet.rows.append(["Name:", "Another car"])
+    front = write_sheets(tmp_path / "front.xlsx", {"Front Suspension": sheet})
+    out = tmp_path / "car.xlsx"
+    code, _, err = run_cli(["import-optimumk", str(front), "--out", str(out)], capsys)
+    assert code == 2 and "gives 'Name:' twice" in err
+    assert f"front.xlsx: Front Suspension!B{len(sheet.rows)}" in err
+
+
+def _import(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], files: tuple[Path, Path, Path]
+) -> tuple[Any, list[str]]:
+    """The car imported from (front, rear, setup) and the warning lines printed."""
+    out = tmp_path / "car.xlsx"
+    code, _, err = run_cli(import_argv(*files, out), capsys)
+    assert code == 0, err
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    return read_car(out), warnings
+
+
+def test_a_blank_steering_ratio_is_a_warning_at_its_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = real_files(tmp_path)
+    front = files[0]
+    _, row = row_of(front, "Steering Ratio")
+    sheet = _edit(front, "Steering Ratio", {"C": None})
+    car, warnings = _import(tmp_path, capsys, files)
+    assert car.rack is not None and car.rack.ratio_mm_per_deg is None
+    found = [w for w in warnings if "Steering Ratio is blank" in w]
+    assert len(found) == 1 and f"Front.xlsx: {sheet}!C{row}" in found[0]
+    assert "Motion [Steering]" in found[0]
+
+
+def test_stray_numbers_beside_a_block_are_a_warning_at_their_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A number right of the Right Z column, in the Wheels block's unread D column, beside
+    a unit and beyond column BH: warned at the cell, the values read unchanged."""
+    files = real_files(tmp_path)
+    front, _, setup = files
+    _, row = row_of(front, "CHAS_LowFor")
+    _, wheel_row = row_of(front, "Vertical Offset")
+    _, length_row = row_of(front, "Length")
+    sheet = _edit(front, "CHAS_LowFor", {"J": 5.0, "BM": 3.0})
+    _edit(front, "Vertical Offset", {"D": 9.0})
+    _edit(front, "Length", {"E": 25.4})
+    _, setup_row = row_of(setup, "Brake Bias")
+    setup_sheet = _edit(setup, "Brake Bias", {"D": 70.0})
+    car, warnings = _import(tmp_path, capsys, files)
+
+    def one(text: str) -> str:
+        found = [w for w in warnings if text in w]
+        assert len(found) == 1, (text, warnings)
+        return found[0]
+
+    assert "the number 5 beside the 'Double A-Arm' block's columns is not read" in one(
+        f"Front.xlsx: {sheet}!J{row}"
+    )
+    assert "beside the 'Wheels' block's columns" in one(f"Front.xlsx: {sheet}!D{wheel_row}")
+    assert "beside 'Length'" in one(f"Front.xlsx: {sheet}!E{length_row}")
+    assert "beyond column BH" in one(f"Front.xlsx: {sheet}!BM{row}")
+    assert "the number 70 beside the 'Setup' block" in one(
+        f"Setup.xlsx: {setup_sheet}!D{setup_row}"
+    )
+    # The values themselves are the file's (not the stray numbers).
+    for side, y in (("L", 1.0), ("R", -1.0)):
+        p = file_points("front")["CHAS_LowFor"][side]
+        assert car.point(f"F{side}_CHAS_LowFor").tolist() == [p[0], y * abs(p[1]), p[2]]
+    assert car.options.front_brake_share == 0.65
+
+
+def test_left_out_rows_and_units_are_warnings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No Rim Diameter row (no Toe Distance), no Vertical Offset row (0), no Length unit
+    (mm), preloads without a Force unit (N): the car imports and each is said."""
+    files = real_files(tmp_path, preloads={"L": 100.0, "R": 100.0})
+    front = files[0]
+    sheet = _edit(front, "Rim Diameter", {"B": None, "C": None, "G": None})
+    _edit(front, "Vertical Offset", {"B": None, "C": None, "G": None})
+    _edit(front, "Length", {"B": None, "C": None, "D": None})
+    car, warnings = _import(tmp_path, capsys, files)
+    text = "\n".join(warnings)
+    wheels_at = f"Front.xlsx: {sheet}!A{row_of(front, 'Wheels')[1]}"
+    assert f"{wheels_at}: the Wheels block has no Vertical Offset row: read as 0" in text
+    assert f"{wheels_at}: the Wheels block has no Rim Diameter row" in text
+    options_at = f"Front.xlsx: {sheet}!A{row_of(front, 'User Options')[1]}"
+    assert f"{options_at}: the file states no Length unit (User Options); read in mm" in text
+    assert f"{options_at}: the file states no Force unit" in text
+    rims = {w.name: w.rim_diameter for w in car.wheels}
+    assert rims == {"FL": None, "FR": None, "RL": 254.0, "RR": 254.0}
+    # Vertical Offset 0: the front contact patches at z = 0 (C = CP - r u, u pointing down).
+    points = car.point_map()
+    for name, sgn in (("FL", 1.0), ("FR", -1.0)):
+        s = optimumk_axis(-0.96, 0.5, sgn)
+        u_z = -sgn * s[1] / math.hypot(s[1], s[2])  # side (0, s_z, -s_y)/|.|: down
+        assert u_z < 0
+        assert points[f"{name}_WheelCentre"][2] == pytest.approx(-205.5 * u_z, abs=1e-9)
+
+
+def test_a_coordinate_matrix_row_with_a_fourth_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    matrix = [[None, "Coordinate System", 1, 0, 0, 7], [None, None, 0, 1, 0], [None, None, 0, 0, 1]]
+    files = real_files(tmp_path, coordinate_text=None, option_rows=matrix)
+    sheet, row = row_of(files[0], "Coordinate System")
+    code, _, err = run_cli(import_argv(*files, tmp_path / "car.xlsx"), capsys)
+    assert code == 2 and "holds 4 numbers, not 3" in err
+    assert f"Front.xlsx: {sheet}!F{row}" in err
