@@ -423,6 +423,8 @@ class _Corner:
         for fld, v in (("Tire Diameter", radius), ("Tire Width", width)):
             if v <= 0:
                 fail(w[fld].cell, f"{fld} must be positive", "enter the tyre's size")
+        # The reader gives a field on both sides or neither: an offset row left out of the
+        # file is 0 (warned there; a blank one is an error), no Rim Diameter is None (warned).
         lon = w.get("Longitudinal Offset")
         longitudinal = self.long_sign * (lon.value if lon else 0.0) * self.scale + self.shift_x
         vo = w.get("Vertical Offset")
