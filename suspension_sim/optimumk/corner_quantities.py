@@ -406,7 +406,11 @@ CORNER_QUANTITIES: tuple[OkQuantity, ...] = (
         "d(roll)/d(CoilOver Length), rolling about the current roll axis with the contact "
         "patches held at their heights",
         approximate=True,
-        evidence="close, not exact: 1.7e-5 deg/mm in heave, 2e-3 deg/mm in a combined motion",
+        evidence="close, not exact: 1.7e-5 deg/mm in heave, 2e-6 deg/mm in steering, 2e-3 "
+        "deg/mm in a combined heave + roll + pitch + steering motion",
+        # the combined motion's 2e-3 deg/mm with a 50 % margin; the exact channels' 0.001
+        # deg/mm would fail a real combined result on the known approximation
+        tolerance=0.003,
     ),
     ok_quantity(
         "Motion Ratio Pitch",

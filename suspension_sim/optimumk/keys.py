@@ -38,6 +38,9 @@ class OkQuantity:
     line in our own words. conditions: motions in which a computed channel is not
     established. approximate: computed, close to OptimumK but not exact (`evidence` says
     how close). evidence: the largest difference from OptimumK's numbers seen.
+    tolerance: for an approximate quantity, the deviation validate allows it (in its
+    display unit) instead of its dimension's tolerance when that is smaller: the
+    evidence's largest difference with a margin, so a known approximation never fails.
     """
 
     name: str
@@ -50,6 +53,7 @@ class OkQuantity:
     conditions: tuple[str, ...] = ()
     approximate: bool = False
     evidence: str = ""
+    tolerance: float | None = None
 
     @property
     def dimension(self) -> str:
@@ -92,10 +96,25 @@ def ok_quantity(
     conditions: tuple[str, ...] = (),
     approximate: bool = False,
     evidence: str = "",
+    tolerance: float | None = None,
 ) -> OkQuantity:
-    """One `OkQuantity` (keyword arguments past the definition)."""
+    """One `OkQuantity` (keyword arguments past the definition). An approximate quantity
+    must state its `tolerance` (ValueError otherwise: validate would judge a known
+    approximation with the exact channels' tolerance)."""
+    if approximate and tolerance is None:
+        raise ValueError(f"{name}: an approximate quantity needs its tolerance")
     return OkQuantity(
-        name, scope, unit, status, definition, aliases, axles, conditions, approximate, evidence
+        name,
+        scope,
+        unit,
+        status,
+        definition,
+        aliases,
+        axles,
+        conditions,
+        approximate,
+        evidence,
+        tolerance,
     )
 
 

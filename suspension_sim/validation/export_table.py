@@ -107,6 +107,9 @@ class Export:
     style: str = "table"
     """``optimumk``: read in OptimumK's header grammar, compared through its channel
     registry (`suspension_sim.validation.okexport`); ``table``: through a channel map."""
+    mirrored: bool = False
+    """An OptimumK export whose lateral axis points right, turned into our frame
+    (`suspension_sim.validation.okmirror`)."""
 
     @property
     def n_steps(self) -> int:

@@ -124,6 +124,26 @@ def established_steps(
     return ok
 
 
+STEP0_REASON = (
+    f"{NOT_ESTABLISHED}: step 0 is not the design state (heave, roll, pitch 0); how "
+    "OptimumK reaches it is not established"
+)
+"""Why nothing is compared when an export's step 0 is not the design state."""
+
+
+def step0_off_design(inputs: dict[str, np.ndarray]) -> str:
+    """ "" when step 0 is the design state (heave, roll and pitch 0, the only start seen in
+    OptimumK's results), else a sentence giving step 0's values."""
+    h, r, p = (float(inputs[k][0]) for k in ("heave", "roll", "pitch"))
+    if h == 0.0 and r == 0.0 and p == 0.0:
+        return ""
+    return (
+        f"step 0 is not the design state (heave {h:g} mm, roll {r:g} deg, pitch {p:g} deg; "
+        "every OptimumK result examined starts at heave, roll and pitch 0): how OptimumK "
+        "reaches it is not established, so every channel is listed, not compared"
+    )
+
+
 def validate_optimumk(
     model: KinematicModel,
     export: Export,
@@ -134,13 +154,44 @@ def validate_optimumk(
 ) -> Validation:
     """Drive `model` as OptimumK moves its car and compare every registry channel; with
     `force_case` (a workbook case held over the motion, or OptimumK's keyframes ramped
-    with ``Motion [Completion Percentage]``) the force channels too (N, N m)."""
+    with ``Motion [Completion Percentage]``) the force channels too (N, N m).
+
+    Nothing is driven or compared when the export's step 0 is not the design state
+    (`Validation.blocked` says why; such a run does not pass). An export whose lateral
+    axis points right (`Export.mirrored`) is compared on the channels and steps
+    `suspension_sim.validation.okmirror` derives; the rest are listed with the reason.
+    """
     from suspension_sim.optimumk.channels import channel_status, optimumk_channels
     from suspension_sim.optimumk.motion import optimumk_motion
+    from suspension_sim.validation.okmirror import FORCES, STEPS, mirror_rule, sign_free_steps
 
     tol = {**DEFAULT_TOLERANCES, **(tolerances or {})}
     inputs = motion_columns(export)
     used = [c.header.text for k, c in export.motion().items() if k != "completion"]
+    assumed, assumed_text = assumed_motions(export)
+    outputs = export.outputs()
+    name = str(workbook or model.car.source_path or model.car.name)
+    source = ChannelMap(source="OptimumK's channel registry (docs/validation.md)")
+    blocked = step0_off_design(inputs)
+    if blocked:
+        listed = [(c.header.text, STEP0_REASON) for c in outputs]
+        listed += [(text, NOT_COMPUTED) for text in export.ignored]
+        return Validation(
+            name,
+            export,
+            "motion",
+            source,
+            tol,
+            [],
+            [],
+            used,
+            [*assumed_text, blocked],
+            [],
+            not_compared=listed,
+            style="optimumk",
+            assumed=assumed,
+            blocked=blocked,
+        )
     motion = optimumk_motion(
         model, inputs["heave"], inputs["roll"], inputs["pitch"], inputs["steering"]
     )
@@ -150,45 +201,66 @@ def validate_optimumk(
         else StepResult(i, None, motion.problems.get(i, "not solved"))
         for i, pose in enumerate(motion.poses)
     ]
+    n = export.n_steps
+    free = (
+        sign_free_steps(inputs["heave"], inputs["roll"], inputs["pitch"], motion.axes)
+        if export.mirrored
+        else np.ones(n, dtype=bool)
+    )
     pitch = bool(np.any(inputs["pitch"] != 0))
     steered = bool(np.any(inputs["steering"] != 0))
-    outputs = export.outputs()
     wanted: list[Column] = []
     not_compared: list[tuple[str, str]] = []
     step_notes: dict[str, str] = {}
     for col in outputs:
-        metric = col.rule.metric
+        text, metric = col.header.text, col.rule.metric
         if metric == OK_FORCE:
             if force_case is None:
-                not_compared.append((col.header.text, FORCE_CASE))
+                not_compared.append((text, FORCE_CASE))
+            elif export.mirrored:
+                not_compared.append((text, FORCES))
             continue
         if metric != OK_METRIC:
             continue
         status, why = channel_status(model, col.header.name, pitch=pitch, steered=steered)
-        partial = (
-            established_steps(model, col.header.name, inputs) if status != "established" else None
-        )
-        if partial is not None and partial.any() and np.isfinite(col.values[partial]).any():
-            # established at the steps without pitch (or steer): compared there only
-            kept = np.where(partial, col.values, np.nan)
-            n_out = int((~partial).sum())
-            wanted.append(dataclasses.replace(col, values=kept))
-            step_notes[col.header.text] = (
-                f"compared at the {int(partial.sum())} step(s) where it is established; "
-                f"not at the other {n_out} ({why})"
-            )
-            continue
-        if status == "always blank":
-            note = ALWAYS_BLANK
-            if np.isfinite(col.values).any():
-                note += " (but this export has numbers in it)"
-            not_compared.append((col.header.text, note))
-        elif status != "established":
-            not_compared.append((col.header.text, f"{NOT_ESTABLISHED}: {why}" if why else ""))
-        elif not np.isfinite(col.values).any():
-            not_compared.append((col.header.text, BLANK_IN_EXPORT))
+        if status == "established":
+            ok = np.ones(n, dtype=bool)
         else:
+            partial = established_steps(model, col.header.name, inputs)
+            if partial is None or not partial.any() or not np.isfinite(col.values[partial]).any():
+                if status == "always blank":
+                    note = ALWAYS_BLANK
+                    if np.isfinite(col.values).any():
+                        note += " (but this export has numbers in it)"
+                    not_compared.append((text, note))
+                else:
+                    not_compared.append((text, f"{NOT_ESTABLISHED}: {why}" if why else ""))
+                continue
+            ok = partial  # established at the steps without pitch (or steer): compared there
+        if export.mirrored:
+            assert col.quantity is not None
+            rule = mirror_rule(col.quantity.name, col.dimension)
+            if rule not in ("same", "negate"):
+                not_compared.append((text, rule))
+                continue
+        if not np.isfinite(col.values).any():
+            not_compared.append((text, BLANK_IN_EXPORT))
+            continue
+        why_out = [why] if not ok.all() else []
+        if not free.all():
+            why_out.append(STEPS)
+        ok = ok & free
+        if not np.isfinite(col.values[ok]).any():
+            not_compared.append((text, "; ".join(why_out)))
+            continue
+        if ok.all():
             wanted.append(col)
+            continue
+        wanted.append(dataclasses.replace(col, values=np.where(ok, col.values, np.nan)))
+        step_notes[text] = (
+            f"compared at the {int(ok.sum())} step(s) where it is established; not at the "
+            f"other {int((~ok).sum())} ({'; '.join(why_out)})"
+        )
     not_compared = [(t, r or NOT_ESTABLISHED) for t, r in not_compared]
     ours = optimumk_channels(model, motion.poses, motion=motion) if wanted else {}
     solved = np.array([s.ok for s in steps], dtype=bool)
@@ -199,15 +271,19 @@ def validate_optimumk(
         if values is None or (solved.any() and not np.isfinite(values[solved]).any()):
             not_compared.append((col.header.text, NO_VALUE))
             continue
-        res = ChannelResult(
-            col, key, np.asarray(values, dtype=float), col.values, tolerance_of(col, tol)
-        )
+        limit, approx = channel_tolerance(col, tol)
+        res = ChannelResult(col, key, np.asarray(values, dtype=float), col.values, limit)
         res.notes = diagnose(res)
+        if approx:
+            res.notes.insert(0, approx)
         if col.header.text in step_notes:
             res.notes.insert(0, step_notes[col.header.text])
         results.append(res)
     warnings = list(motion.notes)
-    if force_case is not None:
+    if not free.all():
+        labels = ", ".join(f"{export.steps[i]:g}" for i in np.flatnonzero(~free))
+        warnings.append(f"{STEPS}: steps {labels}")
+    if force_case is not None and not export.mirrored:
         from suspension_sim.validation.okforces import compare_forces
 
         forces, skipped, notes = compare_forces(model, export, motion, force_case, tol)
@@ -216,12 +292,11 @@ def validate_optimumk(
         warnings += notes
     for text in export.ignored:
         not_compared.append((text, NOT_COMPUTED))
-    assumed, assumed_text = assumed_motions(export)
     return Validation(
-        str(workbook or model.car.source_path or model.car.name),
+        name,
         export,
         "motion",
-        ChannelMap(source="OptimumK's channel registry (docs/validation.md)"),
+        source,
         tol,
         steps,
         results,
@@ -232,3 +307,24 @@ def validate_optimumk(
         style="optimumk",
         assumed=assumed,
     )
+
+
+def channel_tolerance(col: Column, tol: dict[str, float]) -> tuple[float, str]:
+    """(largest deviation allowed, note): the channel's dimension's tolerance
+    (`tolerance_of`), or for a quantity the registry marks approximate (close to OptimumK,
+    not exact) the registry's own tolerance from its evidence when that is larger, with a
+    note saying so ("" otherwise)."""
+    from suspension_sim.validation.okregistry import lookup
+
+    limit = tolerance_of(col, tol)
+    entry = lookup(col.header.optimumk) if col.header.optimumk is not None else None
+    if entry is None or not entry.approximate or entry.tolerance is None:
+        return limit, ""
+    if entry.tolerance <= limit:
+        return limit, ""
+    note = (
+        f"approximate: our definition of {entry.name} is close to OptimumK's, not exact "
+        f"({entry.evidence}); judged to {entry.tolerance:g} {entry.unit} instead of "
+        f"{limit:g}"
+    )
+    return entry.tolerance, note

@@ -207,37 +207,9 @@ def parse_optimumk_table(path: Path, table: Table, header_row: int) -> Export:
 
 
 def lateral_axis(export: Export) -> Export:
-    """Negate the Y coordinates of an OptimumK export whose lateral axis points right.
+    """An OptimumK export whose lateral axis points right (its left wheels at negative Y),
+    turned into our frame (+Y left) by `suspension_sim.validation.okmirror.mirror_export`;
+    any other export as it is."""
+    from suspension_sim.validation.okmirror import is_mirrored, mirror_export
 
-    OptimumK's coordinate matrix is chosen per file. When the export's left wheels
-    sit at negative ``Wheel Center Y`` (or ``Contact Patch Y``) and its right wheels
-    at positive, every coordinate channel in Y (names ending in `` Y``) is negated
-    to ours (+Y left) and the report says so; other channels whose sign depends on
-    the lateral axis (steer, steering ratio) are not converted.
-    """
-    probe = [
-        c
-        for c in export.columns
-        if c.header.optimumk is not None
-        and c.header.optimumk.quantity in ("Wheel Center Y", "Contact Patch Y")
-    ]
-    first = [(c, c.values[np.isfinite(c.values)][:1]) for c in probe]
-    left = [v[0] for c, v in first if len(v) and c.header.optimumk.side == "Left"]  # type: ignore[union-attr]
-    right = [v[0] for c, v in first if len(v) and c.header.optimumk.side == "Right"]  # type: ignore[union-attr]
-    if not left or not right or not (max(left) < 0 < min(right)):
-        return export
-    flipped = tuple(
-        replace(c, values=-c.values, factor=-c.factor)
-        if c.header.optimumk is not None
-        and c.dimension == "length"
-        and c.header.optimumk.quantity.endswith(" Y")
-        else c
-        for c in export.columns
-    )
-    note = (
-        "the export's lateral axis is positive to the right (its left wheels are at "
-        "negative Y): every Y coordinate channel negated to ours (+Y = left). Channels "
-        "whose sign follows the lateral axis (steer, steering ratio, Motion [Steering]) "
-        "are compared as written: import the car with the same axes as the export"
-    )
-    return replace(export, columns=flipped, reading=(*export.reading, note))
+    return mirror_export(export) if is_mirrored(export) else export

@@ -9,7 +9,10 @@ export does not hold. It is given as either
   docs/loads.md), ramped with the export's ``Motion [Completion Percentage]``.
 
 The loads act on the world-fixed line through each tyre's design contact patch
-(OptimumK's rule), whatever a workbook case's Application column says. Every
+(OptimumK's rule: ``C + r unit(s x X)``, the loads' ``design`` application,
+`suspension_sim.metrics.geometry.WheelSet.patch0`), whatever a workbook case's
+Application column says. That is OptimumK's contact patch of step 0, because validate
+compares only exports whose step 0 is the design state. Every
 force channel of the export (``A To B [(leg)] - Fx [Front Left]``, ``Contact
 Patch - Fz [Front Left]``, ``Steering Torque [Front] Mz``) is matched with
 `suspension_sim.optimumk.forces.optimumk_forces` through one normal form
@@ -151,59 +154,12 @@ def cases_for_export(
     return cases_per_step(source, finite_values(completion))
 
 
-# -- where the loads act -------------------------------------------------------------------
-def application_shift(
-    model: KinematicModel, motion: OptimumKMotion
-) -> tuple[dict[str, np.ndarray], str]:
-    """({wheel: OptimumK's contact patch at step 0 - our design contact point} mm, note).
-
-    OptimumK applies a force case on the world-fixed line through its contact patch of
-    the result's step 0 (``C + r unit(s x hd)``, `suspension_sim.optimumk.centres`); the
-    loads' ``design`` line goes through our design contact point (the lowest point of the
-    tyre circle). The two differ by about ``r tan(camber) tan(toe)`` along X (0.04 mm with
-    1 deg of camber and 0.5 deg of toe), a few N in the tie rods at kN loads, so the
-    comparison moves each force onto OptimumK's line (`on_optimumk_line`)."""
-    from suspension_sim.loads.statics import design_contact_points
-    from suspension_sim.optimumk.centres import ok_contact_patches
-
-    pose0 = motion.poses[0] if motion.poses else None
-    if pose0 is None or not pose0.converged:
-        raise InputError(
-            "step 0 of the export's motion did not solve: OptimumK's force line goes "
-            "through the contact patch of step 0",
-            where="force_case",
-            hint=motion.problems.get(0, ""),
-        )
-    ours = design_contact_points(model)
-    theirs = ok_contact_patches(pose0)
-    shift = {w.name: theirs[w.name] - ours[i] for i, w in enumerate(model.car.wheels)}
-    worst = max(shift, key=lambda w: float(np.linalg.norm(shift[w])))
-    note = (
-        "OptimumK's contact patch of step 0 lies up to "
-        f"{float(np.linalg.norm(shift[worst])):.3g} mm from our design contact point "
-        f"(wheel {worst}): each force is applied on OptimumK's line, as the force on ours "
-        "plus the couple (shift x F)"
-    )
-    return shift, note
-
-
-def on_optimumk_line(case: LoadCase, shift: dict[str, np.ndarray]) -> LoadCase:
-    """The case with each wheel's force moved from our design line to OptimumK's, exactly:
-    a force on a world-fixed line equals the same force on a parallel line plus the couple
-    ``d x F`` (d from the second line to the first, mm; N m added to the moment)."""
-    wheels = {}
-    for wheel, load in case.wheels.items():
-        extra = np.cross(shift[wheel], np.asarray(load.force, dtype=float)) / 1000.0
-        m = np.asarray(load.moment, dtype=float) + extra
-        wheels[wheel] = dataclasses.replace(load, moment=(float(m[0]), float(m[1]), float(m[2])))
-    return dataclasses.replace(case, wheels=wheels)
-
-
+# -- the contact-patch channels ------------------------------------------------------------
 def contact_patch_channels(
     model: KinematicModel, cases: Sequence[LoadCase], motion: OptimumKMotion
 ) -> dict[str, np.ndarray]:
-    """``Contact Patch - F.|M. [corner]`` from the cases as given (N, N m; NaN where a step
-    did not solve), not the moved moments `optimumk_forces` was given."""
+    """``Contact Patch - F.|M. [corner]``: the cases' loads as given (N, N m; NaN where a
+    step did not solve)."""
     from suspension_sim.optimumk.forces import contact_channels
 
     names = [w.name for w in model.car.wheels]
@@ -291,8 +247,10 @@ def compare_forces(
     from suspension_sim.validation.okheaders import force_key_of
 
     cases = cases_for_export(model, export, source)
-    shift, shift_note = application_shift(model, motion)
-    raw = optimumk_forces(model, motion.poses, [on_optimumk_line(c, shift) for c in cases])
+    # every load's "design" line goes through OptimumK's design contact patch
+    # (WheelSet.patch0), which is its step 0 here: validate compares only exports whose
+    # step 0 is the design state
+    raw = optimumk_forces(model, motion.poses, cases)
     raw.update(contact_patch_channels(model, cases, motion))
     ours: dict[str, np.ndarray] = {}
     named: dict[str, str] = {}  # normal form -> our channel's name (the report shows it)
@@ -340,8 +298,8 @@ def compare_forces(
     )
     notes = [
         f"force channels: {what}; every contact-patch load acts on the world-fixed line "
-        "through OptimumK's contact patch of step 0 (OptimumK's rule)",
-        shift_note,
+        "through OptimumK's design contact patch, C + r unit(s x X) (OptimumK's rule; step "
+        "0 is the design state)",
     ]
     return results, not_compared, notes
 

@@ -32,6 +32,11 @@ class Entry:
     status: str  # established | not established | always blank
     definition: str
     conditions: str = ""
+    approximate: bool = False
+    """Close to OptimumK, not exact (`evidence` says how close)."""
+    tolerance: float | None = None
+    """An approximate quantity's own tolerance (display unit), from its evidence."""
+    evidence: str = ""
 
     @property
     def dimension(self) -> Dimension:
@@ -70,6 +75,9 @@ def registry() -> tuple[Entry, ...]:
             q.status,
             q.definition,
             "; ".join(q.conditions),
+            q.approximate,
+            q.tolerance,
+            q.evidence,
         )
         for q in QUANTITIES
     )

@@ -385,7 +385,8 @@ def _moved_corners(ordered: list[ChannelResult]) -> str:
 # -- comparison.csv ---------------------------------------------------------------------------
 def _write_csv(v: Validation, ordered: list[ChannelResult], path: Path) -> None:
     data: dict[str, np.ndarray] = {"step": v.export.steps}
-    data["solved"] = np.array([s.ok for s in v.steps])
+    if len(v.steps) == len(v.export.steps):  # none when the motion was not driven
+        data["solved"] = np.array([s.ok for s in v.steps])
     for c in ordered:
         name = f"{c.channel} [{c.unit}]"
         data[f"theirs: {name}"] = c.theirs

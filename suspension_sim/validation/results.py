@@ -159,6 +159,9 @@ class Validation:
     assumed: list[str] = field(default_factory=list)
     """Motion channels the export lacks, taken as 0 at every step (``Motion [Roll]``;
     `warnings` says so in a sentence); a failing summary names them first."""
+    blocked: str = ""
+    """Why no channel was compared at all (e.g. an OptimumK export whose step 0 is not
+    the design state): the summary leads with it; such a run never passes."""
 
     @property
     def failed_steps(self) -> list[StepResult]:
@@ -187,6 +190,8 @@ class Validation:
                 f"{worst.tolerance:g})"
             )
         parts = []
+        if self.blocked:
+            parts.append(f"no channel compared: {self.blocked}")
         if self.assumed and (self.failed_channels or self.failed_steps):
             parts.append(
                 "motion channel(s) missing from the export, assumed 0 at every step: "
@@ -202,7 +207,7 @@ class Validation:
                 f"{len(self.failed_channels)} of {n} channels out of tolerance: {names}"
                 + (f" and {more} more" if more > 0 else "")
             )
-        if not n:
+        if not n and not self.blocked:
             parts.append("no channel to compare")
         return "FAIL: " + "; ".join(parts)
 
