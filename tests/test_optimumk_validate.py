@@ -666,3 +666,15 @@ def test_motion_ratio_roll_is_judged_with_its_own_tolerance(
     gain = "Camber Angle Gain in Heave [Left] [Rear] (deg/mm)"
     exact = validate(slvs_car, read_export(edited("c.xlsx", gain, 0.0025)))
     assert [c.channel for c in exact.failed_channels] == ["Camber Angle Gain in Heave Rear Left"]
+
+
+def test_docs_give_the_mirrored_rules() -> None:
+    """docs/validation.md's section on a mirrored export names every quantity the code
+    negates or lists (so the derivation written there is the one applied)."""
+    from suspension_sim.validation.okmirror import NEGATED, NOT_DERIVED
+
+    text = (ROOT / "docs" / "validation.md").read_text()
+    section = text.split("### An export whose lateral axis points right")[1].split("\n### ")[0]
+    for name in (*NEGATED, *NOT_DERIVED):
+        assert name in section, name
+    assert "close, not exact" in text.replace("**", "")

@@ -89,7 +89,14 @@ QUANTITIES: tuple[OkQuantity, ...] = (
         conditions=(STEERED_FRONT,),
         evidence="1.5e-14 mm from the roll centre",
     ),
-    ok_quantity("Track", "axle", "mm", "CP_left.y - CP_right.y", aliases=("Track Width",)),
+    ok_quantity(
+        "Track",
+        "axle",
+        "mm",
+        "ours, not a channel OptimumK's definitions list: CP_left.y - CP_right.y, the front "
+        "track t of the Ackerman Percentage and the sum of the two Half Tracks",
+        aliases=("Track Width",),
+    ),
     ok_quantity(
         "Steering Ratio",
         "axle",

@@ -350,6 +350,11 @@ def optimumk_channels_markdown() -> str:
             how = f"to {tol:g} {unit_of.get(e.dimension, '')}".rstrip()
             if e.dimension in ("ratio", "gain"):
                 how += f" + {RELATIVE_TOLERANCE:g} x the largest value"
+            if e.approximate and e.tolerance is not None:
+                how = (
+                    f"to {e.tolerance:g} {unit_of.get(e.dimension, '')} (approximate: close "
+                    "to OptimumK, not exact)"
+                )
             if e.conditions:
                 how += f"; listed, not compared, {e.conditions}"
         definition = e.definition.replace("|", "/")

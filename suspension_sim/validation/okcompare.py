@@ -19,7 +19,11 @@ is listed with the reason (`NOT_COMPARED_REASONS`), never guessed:
 * not computed by suspension_sim, or no value for this car.
 
 A motion channel the export lacks (``Motion [Roll]`` ...) is taken as 0 at every
-step, and the run says so (`Validation.assumed`).
+step, and the run says so (`Validation.assumed`). An export whose step 0 is not the
+design state (heave, roll or pitch non-zero) is not driven: how OptimumK reaches such a
+step 0 is not established, so every channel is listed and the run does not pass
+(`Validation.blocked`). An export whose lateral axis points right is compared in our
+frame as `suspension_sim.validation.okmirror` derives it.
 """
 
 from __future__ import annotations
