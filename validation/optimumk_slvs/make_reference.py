@@ -158,6 +158,18 @@ def spin_axis0(side: float, camber_deg: float, toe_deg: float) -> Vec:
     )
 
 
+def block_patch(side_name: str, axle: str) -> Vec:
+    """The design contact patch the Wheels block defines (common frame, mm): (longitudinal
+    offset, side x half track, vertical offset). The wheel is placed from it with the
+    heading X (`build_car`), so it is `C + r unit(s0 x X)`; the design CG and the force
+    line go through it. OptimumK's Contact Patch channel turns the heading by the Steer
+    Angle (`wheel_geometry`), -7e-5 deg at design here, 5e-6 mm along X from this point:
+    inside what its results pin the heading down to (7.6e-6 mm)."""
+    w = WHEELS[axle]
+    x_cp = w["Longitudinal Offset"] - (REFERENCE_DISTANCE if axle == "Rear" else 0.0)
+    return np.array([x_cp, SIDE[side_name] * w["Half Track"], w["Vertical Offset"]])
+
+
 def build_car() -> tuple[refkit.RefCar, dict[str, dict[str, float]]]:
     """The car as a refkit.RefCar (names `FL_UPRI_LowPnt` ...; wheel centre `FL_WC` and a
     spin-axis point `FL_WA` 50 mm inboard, placed from the Wheels block by OptimumK's
@@ -178,8 +190,7 @@ def build_car() -> tuple[refkit.RefCar, dict[str, dict[str, float]]]:
         fields[c] = w
         r = w["Tire Diameter"] / 2.0
         s0 = spin_axis0(side, w["Static Camber"], w["Static Toe"])
-        x_cp = w["Longitudinal Offset"] - (REFERENCE_DISTANCE if axle == "Rear" else 0.0)
-        cp = np.array([x_cp, side * w["Half Track"], w["Vertical Offset"]])
+        cp = block_patch(side_name, axle)
         u = _unit(np.cross(s0, [1.0, 0.0, 0.0]))
         u = u if u[2] < 0 else -u
         points[f"{c}_WC"] = cp - r * u
@@ -383,9 +394,9 @@ class Reference:
         self.ground = lowest_point_z(self.car, self.car.points)  # each tyre's design height
         self.rack_per_deg = RACK_MM_PER_REV / 360.0
         self.design_pts = self.solve(design, 0.0, None)
-        g = wheel_geometry(self.car, self.design_pts, self.fields)
-        mf = (g["FL"].cp + g["FR"].cp) / 2.0
-        mr = (g["RL"].cp + g["RR"].cp) / 2.0
+        self.patch0 = {CODE[c]: block_patch(*c) for c in CORNERS}  # the Wheels block's
+        mf = (self.patch0["FL"] + self.patch0["FR"]) / 2.0
+        mr = (self.patch0["RL"] + self.patch0["RR"]) / 2.0
         d = mr - mf
         n = _unit(np.array([d[2], 0.0, -d[0]]))
         n = n if n[2] > 0 else -n
@@ -1017,8 +1028,7 @@ def run_forces(out: Path, held: bool = False) -> None:
     fslv = refkit.SlvsCar(force_car(ref.car))
     steps = force_motion_steps(held)
     n = len(steps)
-    geo0 = wheel_geometry(ref.car, ref.design_pts, ref.fields)
-    cp_design = {c: g.cp for c, g in geo0.items()}
+    cp_design = ref.patch0
     cols: dict[str, list[float]] = {}
 
     def put(header: str, value: float) -> None:
