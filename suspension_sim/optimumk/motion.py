@@ -16,8 +16,12 @@ absolute, ``R = Rz(yaw) Ry(pitch) Rx(roll)`` about the chassis reference point
 (docs/conventions.md): `chassis_state` converts each composed transform into it exactly,
 so every step is an ordinary `State` the solver solves. Steering is the rack, ``rack =
 steering x the workbook's Steering ratio`` (mm per steering-wheel degree, + = rack toward
-+Y, OptimumK's sign). Every tyre's contact point is held at its own design height, the
-damper strokes follow.
++Y, OptimumK's sign). Every tyre's contact point (the lowest point of the tyre circle) is
+held at its own design height, the damper strokes follow. OptimumK holds its own contact
+patch (`suspension_sim.optimumk.centres.ok_contact_points`, turned by `ok_steer`) there
+instead: the two differ in height by about ``(r/2) (psi sin(camber))^2`` (psi about the
+static toe), whose change over a motion is 2.4e-5 mm on the reference car
+(docs/conventions.md, "OptimumK's motion style"); no second contact target for it.
 
 Units at this API: mm and degrees; 4x4 transforms map chassis (design) coordinates to
 world coordinates, mm.
@@ -235,7 +239,8 @@ def unit_vector(v: np.ndarray) -> np.ndarray:
 
 
 def ground_heights(design: Pose) -> dict[str, float]:
-    """World z (mm) of every tyre's contact point at design: the height OptimumK keeps it at."""
+    """World z (mm) of every tyre's contact point (lowest point) at design: the height it is
+    kept at (OptimumK keeps its own contact patch there: module doc)."""
     from suspension_sim.metrics.geometry import wheel_set
 
     st = wheel_set(design.model)
