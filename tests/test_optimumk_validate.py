@@ -678,3 +678,27 @@ def test_docs_give_the_mirrored_rules() -> None:
     for name in (*NEGATED, *NOT_DERIVED):
         assert name in section, name
     assert "close, not exact" in text.replace("**", "")
+
+
+def test_a_steered_step_0_with_roll_compares_nothing(
+    car,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    """OptimumK rolls about the roll centres of step 0; a steered step 0's front roll
+    centre is not established, so a motion that starts steered and then rolls is listed,
+    not compared (steering alone at step 0 is still compared)."""
+    from suspension_sim.validation import validate
+    from suspension_sim.validation.okcompare import STEP0_STEERED_REASON
+
+    table = {
+        "Motion [Roll] (deg)": [0.0, 1.0],
+        "Motion [Steering] (deg)": [10.0, 10.0],
+        "Camber Angle [Left] [Front] (deg)": [-1.0, -1.1],
+    }
+    result = validate(car, read_export(write_ok_xlsx(tmp_path / "st.xlsx", table)))
+    assert not result.passed and not result.compared
+    assert dict(result.not_compared) == {"Camber Angle [Left] [Front] (deg)": STEP0_STEERED_REASON}
+    assert "step 0 is steered (10 deg)" in result.summary()
+    table["Motion [Roll] (deg)"] = [0.0, 0.0]  # steering only: compared
+    result = validate(car, read_export(write_ok_xlsx(tmp_path / "st2.xlsx", table)))
+    assert result.compared and not result.blocked

@@ -133,13 +133,28 @@ STEP0_REASON = (
     "OptimumK reaches it is not established"
 )
 """Why nothing is compared when an export's step 0 is not the design state."""
+STEP0_STEERED_REASON = (
+    f"{NOT_ESTABLISHED}: step 0 is steered and the motion rolls or pitches; the roll and "
+    "pitch axes of a steered step 0 (its front roll centre, its pitch centres) are not "
+    "established"
+)
+"""Why nothing is compared when step 0 is steered and the motion turns the chassis."""
 
 
 def step0_off_design(inputs: dict[str, np.ndarray]) -> str:
     """ "" when step 0 is the design state (heave, roll and pitch 0, the only start seen in
     OptimumK's results), else a sentence giving step 0's values."""
     h, r, p = (float(inputs[k][0]) for k in ("heave", "roll", "pitch"))
+    sw0 = float(inputs["steering"][0])
+    turns = bool(np.any(inputs["roll"] != 0.0) or np.any(inputs["pitch"] != 0.0))
     if h == 0.0 and r == 0.0 and p == 0.0:
+        if sw0 != 0.0 and turns:
+            return (
+                f"step 0 is steered ({sw0:g} deg) and the motion rolls or pitches: OptimumK "
+                "turns the chassis about the roll and pitch centres of step 0, which are not "
+                "established for a steered front upright, so every channel is listed, not "
+                "compared"
+            )
         return ""
     return (
         f"step 0 is not the design state (heave {h:g} mm, roll {r:g} deg, pitch {p:g} deg; "
@@ -178,7 +193,8 @@ def validate_optimumk(
     source = ChannelMap(source="OptimumK's channel registry (docs/validation.md)")
     blocked = step0_off_design(inputs)
     if blocked:
-        listed = [(c.header.text, STEP0_REASON) for c in outputs]
+        reason = STEP0_STEERED_REASON if blocked.startswith("step 0 is steered") else STEP0_REASON
+        listed = [(c.header.text, reason) for c in outputs]
         listed += [(text, NOT_COMPUTED) for text in export.ignored]
         return Validation(
             name,
