@@ -3,7 +3,8 @@
 * the registry: every computed key is a known, computable quantity and every
   established quantity of a four-corner car is computed;
 * the definitions' own worked numbers (static camber -0.96 and toe 0.5 give camber
-  -0.959963, toe 0.499930, steer -7.0e-5 deg at design);
+  -0.959963, toe 0.499930, steer -7.0e-5 deg at design, and the contact patch's heading
+  turned by that steer);
 * hand geometry of the test corner (caster, KPI, king pin at ground, scrub, trail,
   top upright angle, CG) and of a planar double wishbone (front-view instant centre
   at the arm-line intersection, swing arm, roll centre);
@@ -233,6 +234,21 @@ def test_static_camber_and_toe_worked_numbers() -> None:
             assert steer == pytest.approx(sgn * -7.0e-5, abs=1e-6)
             distance = ch[channel_key("Toe Distance", side, axle)][0]
             assert distance == pytest.approx(330.2 * math.sin(math.radians(toe)), rel=1e-12)
+            # the contact patch's heading is turned by that same Steer Angle (one steer):
+            # CP = WC + r unit(s x hd), s from the reported camber and toe
+            sx, sz = -math.sin(math.radians(toe)), -math.sin(math.radians(camber))
+            s = np.array([sx, sgn * math.sqrt(1.0 - sx * sx - sz * sz), sz])
+            wc = np.array([ch[channel_key(f"Wheel Center {c}", side, axle)][0] for c in "XYZ"])
+            cp = np.array([ch[channel_key(f"Contact Patch {c}", side, axle)][0] for c in "XYZ"])
+
+            def patch(d_deg: float, s: np.ndarray = s, wc: np.ndarray = wc) -> np.ndarray:
+                d = math.radians(d_deg)
+                q = np.cross(s, [math.cos(d), math.sin(d), 0.0])
+                return wc + 260.0 * q / np.linalg.norm(q) * (-1.0 if q[2] > 0 else 1.0)
+
+            assert cp == pytest.approx(patch(steer), abs=1e-9)
+            # the heading X (the wheel-plane toe's change, 0 at design) is 5e-6 mm away
+            assert np.linalg.norm(patch(0.0) - cp) == pytest.approx(5.3e-6, rel=0.02)
 
 
 def test_corner_geometry_by_hand(model: KinematicModel) -> None:
