@@ -37,6 +37,11 @@ from suspension_sim.files import write_bytes_atomically
 ENV_VAR = "SUSPENSION_SIM_CACHE_DIR"
 """Environment variable naming the cache folder ("" turns the cache off)."""
 
+CODE_DIR_ENV = "SUSPENSION_SIM_CODE_DIR_NAME"
+"""Set only inside the compile process (`suspension_sim.solve.warmup`): the folder name
+`private_code_dir` gives the numba kernels instead of theirs (a staging folder, moved
+into place once the whole compile succeeded)."""
+
 FORMAT = 1
 """Version of the entry-file layout; entries of another format are misses."""
 
@@ -249,9 +254,11 @@ def private_code_dir(name: str) -> Path | None:
     folder (not a symbolic link) owned by this user with no group or other
     write access, inside a cache folder of the same kind. Anything else gives
     None and one `CacheWarning`: the kernel is then compiled in memory (some
-    seconds per process), never loaded from a doubtful place.
+    seconds per process), never loaded from a doubtful place. Inside the compile
+    process, ``SUSPENSION_SIM_CODE_DIR_NAME`` replaces `name` (its staging folder).
     """
     folder = cache_dir()
+    name = os.environ.get(CODE_DIR_ENV) or name
     if folder is None or not _KIND.match(name.replace("-", "_").replace(".", "_")):
         return None
     sub = folder / name

@@ -13,7 +13,9 @@ The library names its API parameters in errors (``shocks``, ``camera``,
 own in its module's ``PARAMETER_OPTIONS``.
 
 ``suspension-sim --version`` prints the package version and exits 0 before any
-command module (or numpy, pandas) is imported.
+command module (or numpy, pandas) is imported; ``--help`` and a command import only
+that command's module. A command that solves starts the background compile of the
+fast kernels when they are not on disk yet (`suspension_sim.solve.warmup`).
 """
 
 from __future__ import annotations
@@ -36,20 +38,28 @@ from suspension_sim.version import __version__
 PROG = "suspension-sim"
 VERSION_OPTIONS = ("--version", "-V")
 
-COMMANDS: tuple[str, ...] = (
-    "check",
-    "new",
-    "solve",
-    "report",
-    "sweep",
-    "compare",
-    "view",
-    "validate",
-    "replay",
-    "import-optimumk",
-    "loads",
-    "springs",
-)
+COMMANDS: dict[str, str] = {
+    "check": "read a workbook and print its bodies, joints, dampers, wheels and rack",
+    "new": "write a four-corner car template workbook to start a car from",
+    "solve": "solve one pose and write the point positions",
+    "report": "print the design sheet: camber, toe, caster, KPI, scrub, trail, ... per wheel",
+    "sweep": "run a standard motion (heave, roll, steer, bump:FL, ...) or a named sweep and "
+    "write its metrics",
+    "compare": "run the same sweep on two or more cars; overlaid charts and differences",
+    "view": "show a pose in 3-D (window, image, or sweep animation)",
+    "validate": "compare the model with an OptimumK results export and write a report",
+    "replay": "replay a data-logger export (damper pots, steering) into wheel attitude",
+    "import-optimumk": "convert an OptimumK suspension/vehicle export (.xlsx) into a car workbook",
+    "loads": "forces in every link, damper and chassis pickup for load cases",
+    "springs": "wheel rates (k MR^2 + F dMR/dz) at a pose and the static ride height",
+    "warm-up": "compile the fast solver kernels now (once per install; for CI images and lab PCs)",
+}
+"""Every command and its one-line help (the same text as its module's parser: a test
+checks). Only the command given is imported (`build_parser`), so ``--help`` and a
+command's start never import the others (pandas, scipy)."""
+
+NO_BACKGROUND_COMPILE = ("new", "warm-up", "import-optimumk")
+"""Commands that solve nothing: they never start the background compile."""
 
 
 PARAMETER_OPTIONS: dict[str, str] = {
@@ -123,7 +133,17 @@ def asks_version(argv: Sequence[str]) -> bool:
     return False
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command named in argv (the first word that is not an option), or None."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser: the full parser of the command named in argv (every command's when
+    argv is None); the others only by name and help (their modules not imported)."""
     parser = _Parser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     parser.add_argument(
@@ -131,8 +151,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name in COMMANDS:
-        importlib.import_module(f"suspension_sim.commands.{name.replace('-', '_')}").add_parser(sub)
+    chosen = command_of(argv) if argv is not None else None
+    for name, summary in COMMANDS.items():
+        if argv is None or name == chosen:
+            module = importlib.import_module(f"suspension_sim.commands.{name.replace('-', '_')}")
+            module.add_parser(sub)
+        else:
+            sub.add_parser(name, help=summary, add_help=False)
     for command in sub.choices.values():  # also accepted after the command
         command.add_argument(
             "--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP
@@ -163,7 +188,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return stdout_closed()
         return 0
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv).parse_args(argv)
+        if args.command not in NO_BACKGROUND_COMPILE:
+            from suspension_sim.solve import warmup
+
+            warmup.start_background()  # the first run after an install: compile meanwhile
         code = int(args.run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
         return code

@@ -159,13 +159,63 @@ def write_workbook(path: Path, edits: Mapping[str, Any] | None = None) -> Path:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Every test (and every process it starts) caches into one per-session temporary
-    folder, never ~/.cache. Session-scoped, so it is in place before any other fixture."""
-    folder = tmp_path_factory.mktemp("suspension_sim_cache")
+def cache_folder(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Path]:
+    """Every test (and every process it starts) caches into one temporary folder per
+    test run, shared by the xdist workers, never ~/.cache; no background compiles.
+    Session-scoped, so it is in place before any other fixture. The compiled kernels
+    are put there once per run before any test starts (`compiled_kernels`)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # each worker's folder is in the run's
+        root = root.parent
+    folder = root / "suspension_sim_cache"
+    folder.mkdir(mode=0o700, exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SUSPENSION_SIM_CACHE_DIR", str(folder))
+        patch.setenv("SUSPENSION_SIM_BACKGROUND_COMPILE", "0")
+        compiled_kernels(folder, request.config)
         yield folder
+
+
+KERNEL_STORE = "suspension_sim_kernels"
+"""pytest's cache folder (``.pytest_cache/d/...``) keeps the compiled kernels between
+runs of this checkout (valid while the kernel sources, Python and numba are the same)."""
+
+
+def compiled_kernels(folder: Path, config: pytest.Config) -> None:
+    """Put the compiled numba kernels into the run's cache folder, once per run: the
+    first worker copies them from pytest's cache (`KERNEL_STORE`) or compiles them
+    (`suspension-sim warm-up`, both cores), under a lock; the other workers wait for it
+    and find them there. A failed compile only warns: the tests that need a kernel
+    then compile it themselves."""
+    import io
+    import warnings
+
+    from suspension_sim import cache
+    from suspension_sim.solve import warmup
+
+    code = warmup.code_folder()
+    base = None if code is None else cache.private_code_dir(code.name)
+    if base is None:
+        return
+    lock = warmup.Lock(folder / "tests-kernels.lock")
+    lock.acquire(wait=True)
+    try:
+        if warmup.on_disk():
+            return
+        pytest_cache = getattr(config, "cache", None)
+        store = pytest_cache.mkdir(KERNEL_STORE) if pytest_cache is not None else None
+        if store is not None and warmup.copy_compiled(store, base) and warmup.verified():
+            return
+        out = io.StringIO()
+        if warmup.warm_up(progress=False, out=out) != 0:
+            warnings.warn(f"compiling the kernels failed: {out.getvalue()}", stacklevel=2)
+            return
+        if store is not None:
+            warmup.copy_compiled(base, store)
+    finally:
+        lock.release()
 
 
 @pytest.fixture

@@ -35,9 +35,9 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -77,6 +77,8 @@ __all__ = [
     "EngineResult",
     "Plan",
     "compile_kernel",
+    "kernel_compiled",
+    "load_kernel_if_cached",
     "plan",
     "solve_compiled",
     "solve_numpy",
@@ -1321,119 +1323,201 @@ def batch_session(model: KinematicModel) -> KernelSession:
 
 
 _READY = False
+_QUESTIONS = 0
+"""How often this process asked `kernel_compiled` while the kernel was not loaded."""
+_FIRST_ASKED = -1.0
+"""`time.perf_counter()` of that first question (-1: not asked yet)."""
+_LOAD_TRIED = False
+LOAD_AT_QUESTION = 3
+"""The earliest question to `kernel_compiled` at which a kernel compiled on disk is
+loaded: a solve the kernel does not serve asks twice (`solver.solve_by_engine`, or the
+two target paths) before it runs numpy, so the third is the start of the second solve
+and the first pose of a process never waits for the load."""
+LOAD_AFTER_S = 0.5
+"""...and only once this process has been solving (since its first question) for about
+as long as the load takes (~0.5-0.8 s of CPU: numba's import, the kernel module, the
+two solver functions): a loop of `model.solve` runs numpy for its first half second
+and compiled afterwards (~0.05 ms a step instead of 2-8 ms), while a command that
+solves two poses (~5-20 ms on numpy) is not slowed by a load it cannot win back. At
+worst a process spends twice the best choice's time (the ski-rental rule)."""
 
 
 def kernel_on_disk() -> bool:
-    """True when a previous process left the compiled kernel in this user's private
-    code folder and it looks current (newer than the kernel's source), so loading it
-    takes well under a second instead of a compile. Never imports numba."""
-    from importlib.metadata import PackageNotFoundError, version
+    """True when a complete compile of the kernels is in this user's private code
+    folder and belongs to this package (`solve.warmup.on_disk`: a manifest written
+    after the whole compile, every file present), so loading it takes well under a
+    second instead of a compile. Never imports numba."""
+    from suspension_sim.solve import warmup
 
-    from suspension_sim.cache import cache_dir
-
-    try:
-        folder = cache_dir()
-        if folder is None:
-            return False
-        source = Path(__file__).with_name("kernel.py").stat().st_mtime
-        index = list((folder / f"numba-{version('numba')}").rglob("*solve_sequence*.nbi"))
-        return any(p.stat().st_mtime >= source for p in index)
-    except (OSError, PackageNotFoundError):
-        return False
+    return warmup.on_disk()
 
 
 def load_kernel_if_cached() -> bool:
-    """Load the compiled kernel when it is cheap (`kernel_on_disk`); True when it is
-    ready in this process afterwards."""
+    """Load the compiled kernel when a complete compile is on disk (its files verified
+    first); True when it is ready in this process afterwards. Not on disk: a background
+    compile is started (`solve.warmup.start_background`) and False returned at once. A
+    cache that fails to load is forgotten and recompiled in the background; this
+    process keeps the numpy path. Tried once per process."""
+    global _LOAD_TRIED, _READY
+    if _LOAD_TRIED:
+        return kernel_compiled()
+    _LOAD_TRIED = True  # before asking: `kernel_compiled` may call here
     if kernel_compiled():
         return True
-    if compiled_available() and kernel_on_disk():
-        compile_kernel()
-        return True
-    return False
+    from suspension_sim.solve import warmup
+
+    if not warmup.verified():
+        if warmup.on_disk():  # listed but damaged: forget it, compile again
+            warmup.forget()
+        warmup.start_background()
+        return False
+    if not compiled_available():
+        return False  # pragma: no cover - numba is a dependency
+    try:
+        for _, step, _ in kernel_steps()[:2]:  # the solvers; numba loads the rest on use
+            step()
+    except Exception as exc:  # a cache numba cannot read: numpy here, recompile there
+        warmup.forget()
+        warmup.say_once(
+            f"the compiled kernels on disk could not be loaded ({type(exc).__name__}); "
+            "the numpy path is used and they are compiled again"
+        )
+        warmup.start_background()
+        return False
+    _READY = True
+    return True
 
 
 def kernel_compiled() -> bool:
     """True once the kernel is compiled (or loaded from the disk cache) in this process.
 
-    Never imports numba itself (that alone costs ~0.5 s), and answers from a
-    flag once true: numba's own signature list is slow to build.
+    Never imports numba itself (that alone costs ~0.3 s), and answers from a
+    flag once true: numba's own signature list is slow to build. From the start of a
+    process's second solve (`LOAD_AT_QUESTION`), once it has been solving for
+    `LOAD_AFTER_S`, it loads the kernel if a complete compile is on disk, or starts the
+    background compile (`load_kernel_if_cached`): the first pose never waits, a loop of
+    solves turns compiled.
     """
-    global _READY
+    global _READY, _QUESTIONS, _FIRST_ASKED
     if not _READY:
         k = sys.modules.get("suspension_sim.solve.kernel")
         _READY = (
             k is not None and bool(k.solve_sequence.signatures) and bool(k.solve_single.signatures)
         )
+        if not _READY and not _LOAD_TRIED:
+            now = time.perf_counter()
+            if _QUESTIONS == 0:
+                _FIRST_ASKED = now
+            _QUESTIONS += 1
+            if _QUESTIONS >= LOAD_AT_QUESTION and now - _FIRST_ASKED >= LOAD_AFTER_S:
+                load_kernel_if_cached()
     return _READY
 
 
 def compile_kernel() -> float:
-    """Compile the kernel now (once per process); returns the seconds it took (0 if done)."""
+    """Compile the kernel now, or load it from the disk cache (once per process);
+    returns the seconds it took (0 if done). While another process compiles the
+    kernels (`solve.warmup`), waits for it and loads its work instead of compiling."""
     k = kernel_module()
     if k is None:
         raise RuntimeError("numba is not installed: the compiled batch path is unavailable")
     if k.solve_sequence.signatures and k.solve_single.signatures:
         return 0.0
     t0 = time.perf_counter()
+    from suspension_sim.solve import warmup
+
+    if not warmup.on_disk() and warmup.compile_running():
+        warmup.wait_for_compile()  # another process is compiling: load its work instead
+    for _, step, _ in kernel_steps():
+        step()
+    return time.perf_counter() - t0
+
+
+def kernel_steps() -> list[tuple[str, Callable[[], object], float]]:
+    """The kernel's compile, function by function, as (name, call, rough share of the
+    time): each call runs one kernel function on empty tables of the types every car's
+    tables have, which compiles it (or loads it from the disk cache)."""
+    k = kernel_module()
+    if k is None:  # pragma: no cover - numba is a dependency
+        raise RuntimeError("numba is not installed: the compiled batch path is unavailable")
     tab = _dummy_tables()
     W, S = _work(tab)
-    _run_kernel(np.zeros((1, 1)), np.zeros(1), tab, W, S, np.zeros(2, np.int64), 1e-10, 1)
     one = np.zeros(1, dtype=np.int64)
     tt = _assemble(_empty_layout(tab.n_blocks, tab.k_max), np.zeros((0, 3)), np.zeros(0))
-    k.solve_single(
-        np.zeros(1),
-        np.zeros(1),
-        tab.inputs,
-        tab.arrays,
-        W,
-        S,
-        tt.arrays,
-        1e-10,
-        1,
-        np.zeros(2, np.int64),
-        np.zeros(1),
-        _NO_HISTORY,
-    )
-    k.chassis_points(np.zeros((1, 1)), tab.arrays, W, one, one, np.zeros((1, 1, 3)))
-    k.world_points(
-        np.zeros((1, 1)),
-        tab.arrays,
-        W,
-        one,
-        one,
-        one,
-        np.array([0, 1], dtype=np.int64),
-        np.zeros((1, 3, 3)),
-        np.zeros((1, 3)),
-        np.zeros((1, 1, 3)),
-    )
-    k.body_spread(
-        np.zeros((3, 1)),
-        tab.arrays[:7],
-        W,
-        one,
-        one,
-        np.zeros(1, dtype=np.int64),
-        0.5,
-        0.5,
-        np.zeros(2),
-        np.zeros((1, 3)),
-        np.zeros((1, 3)),
-    )
-    k.batch_tangents(
-        np.zeros((1, 1)),
-        one,
-        tab.arrays,
-        W,
-        S,
-        one,
-        one,
-        np.zeros((1, 1, 3)),
-        np.zeros((1, 1, 1, 3)),
-        np.zeros((1, 1, 1)),
-    )
-    return time.perf_counter() - t0
+
+    def sequence() -> None:
+        _run_kernel(np.zeros((1, 1)), np.zeros(1), tab, W, S, np.zeros(2, np.int64), 1e-10, 1)
+
+    def single() -> None:
+        k.solve_single(
+            np.zeros(1),
+            np.zeros(1),
+            tab.inputs,
+            tab.arrays,
+            W,
+            S,
+            tt.arrays,
+            1e-10,
+            1,
+            np.zeros(2, np.int64),
+            np.zeros(1),
+            _NO_HISTORY,
+        )
+
+    def chassis() -> None:
+        k.chassis_points(np.zeros((1, 1)), tab.arrays, W, one, one, np.zeros((1, 1, 3)))
+
+    def world() -> None:
+        k.world_points(
+            np.zeros((1, 1)),
+            tab.arrays,
+            W,
+            one,
+            one,
+            one,
+            np.array([0, 1], dtype=np.int64),
+            np.zeros((1, 3, 3)),
+            np.zeros((1, 3)),
+            np.zeros((1, 1, 3)),
+        )
+
+    def spread() -> None:
+        k.body_spread(
+            np.zeros((3, 1)),
+            tab.arrays[:7],
+            W,
+            one,
+            one,
+            np.zeros(1, dtype=np.int64),
+            0.5,
+            0.5,
+            np.zeros(2),
+            np.zeros((1, 3)),
+            np.zeros((1, 3)),
+        )
+
+    def tangents() -> None:
+        k.batch_tangents(
+            np.zeros((1, 1)),
+            one,
+            tab.arrays,
+            W,
+            S,
+            one,
+            one,
+            np.zeros((1, 1, 3)),
+            np.zeros((1, 1, 1, 3)),
+            np.zeros((1, 1, 1)),
+        )
+
+    return [
+        ("solve_sequence", sequence, 30.0),
+        ("solve_single", single, 30.0),
+        ("chassis_points", chassis, 2.0),
+        ("world_points", world, 2.0),
+        ("body_spread", spread, 3.0),
+        ("batch_tangents", tangents, 5.0),
+    ]
 
 
 def _dummy_tables() -> KernelTables:

@@ -1,0 +1,312 @@
+"""The compiled kernels as users get them (`suspension_sim.solve.warmup`, `engine`).
+
+Compiles are exercised with a cheap stand-in step (a file written into the staging
+folder) so that the locking, publishing and manifest checks run for real in several
+processes; the loading tests copy the run's real compiled kernels (tests/conftest.py)
+into a private folder and damage it. Nothing here compiles a kernel.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from suspension_sim import cache, cli
+from suspension_sim.solve import warmup
+
+ROOT = Path(__file__).resolve().parents[1]
+
+FAKE_COMPILE = """
+import os, sys, time
+from pathlib import Path
+from suspension_sim import cache
+from suspension_sim.solve import warmup
+
+go, record = Path(sys.argv[1]), Path(sys.argv[2])
+
+def fake() -> None:
+    with open(record / "compiled", "a") as f:
+        f.write(f"{os.getpid()}\\n")
+    time.sleep(0.3)
+    staging = cache.private_code_dir("numba-x")  # the compile names its staging folder
+    (staging / "solve_fake").mkdir()
+    (staging / "solve_fake" / "kernel.fake.nbc").write_bytes(b"machine code")
+
+while not go.exists():
+    time.sleep(0.005)
+try:
+    code = warmup.run_compile(
+        wait=sys.argv[3] == "wait", say=print, steps=[warmup.Step("fake", fake, 1.0)]
+    )
+finally:
+    with open(record / "ended", "a") as f:
+        f.write(f"{os.getpid()}\\n")
+sys.exit(code)
+"""
+
+
+def _env(folder: Path, **extra: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        cache.ENV_VAR: str(folder),
+        warmup.BACKGROUND_ENV: "1",
+        "PYTHONPATH": str(ROOT),
+        **extra,
+    }
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().split() if path.exists() else []
+
+
+def _wait_for(predicate: object, seconds: float = 60.0) -> None:
+    end = time.monotonic() + seconds
+    while not predicate():  # type: ignore[operator]
+        if time.monotonic() > end:
+            raise AssertionError("timed out")
+        time.sleep(0.02)
+
+
+def test_several_processes_starting_together_compile_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four processes (two that wait for the lock, two that leave when it is held) ask
+    for the same fresh cache at once: one compiles, every one ends with the kernels on
+    disk, and the manifest lists the published file with its hash."""
+    folder, record = tmp_path / "cache", tmp_path / "record"
+    record.mkdir()
+    script = tmp_path / "fake_compile.py"
+    script.write_text(FAKE_COMPILE)
+    go = tmp_path / "go"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), str(go), str(record), mode],
+            env=_env(folder),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for mode in ("wait", "nowait", "wait", "nowait")
+    ]
+    go.touch()
+    outs = [p.communicate(timeout=120)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], outs
+    assert len(_lines(record / "compiled")) == 1
+    monkeypatch.setenv(cache.ENV_VAR, str(folder))
+    assert warmup.on_disk() and warmup.verified()
+    code = warmup.code_folder()
+    assert code is not None
+    assert (code / "solve_fake" / "kernel.fake.nbc").read_bytes() == b"machine code"
+    assert not list(folder.glob("*staging*"))  # the staging folder is gone
+    # A later compile finds them there and does nothing.
+    assert warmup.run_compile(wait=True, say=lambda _: None, steps=[]) == 0
+    assert len(_lines(record / "compiled")) == 1
+
+
+SPAWNER = """
+import sys
+from suspension_sim.solve import warmup
+script, go, record = sys.argv[1:4]
+warmup._child_command = lambda background: [sys.executable, script, go, record, "nowait"]
+print(warmup.start_background())
+"""
+
+
+def test_first_runs_start_one_background_compile_and_say_so(tmp_path: Path) -> None:
+    """Several first runs at once each may start a background compile (a separate
+    process); the kernels get compiled exactly once, each starter says so in one line,
+    and once they are on disk nothing more is started."""
+    folder, record = tmp_path / "cache", tmp_path / "record"
+    record.mkdir()
+    script = tmp_path / "fake_compile.py"
+    script.write_text(FAKE_COMPILE)
+    spawner = tmp_path / "spawner.py"
+    spawner.write_text(SPAWNER)
+    go = tmp_path / "go"
+    cmd = [sys.executable, str(spawner), str(script), str(go), str(record)]
+    runs = [
+        subprocess.Popen(cmd, env=_env(folder), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(3)
+    ]
+    results = [(p.communicate(timeout=60), p.returncode) for p in runs]
+    started = 0
+    for (out, err), code in results:
+        assert code == 0, err
+        if out.split() == [b"True"]:
+            started += 1
+            lines = err.decode().splitlines()
+            assert (
+                len(lines) == 1
+                and "compiling the fast solver kernels in the background" in (lines[0])
+            )
+        else:
+            assert out.split() == [b"False"] and not err
+    assert started >= 1
+    go.touch()
+    _wait_for(lambda: len(_lines(record / "ended")) == started)
+    assert len(_lines(record / "compiled")) == 1
+    again = subprocess.run(cmd, env=_env(folder), capture_output=True, text=True, timeout=60)
+    assert again.stdout.split() == ["False"] and not again.stderr
+
+
+def test_a_failed_background_compile_is_said_once_and_not_retried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "cache"))
+    monkeypatch.setenv(warmup.BACKGROUND_ENV, "1")
+
+    def broken() -> None:
+        raise RuntimeError("LLVM ran out of memory")
+
+    said: list[str] = []
+    assert warmup.run_compile(True, said.append, [warmup.Step("x", broken, 1.0)]) == 1
+    assert said[-1] == "FAIL RuntimeError: LLVM ran out of memory"
+    assert warmup.failure() is not None and not warmup.on_disk()
+    monkeypatch.setattr(warmup, "_said", set())
+    assert not warmup.start_background()  # said, not retried
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "LLVM ran out of memory" in err and "warm-up" in err
+    monkeypatch.setattr(warmup, "_said", set())
+    assert not warmup.start_background()
+    assert capsys.readouterr().err == ""  # said once, not at every run
+
+
+LOOP = """
+import json, sys
+import numpy as np
+from suspension_sim.api import Model
+from suspension_sim.solve import engine, warmup
+from suspension_sim.workbook.examples import load_source
+
+warmup._child_command = lambda background: [sys.executable, "-c", "open(%r, 'a').write('x')"]
+engine.LOAD_AFTER_S = float(sys.argv[1])
+model = Model(load_source("fsae_car"))
+n = len(model.damper_names)
+pose = model.solve()
+used = ["numba" in sys.modules or engine._READY]
+points = [pose.points.to_numpy(float).tolist()]
+for i in range(1, 6):
+    pose = model.solve(shocks=[3.0 * i] * n, rack=1.5 * i, guess=pose)
+    used.append(engine._READY)
+    points.append(pose.points.to_numpy(float).tolist())
+print(json.dumps({"used": used, "points": points}))
+"""
+
+
+def _loop(folder: Path, spawned: Path, load_after: str) -> tuple[dict[str, object], str]:
+    code = LOOP.replace("%r", repr(str(spawned)))
+    proc = subprocess.run(
+        [sys.executable, "-c", code, load_after],
+        env=_env(folder),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    return json.loads(proc.stdout), proc.stderr
+
+
+@pytest.fixture
+def compiled_copy(tmp_path: Path, cache_folder: Path) -> Path:
+    """A private cache folder holding a copy of the run's compiled kernels."""
+    code = warmup.code_folder()
+    assert code is not None
+    if not warmup.on_disk():
+        pytest.skip("the kernels could not be compiled for this run (see the warning)")
+    folder = tmp_path / "cache"
+    target = folder / code.name
+    target.mkdir(parents=True, mode=0o700)
+    folder.chmod(0o700)
+    assert warmup.copy_compiled(code, target)
+    return folder
+
+
+def test_a_fresh_process_loads_the_kernel_at_its_second_solve(
+    compiled_copy: Path, tmp_path: Path
+) -> None:
+    """Kernels on disk: the first pose is solved without numba (never waits for a
+    load), the second on by the compiled kernel, loaded then; the poses equal the
+    numpy path's (a process that never loads) to 1e-9 mm; no compile is started."""
+    spawned = tmp_path / "spawned"
+    fast, err = _loop(compiled_copy, spawned, "0")
+    slow, _ = _loop(compiled_copy, spawned, "1e9")
+    assert fast["used"] == [False, True, True, True, True, True]
+    assert slow["used"] == [False] * 6
+    diff = np.abs(np.array(fast["points"]) - np.array(slow["points"])).max()
+    assert diff < 1e-9
+    assert not spawned.exists() and err == ""
+
+
+def _damage(folder: Path, how: str) -> None:
+    code = warmup.code_folder()
+    assert code is not None
+    data = warmup.read_manifest(folder / code.name)
+    assert data is not None
+    single = next(rel for rel in data["files"] if "solve_single" in rel and rel.endswith(".nbc"))
+    path = folder / code.name / single
+    if how == "half-written":
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    elif how == "corrupt":
+        blob = bytearray(path.read_bytes())
+        blob[len(blob) // 2] ^= 0xFF
+        path.write_bytes(bytes(blob))
+    elif how == "missing":
+        path.unlink()
+    else:  # numba's own index: not hashed, so numba reads it and fails
+        path.with_name(
+            path.name.split(".py")[0] + f".py{sys.version_info[0]}{sys.version_info[1]}.nbi"
+        ).write_bytes(b"\x80\x04garbage")
+
+
+@pytest.mark.parametrize("how", ["half-written", "corrupt", "missing", "bad index"])
+def test_a_damaged_cache_falls_back_to_numpy_and_is_compiled_again(
+    compiled_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    monkeypatch.setenv(cache.ENV_VAR, str(compiled_copy))
+    _damage(compiled_copy, how)
+    spawned = tmp_path / "spawned"
+    out, err = _loop(compiled_copy, spawned, "0")
+    assert out["used"] == [False] * 6  # numpy throughout, never a foreground compile
+    assert spawned.read_text() == "x"  # one background compile started
+    assert err.count("\n") <= 2 and "in the background" in err
+    assert not warmup.on_disk()  # the damaged compile is not trusted again
+
+
+def test_the_first_pose_never_waits_for_a_compile(tmp_path: Path) -> None:
+    """No kernels on disk: the first pose is solved without importing numba, the
+    second starts the background compile and stays on numpy."""
+    spawned = tmp_path / "spawned"
+    out, err = _loop(tmp_path / "cache", spawned, "0")
+    assert out["used"] == [False] * 6
+    assert spawned.read_text() == "x"
+    assert "compiling the fast solver kernels in the background" in err
+
+
+def test_the_help_lists_every_command_without_importing_them() -> None:
+    """`--help` names every command with its module's own help text, importing none of
+    the command modules (each is imported only when it is the command run)."""
+    import argparse
+
+    code = (
+        "import sys\n"
+        "from suspension_sim import cli\n"
+        "try:\n    cli.main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('suspension_sim.commands.')))\n"
+        "print('pandas' in sys.modules, 'numpy' in sys.modules)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=_env(Path("")), capture_output=True, text=True
+    )
+    lines = proc.stdout.strip().splitlines()
+    assert lines[-2:] == ["[]", "False False"]
+    full = cli.build_parser()
+    sub = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {a.dest: a.help for a in sub._choices_actions}
+    assert helps == cli.COMMANDS
