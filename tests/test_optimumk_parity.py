@@ -120,7 +120,7 @@ def test_every_established_channel_matches_the_solvespace_reference(model: Model
 def _export_columns(path: Path) -> dict[str, np.ndarray]:
     """{header: values per step} of a result export (its Step [n] rows)."""
     wb = openpyxl.load_workbook(path, read_only=True)
-    rows = list(wb.active.iter_rows(values_only=True))  # type: ignore[union-attr]
+    rows = list(wb.active.iter_rows(values_only=True))
     steps = [r for r in rows if isinstance(r[0], str) and r[0].startswith("Step [")]
     headers = rows[HEADER_ROW - 1]
     return {

@@ -20,7 +20,7 @@ is at Motion [Steering] x Steering Ratio / 360 (+ = toward +Y); every tyre's
 lowest point stays at its own design height (the contact patches sit at the
 Wheels block's Vertical Offset, 4.73 mm front, 4.27 mm rear; OptimumK holds its own
 contact patch there instead, which this reference's Contact Patch Z shows drifting by
-at most 2.4e-5 mm: validation/README.md).
+at most 2.5e-5 mm: validation/README.md, "What is held on the ground").
 
 Channels are in world axes, except the tie-rod top- and front-view angles, which are
 taken in the chassis frame (the step's chassis placement), as the definitions give them.
