@@ -61,7 +61,7 @@ class WheelSet:
     contact0: np.ndarray  # design contact points (n, 3): lowest points of the tyre circles
     patch0: np.ndarray  # OptimumK's design contact patches (n, 3): C + r unit(s x X), downward
     toe0: np.ndarray  # design toe (rad)
-    toe_wp0: np.ndarray  # design wheel-plane toe (rad): the static toe OptimumK's steer starts from
+    toe_wp0: np.ndarray  # design wheel-plane toe (rad): zero of the optimumk preset's steer
     front: np.ndarray  # bool: on the front axle (`wheel_layout`: from the geometry)
     rear: np.ndarray  # bool: on the rear axle
     damper_of: np.ndarray  # index into dampers of each wheel's primary damper, -1 none
