@@ -664,4 +664,7 @@ def _ticking(bar: Any) -> Iterator[None]:
 
 
 if __name__ == "__main__":  # pragma: no cover - the child process
-    sys.exit(_child_main(sys.argv[1:]))
+    # Run in the module as imported by name, the one the engine sees (its flags).
+    from suspension_sim.solve import warmup as _named
+
+    sys.exit(_named._child_main(sys.argv[1:]))
