@@ -20,7 +20,7 @@ from _cars import four_corner_car
 
 from suspension_sim import Model
 from suspension_sim.errors import InputError, SolveError, SuspensionSimError
-from suspension_sim.solve import solver
+from suspension_sim.solve import by_engine, solver
 from suspension_sim.solve.continuation import Segment
 from suspension_sim.solve.inputs import (
     check_chassis,
@@ -278,9 +278,9 @@ def test_the_single_solve_fast_paths_keep_their_errors(model: Model) -> None:
 
 
 def test_the_engine_solve_record_has_its_fields_in_place(model: Model) -> None:
-    """`_engine_info` builds `SolveInfo` by position (speed): each field where it belongs."""
+    """`engine_solve_info` builds `SolveInfo` by position (speed): each field where it belongs."""
     q, pred, guess = (np.full(model.n_params, v) for v in (0.0, 1.0, 2.0))
-    info = solver._engine_info(model, q, 3, 1e-11, 1e-6, 0.0, pred, guess)
+    info = by_engine.engine_solve_info(model, q, 3, 1e-11, 1e-6, 0.0, pred, guess)
     assert (info.converged, info.method, info.iterations, info.nfev, info.njev) == (
         True,
         "engine",

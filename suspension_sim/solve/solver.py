@@ -14,29 +14,32 @@ A pose that does not close is never returned silently: by default a
 
 Units at this API: mm for strokes, rack and chassis x/y/z; degrees for
 chassis roll, pitch and yaw (docs/conventions.md).
+
+The engine's paths are `suspension_sim.solve.by_engine` and the checks of many
+states at once `suspension_sim.solve.checked_states`; their public names are
+re-exported here.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import math
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import scipy.sparse as sps
 
 from suspension_sim.errors import InputError, SolveError
-from suspension_sim.solve.diagnostics import (
-    checked_mobility,
-    explain_failure,
-    pose_singular_ratio,
-    singular_ratio,
+from suspension_sim.solve.by_engine import (
+    OUTER_ITERATIONS,
+    solve_by_engine,
+    solve_targets_by_engine,
+    solve_targets_in_kernel,
 )
+from suspension_sim.solve.checked_states import CheckedStates, StateInputs, check_states
+from suspension_sim.solve.diagnostics import checked_mobility, explain_failure, singular_ratio
 from suspension_sim.solve.inputs import (
-    CHASSIS_LIMITS,
     check_chassis,
     check_input_limits,
     check_tolerance,
@@ -45,16 +48,14 @@ from suspension_sim.solve.inputs import (
     locked_params,
     parse_shocks,
     set_inputs,
-    within_limits,
 )
 from suspension_sim.solve.pose import ChassisState, Pose, SolveInfo, chassis_transform
 from suspension_sim.solve.problem import blas_controller, problem
-from suspension_sim.solve.reach import check_reach, within_reach
+from suspension_sim.solve.reach import check_reach
 from suspension_sim.tolerances import (
     DENSE_LIMIT,
     INNER_TARGET_MM,
     LSQ_STOP,
-    MAX_INPUT,
     NEAR_SINGULAR_RATIO,
     SOLVE_TIME_LIMIT_S,
 )
@@ -64,9 +65,30 @@ if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model.mobility import Mobility
     from suspension_sim.solve.targets import CompiledTargets, Target
 
+__all__ = [
+    "LM_MAX_NFEV",
+    "OUTER_ITERATIONS",
+    "TRF_MAX_NFEV",
+    "CheckedStates",
+    "Pose",
+    "SolveInfo",
+    "SolveTimeoutError",
+    "StateInputs",
+    "blas_controller",
+    "check_states",
+    "solve",
+    "solve_by_engine",
+    "solve_checked",
+    "solve_params",
+    "solve_targets_by_engine",
+    "solve_targets_in_kernel",
+]
+
 
 TRF_MAX_NFEV = 100
 """Residual evaluations of the trust-region stage: a reachable pose closes in ~10."""
+
+
 LM_MAX_NFEV = 400
 """Residual evaluations of the Levenberg-Marquardt fallback: it either closes a hard pose
 in a few dozen or is chasing an unreachable one (whose best effort is then returned)."""
@@ -242,222 +264,6 @@ def _solve_params(
     return q, info
 
 
-def solve_by_engine(
-    model: KinematicModel, q_guess: np.ndarray, u: np.ndarray, tolerance: float
-) -> tuple[np.ndarray, SolveInfo] | None:
-    """Close the pose with every input held (values u) by the block engine, starting
-    from q_guess with a first-order prediction; None when the engine does not close it
-    (the caller then runs trf + LM). Blocks whose inputs did not change cost one
-    residual evaluation. The near-singular check is left to be computed on demand."""
-    from suspension_sim.solve import engine
-
-    t0 = time.perf_counter()
-    pl = engine.plan(model)
-    if not len(pl.unknowns) or not np.isfinite(q_guess).all():
-        return None
-    target = min(tolerance, INNER_TARGET_MM)
-    if engine.kernel_compiled():
-        q = np.array(q_guess, dtype=float)
-        q[pl.inputs] = u
-        st, its, res, q, first = engine.session(model).solve_one(
-            q, q_guess, engine.no_targets(model), target
-        )
-        if st == engine.OK:
-            return q, _engine_info(model, q, its, res, tolerance, t0, first, q_guess)
-    U = np.asarray(u, dtype=float)[None, :]
-    if engine.kernel_compiled():  # the sequence kernel: a second factorisation on a branch
-        result = engine.solve_compiled(model, U, q_guess, target, fresh=True)
-    else:  # small systems: BLAS threads only cost, and make results timing-dependent
-        with blas_controller().limit(limits=1, user_api="blas"):
-            result = engine.solve_numpy(model, U, q_guess, target)
-    if result.status[0] != engine.OK:
-        return None
-    q_out = result.params[0]
-    pred = None if result.predicted is None else result.predicted[0]
-    return q_out, _engine_info(
-        model,
-        q_out,
-        int(result.iterations[0]),
-        float(result.max_residual_mm[0]),
-        tolerance,
-        t0,
-        pred,
-        q_guess,
-    )
-
-
-def _engine_info(
-    model: KinematicModel,
-    q: np.ndarray,
-    its: int,
-    residual: float,
-    tolerance: float,
-    t0: float,
-    prediction: np.ndarray | None,
-    q_guess: np.ndarray,
-) -> SolveInfo:
-    """The solve record of a pose the engine closed (near-singular check on demand).
-
-    Fields by position, in `SolveInfo`'s order (half the cost of naming them, once per
-    solve): converged, method, iterations, nfev, njev, max_residual_mm, tolerance_mm,
-    seconds, ratio, ratio_flag, message, ratio_of, prediction, predicted_from."""
-    return SolveInfo(
-        True,
-        "engine",
-        its,
-        its + 1,
-        its,
-        residual,
-        tolerance,
-        time.perf_counter() - t0,
-        math.nan,
-        False,
-        "",
-        functools.partial(pose_singular_ratio, model, q.copy()),
-        prediction,
-        q_guess,
-    )
-
-
-def solve_targets_in_kernel(
-    model: KinematicModel,
-    q_guess: np.ndarray,
-    q0: np.ndarray,
-    targets: CompiledTargets,
-    tolerance: float,
-    history: np.ndarray | None = None,
-) -> tuple[np.ndarray, SolveInfo] | None:
-    """Close a pose whose targets replace some inputs inside the compiled kernel (one
-    call): each block that carries targets is bordered with their rows and its freed
-    inputs' columns and closed by Newton's method on the bordered block
-    (`kernel.solve_bordered`). None when the kernel is not loaded, a target is not a
-    function of one block whose freed inputs act on it alone (`engine.target_tables`),
-    or the kernel does not close the pose or finds it far from its first-order
-    prediction: the caller then takes `solve_targets_by_engine`, the reference.
-    The freed inputs start where the guess has them. history: the guess pose's own
-    first-order prediction and the parameters it came from, (2, n_params), when it has
-    them: the first step then adds that step's second-order error, scaled
-    (`kernel.secant`), which saves an iteration or two per block in a sweep; the
-    prediction the solve reports stays the first-order one. Units: mm, rad."""
-    from suspension_sim.solve import engine
-
-    if not engine.kernel_compiled():
-        return None
-    t0 = time.perf_counter()
-    if not np.isfinite(q_guess).all():
-        return None
-    tt = engine.target_tables(model, targets)
-    if tt is None:
-        return None
-    q = q0.copy()
-    q[tt.freed] = q_guess[tt.freed]
-    target = min(tolerance, INNER_TARGET_MM)
-    st, its, res, q, pred = engine.session(model).solve_one(q, q_guess, tt, target, history=history)
-    if st != engine.OK:
-        return None
-    return q, _engine_info(model, q, its, res, tolerance, t0, pred, q_guess)
-
-
-OUTER_ITERATIONS = 12
-"""Newton steps on the targeted inputs before a target solve goes to trf + LM."""
-
-
-def solve_targets_by_engine(
-    model: KinematicModel,
-    q_guess: np.ndarray,
-    q0: np.ndarray,
-    locked: np.ndarray,
-    targets: CompiledTargets,
-    tolerance: float,
-) -> tuple[np.ndarray, SolveInfo] | None:
-    """Close a pose whose targets replace some inputs, with the compiled block engine;
-    None (the caller runs trf + LM) when the kernel is not loaded or anything fails.
-
-    Newton on the targeted inputs u_F alone: each step closes the joints for the
-    current inputs with the engine (every block independent), evaluates the
-    targets g and, by the implicit function theorem, their total derivative
-    dg/du_F = g_q dq/du_F + g_u (the tangents from each block's Jacobian at the
-    closed state), and solves the small square system for the step. The first
-    step from the guess is the first-order prediction that continuation's branch
-    screen compares with. Units: mm, rad.
-    """
-    from suspension_sim.solve import engine
-
-    if not engine.kernel_compiled():
-        return None
-    t0 = time.perf_counter()
-    k = engine.kernel_module()
-    assert k is not None
-    pl = engine.plan(model)
-    inputs = pl.inputs
-    freed = np.flatnonzero(~np.isin(inputs, locked))
-    if len(freed) != len(targets.targets) or not len(pl.unknowns):
-        return None
-    if not np.all(np.isfinite(q_guess)):
-        return None
-    sess = engine.session(model)
-    tab = sess.tables
-    insts = np.unique(np.concatenate([targets.i, targets.j])).astype(np.int64)
-    parts = np.unique(model.inst_part[insts]).astype(np.int64)
-    P = np.zeros((tab.n_inst, 3))
-    dP = np.zeros((tab.n_inst, tab.k_max, 3))
-    P_some = np.zeros((len(insts), 3))
-    dP_some = np.zeros((len(insts), tab.k_max, 3))
-    tangents = np.zeros((model.n_params, len(freed)))
-    target = min(tolerance, INNER_TARGET_MM)
-    u = q0[inputs].copy()
-    u[freed] = q_guess[inputs[freed]]  # the targeted inputs start where the guess has them
-    start = q_guess
-    prediction = None
-    its = 0
-    for it in range(OUTER_ITERATIONS):
-        res = engine.solve_compiled(model, u[None, :], start, target, fresh=it == 0)
-        if res.status[0] != engine.OK:
-            return None
-        q = res.params[0]
-        its += int(res.iterations[0]) + 1
-        k.points_and_slopes(q, tab.arrays, sess.W, parts, insts, P_some, dP_some)
-        P[insts], dP[insts] = P_some, dP_some
-        r, gi, gj = targets.values_and_gradients(P)
-        err = float(np.max(np.abs(r), initial=0.0))
-        if err <= target:
-            break
-        if not np.isfinite(err) or not k.block_tangents(
-            q, freed.astype(np.int64), tab.arrays, sess.W, sess.S, tangents
-        ):
-            return None
-        tangents[inputs[freed], np.arange(len(freed))] = 1.0
-        G = targets.total_derivative(gi, gj, dP, tangents)
-        try:
-            du = np.linalg.solve(G, -r)
-        except np.linalg.LinAlgError:
-            return None
-        if not np.all(np.isfinite(du)):
-            return None
-        if it == 0:
-            prediction = q + tangents @ du
-        u[freed] += du
-        start = q
-    else:
-        return None
-    info = SolveInfo(
-        converged=True,
-        method="engine",
-        iterations=its,
-        nfev=its + 1,
-        njev=its,
-        max_residual_mm=max(float(res.max_residual_mm[0]), err),
-        tolerance_mm=tolerance,
-        seconds=time.perf_counter() - t0,
-        ratio=float("nan"),
-        ratio_flag=False,
-        ratio_of=functools.partial(pose_singular_ratio, model, q.copy()),
-        prediction=prediction if prediction is not None else q.copy(),
-        predicted_from=q_guess,
-    )
-    return q, info
-
-
 def _chassis_T(model: KinematicModel, ch: tuple[float, ...]) -> np.ndarray:
     """`chassis_transform` with its rotation part kept from the last call with the same
     angles (sweeps move the chassis along x, y, z at fixed angles, or not at all): the
@@ -573,97 +379,6 @@ def solve_checked(
         "auto",
         "return",
     )
-
-
-@dataclasses.dataclass(frozen=True)
-class CheckedStates:
-    """Many states' inputs read as `solve` reads them, and which of the states pass every
-    check `solve` makes of its inputs (`check_states`). A row where `ok` is False may
-    hold anything: solve that state with `solve`, which names what is wrong.
-
-    strokes: (S, n_dampers) mm in Damping order (0 where a state sets none); rack: (S,)
-    mm; chassis: (S, 6) mm, deg; held: (S, n_dampers) True where no target frees the
-    damper's stroke; rack_held: (S,) True where no target frees the rack.
-    """
-
-    names: tuple[str, ...]
-    ok: np.ndarray
-    strokes: np.ndarray
-    rack: np.ndarray
-    chassis: np.ndarray
-    held: np.ndarray
-    rack_held: np.ndarray
-
-    @functools.cached_property
-    def _floats(self) -> tuple[list[list[float]], list[float], list[list[float]]]:
-        """strokes, rack and chassis as Python floats (the states' own values)."""
-        return self.strokes.tolist(), self.rack.tolist(), self.chassis.tolist()
-
-    def inputs(self, i: int) -> tuple[dict[str, float], float, ChassisState]:
-        """State i's strokes {damper body: mm}, rack (mm) and chassis state (mm, deg) as
-        `solve` reads them (a fresh dict: `solve_checked` keeps it in the pose)."""
-        strokes, rack, chassis = self._floats
-        x, y, z, roll, pitch, yaw = chassis[i]
-        return dict(zip(self.names, strokes[i], strict=True)), rack[i], (x, y, z, roll, pitch, yaw)
-
-
-class StateInputs(Protocol):
-    """What `check_states` reads of a state (`solve.state.State`, which imports this
-    module, so it is named by its shape here)."""
-
-    @property
-    def shocks(self) -> Mapping[str, float]: ...
-    @property
-    def rack(self) -> float: ...
-    @property
-    def chassis(self) -> tuple[float, float, float, float, float, float]: ...
-    @property
-    def targets(self) -> Mapping[str, Target]: ...
-
-
-def check_states(model: KinematicModel, states: Sequence[StateInputs]) -> CheckedStates:
-    """The checks `solve` makes of each state's inputs (`parse_shocks`, `finite_number`,
-    no rack on a car without one, `check_chassis`, `check_input_limits`, `check_reach`),
-    for all the states at once: `CheckedStates.ok` says which pass them all (the same
-    comparisons, vectorised, without messages). A sweep solves those by `solve_checked`
-    and hands the others to `solve`, whose error then names the culprit."""
-    table = input_table(model)
-    n, nd = len(states), len(table.names)
-    strokes = np.zeros((n, nd))
-    ok = np.ones(n, dtype=bool)
-    # States grouped by the strokes they name and by the inputs their targets free.
-    by_keys: dict[tuple[str, ...], list[int]] = {}
-    by_freed: dict[tuple[str, ...], list[int]] = {}
-    for i, st in enumerate(states):
-        by_keys.setdefault(tuple(st.shocks), []).append(i)
-        by_freed.setdefault(tuple(st.targets), []).append(i)
-    for keys, rows in by_keys.items():
-        if not keys:
-            continue
-        found = [table.lookup.get(str(k).lower()) for k in keys]
-        cols = [table.names.index(c) for c in found if c is not None]
-        if len(set(cols)) != len(keys):  # an unknown damper, or one given twice
-            ok[rows] = False
-            continue
-        values = [list(states[i].shocks.values()) for i in rows]
-        strokes[np.ix_(rows, cols)] = np.array(values, dtype=float).reshape(len(rows), len(cols))
-    held = np.ones((n, nd), dtype=bool)
-    rack_held = np.ones(n, dtype=bool)
-    for tkeys, rows in by_freed.items():
-        if tkeys:
-            freed = {str(k).lower() for k in tkeys}
-            held[rows] = [d not in freed for d in table.lowered]
-            rack_held[rows] = "rack" not in freed
-    rack = np.array([st.rack for st in states], dtype=float).reshape(n)
-    chassis = np.array([st.chassis for st in states], dtype=float).reshape(n, 6)
-    ok &= (np.abs(strokes) <= MAX_INPUT).all(axis=1)  # NaN fails too
-    ok &= np.abs(rack) <= MAX_INPUT
-    if table.rack_param is None:
-        ok &= rack == 0.0
-    ok &= (np.abs(chassis) <= np.minimum(CHASSIS_LIMITS, MAX_INPUT)).all(axis=1)
-    ok &= within_limits(model, strokes, rack)
-    ok &= within_reach(model, np.where(held, strokes, 0.0), np.where(rack_held, rack, 0.0))
-    return CheckedStates(table.names, ok, strokes, rack, chassis, held, rack_held)
 
 
 def _solve_inputs(
