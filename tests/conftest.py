@@ -158,6 +158,11 @@ def write_workbook(path: Path, edits: Mapping[str, Any] | None = None) -> Path:
     return path
 
 
+os.environ["SUSPENSION_SIM_BACKGROUND_COMPILE"] = "0"
+"""Set on import, before any test module copies the environment for its processes: a
+test run never starts a background compile (`compiled_kernels` compiles once instead)."""
+
+
 @pytest.fixture(scope="session", autouse=True)
 def cache_folder(
     tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.solve.warmup import Step
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -23,3 +28,42 @@ def run(args: argparse.Namespace) -> int:
     from suspension_sim.solve import warmup
 
     return warmup.warm_up(progress=not args.quiet)
+
+
+def compile_steps() -> list[Step]:
+    """What the warm-up compiles: the solve kernel function by function (on empty
+    tables of the types every car's tables have), the batch-metrics kernel and the
+    loads kernel, by running them on the example car as the commands do."""
+    from suspension_sim.solve import engine
+    from suspension_sim.solve.warmup import LOADS_STEP, Step
+
+    steps = [Step(f"solve kernel: {name}", fn, w) for name, fn, w in engine.kernel_steps()]
+
+    def metrics() -> None:
+        import numpy as np
+
+        from suspension_sim.api import Model
+        from suspension_sim.metrics.batch import batch_metrics
+        from suspension_sim.solve.batch import solve_batch
+        from suspension_sim.workbook.examples import load_source
+
+        model = Model(load_source("fsae_car"))
+        n = len(model.damper_names)
+        res = solve_batch(model, np.linspace(0.0, 2.0, 6)[:, None] * np.ones(n), method="compiled")
+        for rates in (False, True):
+            batch_metrics(res, "iso", rates, method="compiled")
+
+    def loads() -> None:
+        from suspension_sim.loads.blocks import compile_blocks
+
+        compile_blocks()
+
+    steps.append(Step("batch metrics kernel", metrics, 12.0))
+    steps.append(Step(LOADS_STEP, loads, 25.0))
+    return steps
+
+
+if __name__ == "__main__":  # pragma: no cover - the compile process (`solve.warmup`)
+    from suspension_sim.solve import warmup
+
+    sys.exit(warmup.child_main(sys.argv[1:], compile_steps))

@@ -32,6 +32,7 @@ single-state path. Units: mm, rad.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
@@ -1428,9 +1429,35 @@ def compile_kernel() -> float:
 
     if not warmup.on_disk() and warmup.compile_running():
         warmup.wait_for_compile()  # another process is compiling: load its work instead
-    for _, step, _ in kernel_steps():
-        step()
+    if warmup.on_disk() and not warmup.verified():
+        _drop_disk_cache(k)  # damaged: never hand it to numba; compile afresh
+    try:
+        for _, step, _ in kernel_steps():
+            step()
+    except Exception as exc:  # numba could not read its cache (a damaged index)
+        if not k.CACHED:
+            raise
+        _drop_disk_cache(k)
+        warmup.say_once(
+            f"the compiled kernels on disk could not be loaded ({type(exc).__name__}); "
+            "compiling them again"
+        )
+        for _, step, _ in kernel_steps():
+            step()
     return time.perf_counter() - t0
+
+
+def _drop_disk_cache(k: ModuleType) -> None:
+    """Forget the kernels' compile on disk: the manifest and numba's index of every
+    kernel function (numba then compiles and writes them anew)."""
+    from suspension_sim.solve import warmup
+
+    warmup.forget()
+    for value in vars(k).values():
+        cache_ = getattr(value, "_cache", None)
+        if cache_ is not None and hasattr(cache_, "flush"):
+            with contextlib.suppress(OSError):
+                cache_.flush()
 
 
 def kernel_steps() -> list[tuple[str, Callable[[], object], float]]:

@@ -6,7 +6,7 @@ which lives in the user's private code folder (`cache.private_code_dir`,
 ``<cache folder>/numba-<numba version>``). This module keeps that folder complete:
 
 * **Compile** (`run_compile`, in a child process ``python -m
-  suspension_sim.solve.warmup``): under a lock file (``compile.lock``, so two
+  suspension_sim.commands.warm_up --child``): under a lock file (``compile.lock``, so two
   processes never compile at once, and a compile finished by another process is not
   repeated), the kernels are compiled into a staging folder beside the code folder,
   then moved in folder by folder, and only then is the *manifest* written
@@ -142,19 +142,33 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
 def on_disk() -> bool:
     """True when a complete compile of these kernels is in the code folder (manifest
     current, every listed file there with its size). Stats only: ~1 ms, no numba."""
+    return why_not_on_disk() is None
+
+
+def why_not_on_disk() -> str | None:
+    """None when `on_disk`, else what is missing or stale (for messages and tests)."""
     folder = code_folder()
     if folder is None:
-        return False
-    data = read_manifest(folder)
-    if data is None:
-        return False
+        return "no cache folder, or numba is not installed"
+    try:
+        data = json.loads(manifest_path(folder).read_bytes())
+    except (OSError, ValueError, RecursionError) as exc:
+        return f"no readable manifest {manifest_path(folder)} ({type(exc).__name__})"
+    if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
+        return "the manifest is not one of ours"
+    ident = _identity()
+    stale = sorted(k for k, v in ident.items() if data.get(k) != v)
+    if stale:
+        return f"the manifest is for another {', '.join(stale)}"
     try:
         for rel, (size, _) in data["files"].items():
             if (folder / rel).stat().st_size != size:
-                return False
-    except (OSError, TypeError, ValueError):
-        return False
-    return True
+                return f"{rel} has changed size"
+    except OSError as exc:
+        return f"{exc.filename}: {exc.strerror}"
+    except (TypeError, ValueError):
+        return "the manifest's file table is damaged"
+    return None
 
 
 def verified() -> bool:
@@ -269,41 +283,12 @@ class Step:
     weight: float
 
 
-def compile_steps() -> list[Step]:
-    """What the warm-up compiles: the solve kernel function by function (with the
-    shapes every car's tables have), the batch-metrics kernel and the loads kernel, by
-    running them on the example car as the commands do."""
-    from suspension_sim.solve import engine
-
-    steps = [Step(f"solve kernel: {name}", fn, w) for name, fn, w in engine.kernel_steps()]
-
-    def metrics() -> None:
-        import numpy as np
-
-        from suspension_sim.api import Model
-        from suspension_sim.metrics.batch import batch_metrics
-        from suspension_sim.solve.batch import solve_batch
-        from suspension_sim.workbook.examples import load_source
-
-        model = Model(load_source("fsae_car"))
-        n = len(model.damper_names)
-        res = solve_batch(model, np.linspace(0.0, 2.0, 6)[:, None] * np.ones(n), method="compiled")
-        for rates in (False, True):
-            batch_metrics(res, "iso", rates, method="compiled")
-
-    def loads() -> None:
-        from suspension_sim.loads.blocks import compile_blocks
-
-        compile_blocks()
-
-    steps.append(Step("batch metrics kernel", metrics, 12.0))
-    steps.append(Step(LOADS_STEP, loads, 25.0))
-    return steps
-
-
 LOADS_STEP = "loads kernel"
 """The step that needs nothing of the others: a foreground compile runs it in a second
 process at the same time when the machine has two cores or more."""
+CHILD_MODULE = "suspension_sim.commands.warm_up"
+"""What the compile process runs (``python -m``): it knows every kernel to compile
+(`commands.warm_up.compile_steps`), which sit in layers above this one."""
 
 
 def wait_for_compile() -> bool:
@@ -368,15 +353,18 @@ def _write_json_atomically(path: Path, data: dict[str, Any]) -> None:
     write_bytes_atomically(path, json.dumps(data, indent=1, sort_keys=True).encode())
 
 
-def run_compile(wait: bool, say: Callable[[str], None], steps: list[Step] | None = None) -> int:
+def run_compile(
+    wait: bool, say: Callable[[str], None], steps: list[Step], parallel: bool = False
+) -> int:
     """The child's work: compile every kernel once into the code folder. Exit code 0
     when the kernels are there afterwards (compiled here or by another process).
 
     wait: block on the lock (foreground) or leave at once when another process holds
     it (background). say: progress lines for the parent (``PLAN n total_weight``,
     ``STEP weight label``, ``WAIT``, ``DONE``, ``SKIP``, ``FAIL``). steps: what to
-    compile (`compile_steps` by default; tests pass cheap stand-ins to check the
-    locking and publishing)."""
+    compile (`commands.warm_up.compile_steps`; tests pass cheap stand-ins to check the
+    locking and publishing). parallel: run the `LOADS_STEP` in a second process at
+    the same time when there are two cores or more."""
     global _compiling
     folder = code_folder()
     if folder is None:
@@ -405,11 +393,12 @@ def run_compile(wait: bool, say: Callable[[str], None], steps: list[Step] | None
         staging = cache_mod.private_code_dir(staging_name)
         if staging is None:
             raise RuntimeError(f"cannot create the staging folder {base.parent / staging_name}")
-        todo = compile_steps() if steps is None else steps
+        todo = steps
         helper = None
         try:
             say(f"PLAN {len(todo)} {sum(s.weight for s in todo):g}")
-            if wait and steps is None and (os.cpu_count() or 1) >= 2:  # a second core
+            split = any(s.label == LOADS_STEP for s in todo)
+            if parallel and split and (os.cpu_count() or 1) >= 2:  # a second core
                 helper = subprocess.Popen(
                     [*_child_command(background=False), "--step", LOADS_STEP],
                     stdin=subprocess.DEVNULL,
@@ -452,14 +441,16 @@ def run_compile(wait: bool, say: Callable[[str], None], steps: list[Step] | None
         lock.release()
 
 
-def _child_main(argv: list[str]) -> int:
-    """``python -m suspension_sim.solve.warmup [--background]``: run `run_compile`,
-    printing its progress lines on stdout."""
+def child_main(argv: list[str], steps: Callable[[], list[Step]]) -> int:
+    """The compile process (``python -m suspension_sim.commands.warm_up --child
+    [--background | --step LABEL]``): `run_compile` of `steps()`, its progress lines
+    on stdout; ``--step`` runs one step into the staging folder of the compile that
+    started it (which holds the lock)."""
     global _compiling
-    if "--step" in argv:  # one step, into the staging folder of the parent holding the lock
+    if "--step" in argv:
         _compiling = True
         label = argv[argv.index("--step") + 1]
-        for step in compile_steps():
+        for step in steps():
             if step.label == label:
                 step.run()
         return 0
@@ -471,7 +462,7 @@ def _child_main(argv: list[str]) -> int:
     def say(line: str) -> None:
         print(line, flush=True)
 
-    return run_compile(wait=not background, say=say)
+    return run_compile(wait=not background, say=say, steps=steps(), parallel=not background)
 
 
 # -- starting it (in the user's process) ------------------------------------------------
@@ -482,7 +473,7 @@ def background_allowed() -> bool:
 
 
 def _child_command(background: bool) -> list[str]:
-    cmd = [sys.executable, "-m", "suspension_sim.solve.warmup"]
+    cmd = [sys.executable, "-m", CHILD_MODULE, "--child"]
     return [*cmd, "--background"] if background else cmd
 
 
@@ -661,10 +652,3 @@ def _ticking(bar: Any) -> Iterator[None]:
     finally:
         stop.set()
         thread.join()
-
-
-if __name__ == "__main__":  # pragma: no cover - the child process
-    # Run in the module as imported by name, the one the engine sees (its flags).
-    from suspension_sim.solve import warmup as _named
-
-    sys.exit(_named._child_main(sys.argv[1:]))
