@@ -42,7 +42,7 @@ while not go.exists():
     time.sleep(0.005)
 try:
     code = warmup.run_compile(
-        wait=sys.argv[3] == "wait", say=print, steps=[warmup.Step("fake", fake, 1.0)]
+        wait=sys.argv[3] == "wait", say=print, steps=lambda: [warmup.Step("fake", fake, 1.0)]
     )
 finally:
     with open(record / "ended", "a") as f:
@@ -104,7 +104,7 @@ def test_several_processes_starting_together_compile_once(
     assert (code / "solve_fake" / "kernel.fake.nbc").read_bytes() == b"machine code"
     assert not list(folder.glob("*staging*"))  # the staging folder is gone
     # A later compile finds them there and does nothing.
-    assert warmup.run_compile(wait=True, say=lambda _: None, steps=[]) == 0
+    assert warmup.run_compile(wait=True, say=lambda _: None, steps=list) == 0
     assert len(_lines(record / "compiled")) == 1
 
 
@@ -164,7 +164,7 @@ def test_a_failed_background_compile_is_said_once_and_not_retried(
         raise RuntimeError("LLVM ran out of memory")
 
     said: list[str] = []
-    assert warmup.run_compile(True, said.append, [warmup.Step("x", broken, 1.0)]) == 1
+    assert warmup.run_compile(True, said.append, lambda: [warmup.Step("x", broken, 1.0)]) == 1
     assert said[-1] == "FAIL RuntimeError: LLVM ran out of memory"
     assert warmup.failure() is not None and not warmup.on_disk()
     monkeypatch.setattr(warmup, "_said", set())
@@ -194,7 +194,11 @@ for i in range(1, 6):
     pose = model.solve(shocks=[3.0 * i] * n, rack=1.5 * i, guess=pose)
     used.append(engine._READY)
     points.append(pose.points.to_numpy(float).tolist())
-print(json.dumps({"used": used, "points": points}))
+k = sys.modules.get("suspension_sim.solve.kernel")
+compiled = 0 if k is None else sum(  # compiled here, not loaded from the disk cache
+    sum(f.stats.cache_misses.values()) for f in (k.solve_single, k.solve_sequence)
+)
+print(json.dumps({"used": used, "points": points, "compiled": compiled}))
 """
 
 
@@ -237,6 +241,7 @@ def test_a_fresh_process_loads_the_kernel_at_its_second_solve(
     fast, err = _loop(compiled_copy, spawned, "0")
     slow, _ = _loop(compiled_copy, spawned, "1e9")
     assert fast["used"] == [False, True, True, True, True, True]
+    assert fast["compiled"] == 0  # loaded, never compiled in the foreground
     assert slow["used"] == [False] * 6
     diff = np.abs(np.array(fast["points"]) - np.array(slow["points"])).max()
     assert diff < 1e-9
@@ -273,6 +278,7 @@ def test_a_damaged_cache_falls_back_to_numpy_and_is_compiled_again(
     spawned = tmp_path / "spawned"
     out, err = _loop(compiled_copy, spawned, "0")
     assert out["used"] == [False] * 6  # numpy throughout, never a foreground compile
+    assert out["compiled"] == 0
     assert spawned.read_text() == "x"  # one background compile started
     assert err.count("\n") <= 2 and "in the background" in err
     assert not warmup.on_disk()  # the damaged compile is not trusted again

@@ -58,8 +58,23 @@ def compile_steps() -> list[Step]:
 
         compile_blocks()
 
+    def where() -> None:
+        """Every kernel module wrote into the staging folder (none into another)."""
+        import os
+
+        from suspension_sim.cache import cache_dir
+        from suspension_sim.solve.warmup import KERNEL_SOURCES, STAGING_ENV
+
+        root, name = cache_dir(), os.environ.get(STAGING_ENV)
+        staging = None if root is None or name is None else root / name
+        for source in KERNEL_SOURCES:
+            prefix = source.split("/")[0] + "_"
+            if staging is None or not any(staging.glob(f"{prefix}*/*.nbi")):
+                raise RuntimeError(f"nothing of {source} was compiled into {staging}")
+
     steps.append(Step("batch metrics kernel", metrics, 12.0))
     steps.append(Step(LOADS_STEP, loads, 25.0))
+    steps.append(Step("check", where, 0.1))
     return steps
 
 

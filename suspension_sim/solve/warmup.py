@@ -53,7 +53,8 @@ BACKGROUND_ENV = "SUSPENSION_SIM_BACKGROUND_COMPILE"
 """Set to 0 (or false, no, off) to never start a background compile."""
 STAGING_ENV = cache_mod.CODE_DIR_ENV
 """Set by `run_compile` for its own process: the code folder name numba writes into."""
-MANIFEST_FORMAT = 1
+MANIFEST_FORMAT = 2
+"""Raised whenever what a compile puts on disk changes: older manifests are then stale."""
 NICENESS = 10
 """How much the background compile is niced (POSIX)."""
 LOG_NAME = "warmup.log"
@@ -354,7 +355,10 @@ def _write_json_atomically(path: Path, data: dict[str, Any]) -> None:
 
 
 def run_compile(
-    wait: bool, say: Callable[[str], None], steps: list[Step], parallel: bool = False
+    wait: bool,
+    say: Callable[[str], None],
+    steps: Callable[[], list[Step]],
+    parallel: bool = False,
 ) -> int:
     """The child's work: compile every kernel once into the code folder. Exit code 0
     when the kernels are there afterwards (compiled here or by another process).
@@ -363,7 +367,8 @@ def run_compile(
     it (background). say: progress lines for the parent (``PLAN n total_weight``,
     ``STEP weight label``, ``WAIT``, ``DONE``, ``SKIP``, ``FAIL``). steps: what to
     compile (`commands.warm_up.compile_steps`; tests pass cheap stand-ins to check the
-    locking and publishing). parallel: run the `LOADS_STEP` in a second process at
+    locking and publishing), called once the staging folder is named, so that the
+    kernel modules it imports write there. parallel: run the `LOADS_STEP` in a second process at
     the same time when there are two cores or more."""
     global _compiling
     folder = code_folder()
@@ -393,9 +398,9 @@ def run_compile(
         staging = cache_mod.private_code_dir(staging_name)
         if staging is None:
             raise RuntimeError(f"cannot create the staging folder {base.parent / staging_name}")
-        todo = steps
         helper = None
         try:
+            todo = steps()
             say(f"PLAN {len(todo)} {sum(s.weight for s in todo):g}")
             split = any(s.label == LOADS_STEP for s in todo)
             if parallel and split and (os.cpu_count() or 1) >= 2:  # a second core
@@ -462,7 +467,7 @@ def child_main(argv: list[str], steps: Callable[[], list[Step]]) -> int:
     def say(line: str) -> None:
         print(line, flush=True)
 
-    return run_compile(wait=not background, say=say, steps=steps(), parallel=not background)
+    return run_compile(wait=not background, say=say, steps=steps, parallel=not background)
 
 
 # -- starting it (in the user's process) ------------------------------------------------
