@@ -315,3 +315,26 @@ def test_the_help_lists_every_command_without_importing_them() -> None:
     sub = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
     helps = {a.dest: a.help for a in sub._choices_actions}
     assert helps == cli.COMMANDS
+
+
+def test_the_progress_of_a_foreground_compile() -> None:
+    """`suspension-sim warm-up` shows the compile process's lines as a bar weighted by
+    each step's share, names a step that failed, and waits for a running compile."""
+    import io
+
+    out = io.StringIO()
+    lines = [
+        "PLAN 2 4",
+        "STEP 3 solve kernel: solve_sequence",
+        "STEP 1 loads kernel",
+        "DONE compiled",
+    ]
+    assert warmup._follow(io.StringIO("\n".join(lines) + "\n"), True, out) == 0
+    text = out.getvalue()
+    assert "compiling kernels" in text and "100%" in text and "loads kernel" in text
+    out = io.StringIO()
+    lines = ["WAIT", "PLAN 1 1", "STEP 1 x", "FAIL RuntimeError: no memory", "Traceback ..."]
+    assert warmup._follow(io.StringIO("\n".join(lines) + "\n"), False, out) == 1
+    text = out.getvalue()
+    assert "waiting for the compile already running" in text
+    assert "compile failed: RuntimeError: no memory" in text and "Traceback ..." in text
