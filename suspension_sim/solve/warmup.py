@@ -11,8 +11,9 @@ which lives in the user's private code folder (`cache.private_code_dir`,
   repeated), the kernels are compiled into a staging folder beside the code folder,
   then moved in folder by folder, and only then is the *manifest* written
   (``manifest-<package location>.json``: the kernel sources' stamps, the Python and
-  numba versions, every compiled file with its size and sha256), atomically. So the
-  manifest names a complete compile or nothing.
+  numba versions, every compiled file with its size and sha256; numba's index files by
+  name only, as they grow when a later process compiles another signature),
+  atomically. So the manifest names a complete compile or nothing.
 * **Use** (`on_disk`, `verified`): a process loads the kernels only when the
   manifest matches this package (same kernel sources, Python, numba) and every file
   it lists is there with its size (and, before loading, its sha256). A missing,
@@ -53,7 +54,7 @@ BACKGROUND_ENV = "SUSPENSION_SIM_BACKGROUND_COMPILE"
 """Set to 0 (or false, no, off) to never start a background compile."""
 STAGING_ENV = cache_mod.CODE_DIR_ENV
 """Set by `run_compile` for its own process: the code folder name numba writes into."""
-MANIFEST_FORMAT = 2
+MANIFEST_FORMAT = 3
 """Raised whenever what a compile puts on disk changes: older manifests are then stale."""
 NICENESS = 10
 """How much the background compile is niced (POSIX)."""
@@ -163,7 +164,7 @@ def why_not_on_disk() -> str | None:
         return f"the manifest is for another {', '.join(stale)}"
     try:
         for rel, (size, _) in data["files"].items():
-            if (folder / rel).stat().st_size != size:
+            if (folder / rel).stat().st_size != size and size is not None:
                 return f"{rel} has changed size"
     except OSError as exc:
         return f"{exc.filename}: {exc.strerror}"
@@ -183,6 +184,8 @@ def verified() -> bool:
         return False
     try:
         for rel, (_, digest) in data["files"].items():
+            if digest is None:  # an index (`_publish`)
+                continue
             if hashlib.sha256((folder / rel).read_bytes()).hexdigest() != digest:
                 return False
     except (OSError, TypeError, ValueError):
@@ -314,7 +317,7 @@ def copy_compiled(src: Path, dst: Path) -> bool:
     try:
         for rel, (_, digest) in data["files"].items():
             blob = (src / rel).read_bytes()
-            if hashlib.sha256(blob).hexdigest() != digest:
+            if digest is not None and hashlib.sha256(blob).hexdigest() != digest:
                 return False
             target = dst / rel
             target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -329,11 +332,16 @@ def copy_compiled(src: Path, dst: Path) -> bool:
 
 def _publish(staging: Path, folder: Path) -> dict[str, list[Any]]:
     """Move the compiled folders from `staging` into `folder` (replacing older ones) and
-    return the manifest's file table {relative path: [size, sha256]}."""
+    return the manifest's file table {relative path: [size, sha256]}. numba's index
+    files (``.nbi``) are listed as [None, None], present but not pinned: numba adds an
+    entry to them when a later process compiles another signature, which leaves the
+    machine code already there (``.nbc``, pinned) untouched."""
     files: dict[str, list[Any]] = {}
     for sub in sorted(p for p in staging.iterdir() if p.is_dir()):
         for f in sorted(sub.rglob("*")):
-            if f.is_file() and ".tmp." not in f.name:
+            if f.is_file() and f.suffix == ".nbi" and ".tmp." not in f.name:
+                files[f.relative_to(staging).as_posix()] = [None, None]
+            elif f.is_file() and ".tmp." not in f.name:
                 data = f.read_bytes()
                 files[f.relative_to(staging).as_posix()] = [
                     len(data),
