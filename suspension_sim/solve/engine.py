@@ -1463,7 +1463,8 @@ def _drop_disk_cache(k: ModuleType) -> None:
 def kernel_steps() -> list[tuple[str, Callable[[], object], float]]:
     """The kernel's compile, function by function, as (name, call, rough share of the
     time): each call runs one kernel function on empty tables of the types every car's
-    tables have, which compiles it (or loads it from the disk cache)."""
+    tables have, which compiles it (or loads it from the disk cache). Every kernel
+    function Python calls is here, so that none is compiled later in a user's process."""
     k = kernel_module()
     if k is None:  # pragma: no cover - numba is a dependency
         raise RuntimeError("numba is not installed: the compiled batch path is unavailable")
@@ -1537,6 +1538,11 @@ def kernel_steps() -> list[tuple[str, Callable[[], object], float]]:
             np.zeros((1, 1, 1)),
         )
 
+    def slopes() -> None:  # `by_engine.solve_targets_by_engine`
+        k.points_and_slopes(
+            np.zeros(1), tab.arrays, W, one, one, np.zeros((1, 3)), np.zeros((1, 1, 3))
+        )
+
     return [
         ("solve_sequence", sequence, 30.0),
         ("solve_single", single, 30.0),
@@ -1544,6 +1550,7 @@ def kernel_steps() -> list[tuple[str, Callable[[], object], float]]:
         ("world_points", world, 2.0),
         ("body_spread", spread, 3.0),
         ("batch_tangents", tangents, 5.0),
+        ("points_and_slopes", slopes, 2.0),
     ]
 
 
