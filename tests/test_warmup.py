@@ -338,3 +338,55 @@ def test_the_progress_of_a_foreground_compile() -> None:
     text = out.getvalue()
     assert "waiting for the compile already running" in text
     assert "compile failed: RuntimeError: no memory" in text and "Traceback ..." in text
+
+
+HELPER = """
+import time
+from suspension_sim import cache
+time.sleep(0.5)
+folder = cache.private_code_dir("numba-x") / "loads_fake"  # the parent's staging folder
+folder.mkdir()
+(folder / "blocks_kernel.fake.nbi").write_bytes(b"helper")
+"""
+
+
+def test_a_foreground_compile_runs_the_loads_kernel_beside_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On two cores the loads kernel compiles in a second process (here a stand-in that
+    takes longer than the rest); the steps after it wait for it, and both processes'
+    work is published."""
+    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "cache"))
+    script = tmp_path / "helper.py"
+    script.write_text(HELPER)
+    monkeypatch.setattr(warmup, "_child_command", lambda background: [sys.executable, str(script)])
+    monkeypatch.setattr(warmup, "_child_env", lambda: _env(tmp_path / "cache"))
+
+    def staging() -> Path:
+        folder = cache.private_code_dir("numba-x")
+        assert folder is not None and "staging" in folder.name
+        return folder
+
+    def solve() -> None:
+        (staging() / "solve_fake").mkdir()
+        (staging() / "solve_fake" / "kernel.fake.nbc").write_bytes(b"solve")
+
+    def loads() -> None:  # only without a second core
+        (staging() / "loads_fake").mkdir()
+        (staging() / "loads_fake" / "blocks_kernel.fake.nbi").write_bytes(b"here")
+
+    def check() -> None:
+        assert (staging() / "loads_fake" / "blocks_kernel.fake.nbi").exists()
+
+    steps = [
+        warmup.Step("solve", solve, 1.0),
+        warmup.Step(warmup.LOADS_STEP, loads, 1.0),
+        warmup.Step("check", check, 0.1),
+    ]
+    said: list[str] = []
+    assert warmup.run_compile(True, said.append, lambda: steps, parallel=True) == 0, said
+    code = warmup.code_folder()
+    assert code is not None and warmup.verified()
+    made = (code / "loads_fake" / "blocks_kernel.fake.nbi").read_bytes()
+    assert made == (b"helper" if (os.cpu_count() or 1) >= 2 else b"here")
+    assert (code / "solve_fake" / "kernel.fake.nbc").read_bytes() == b"solve"

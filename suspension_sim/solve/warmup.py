@@ -410,21 +410,23 @@ def run_compile(
         try:
             todo = steps()
             say(f"PLAN {len(todo)} {sum(s.weight for s in todo):g}")
-            split = any(s.label == LOADS_STEP for s in todo)
-            if parallel and split and (os.cpu_count() or 1) >= 2:  # a second core
-                helper = subprocess.Popen(
+            at = next((i for i, st in enumerate(todo) if st.label == LOADS_STEP), -1)
+            if parallel and at >= 0 and (os.cpu_count() or 1) >= 2:
+                helper = subprocess.Popen(  # on a second core, while the others compile
                     [*_child_command(background=False), "--step", LOADS_STEP],
                     stdin=subprocess.DEVNULL,
                     env={**_child_env(), STAGING_ENV: staging_name},
                 )
-                todo = [s for s in todo if s.label != LOADS_STEP]
-            for step in todo:
+            for i, step in enumerate(todo):
+                if helper is not None and i == at:
+                    continue
+                if helper is not None and i > at:  # the steps after it need it done
+                    _join(helper, todo[at], say)
+                    helper = None
                 say(f"STEP {step.weight:g} {step.label}")
                 step.run()
             if helper is not None:
-                say(f"STEP 25 {LOADS_STEP}")
-                if helper.wait() != 0:
-                    raise RuntimeError(f"the {LOADS_STEP} failed (exit {helper.returncode})")
+                _join(helper, todo[at], say)
                 helper = None
             files = _publish(staging, base)
         finally:
@@ -452,6 +454,13 @@ def run_compile(
         return 1
     finally:
         lock.release()
+
+
+def _join(helper: subprocess.Popen[bytes], step: Step, say: Callable[[str], None]) -> None:
+    """Wait for the process compiling `step` at the same time; raise if it failed."""
+    say(f"STEP {step.weight:g} {step.label}")
+    if helper.wait() != 0:
+        raise RuntimeError(f"the {step.label} failed (exit {helper.returncode})")
 
 
 def child_main(argv: list[str], steps: Callable[[], list[Step]]) -> int:
