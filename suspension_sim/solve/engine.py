@@ -1336,7 +1336,7 @@ two target paths) before it runs numpy, so the third is the start of the second 
 and the first pose of a process never waits for the load."""
 LOAD_AFTER_S = 0.5
 """...and only once this process has been solving (since its first question) for about
-as long as the load takes (~0.5-0.8 s of CPU: numba's import, the kernel module, the
+as long as the load takes (~0.35-0.8 s: numba's import, the kernel module, the
 two solver functions): a loop of `model.solve` runs numpy for its first half second
 and compiled afterwards (~0.05 ms a step instead of 2-8 ms), while a command that
 solves two poses (~5-20 ms on numpy) is not slowed by a load it cannot win back. At
