@@ -308,7 +308,11 @@ def test_a_full_car_export_is_compared_on_every_channel(
     result = validate(car, export)
     assert result.passed, result.summary()
     assert len(result.compared) >= 150
-    assert all(c.max_abs < 1e-9 for c in result.compared)
+    # zero by construction, to the solver's last digits: the instant centres sit metres
+    # away, and a process may switch to the compiled engine between the two solves
+    assert all(
+        c.max_abs < 1e-9 * max(1.0, float(np.nanmax(np.abs(c.theirs)))) for c in result.compared
+    )
     reasons = dict(result.not_compared)
     assert reasons["Camber Angle Gain in Pitch [Left] [Front] (deg/deg)"].startswith(
         "OptimumK's definition not established"

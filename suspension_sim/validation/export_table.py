@@ -321,3 +321,12 @@ def default_units(title: tuple[tuple[str, str], ...]) -> dict[Dimension, str]:
                 out[dimension] = unit
                 break
     return out
+
+
+# -- markers of OptimumK registry channels (`ChannelRule.metric`) ----------------------
+OK_METRIC = "optimumk"
+"""`ChannelRule.metric` of a registry channel: its value comes from
+`suspension_sim.optimumk.channels.optimumk_channels`, by its key."""
+OK_FORCE = "optimumk-force"
+"""`ChannelRule.metric` of a force or moment channel (the loads comparison)."""
+SOURCE = "OptimumK registry"

@@ -37,7 +37,7 @@ import numpy as np
 from suspension_sim.errors import InputError
 from suspension_sim.validation.drive import StepResult
 from suspension_sim.validation.export import Column, Export
-from suspension_sim.validation.okexport import OK_FORCE, OK_METRIC
+from suspension_sim.validation.export_table import OK_FORCE, OK_METRIC
 from suspension_sim.validation.okforces import NO_SUCH_JOINT, SPLIT_NOT_ESTABLISHED
 from suspension_sim.validation.quantities import ChannelMap
 from suspension_sim.validation.results import (
@@ -126,6 +126,19 @@ def established_steps(
     if channel_status(model, key, steered=True)[0] != "established":
         ok &= inputs["steering"] == 0
     return ok
+
+
+STEERING_SECANTS = (
+    "Steering Wheel Angle per Steer Angle",
+    "Steering Wheel Angle per Average Steer Angle",
+    "Ackerman Angle",
+    "Ackerman Percentage",
+)
+"""Quantities that divide by the steer or take the turn's direction from it: at a step
+with the steering wheel at 0 they are 0/0 (the steer is the rounding of the toe change,
+the inner wheel its sign), in OptimumK's numbers as in ours, so they are not compared
+there."""
+STRAIGHT = "0/0 at the steps with the steering wheel at 0"
 
 
 STEP0_REASON = (
@@ -270,6 +283,11 @@ def validate_optimumk(
         if not free.all():
             why_out.append(STEPS)
         ok = ok & free
+        if col.quantity is not None and col.quantity.name in STEERING_SECANTS:
+            straight = inputs["steering"] == 0.0
+            if (ok & straight).any():
+                why_out.append(STRAIGHT)
+            ok = ok & ~straight
         if not np.isfinite(col.values[ok]).any():
             not_compared.append((text, "; ".join(why_out)))
             continue

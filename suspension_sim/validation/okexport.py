@@ -26,6 +26,9 @@ import numpy as np
 
 from suspension_sim.errors import InputError
 from suspension_sim.validation.export_table import (
+    OK_FORCE,
+    OK_METRIC,
+    SOURCE,
     STATISTIC_RE,
     STEP_LABEL_RE,
     Column,
@@ -42,13 +45,6 @@ from suspension_sim.validation.headers import Header, check_unit
 from suspension_sim.validation.okheaders import OkHeader, looks_like_optimumk
 from suspension_sim.validation.okregistry import channel_key, lookup
 from suspension_sim.validation.quantities import ChannelRule, Dimension, Quantity
-
-OK_METRIC = "optimumk"
-"""`ChannelRule.metric` of a registry channel: its value comes from
-`suspension_sim.optimumk.channels.optimumk_channels`, by its key."""
-OK_FORCE = "optimumk-force"
-"""`ChannelRule.metric` of a force or moment channel (the loads comparison)."""
-SOURCE = "OptimumK registry"
 
 MOTION_OF: dict[str, tuple[str, Dimension]] = {
     "Heave": ("heave", "length"),

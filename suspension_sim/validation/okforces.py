@@ -46,9 +46,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.validation.export_table import Column, Export
+from suspension_sim.validation.export_table import OK_FORCE, SOURCE, Column, Export
 from suspension_sim.validation.headers import Header
-from suspension_sim.validation.okexport import OK_FORCE, SOURCE
 from suspension_sim.validation.okheaders import ForceName, OkHeader, force_key, norm_words
 from suspension_sim.validation.quantities import ChannelRule, Quantity
 from suspension_sim.validation.results import (

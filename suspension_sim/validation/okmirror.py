@@ -26,7 +26,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from suspension_sim.validation.export_table import Column, Export
+from suspension_sim.validation.export_table import OK_METRIC, Column, Export
 
 NEGATED: frozenset[str] = frozenset(
     {
@@ -173,7 +173,6 @@ def mirror_export(export: Export) -> Export:
     """The export in our frame: every channel `mirror_rule` negates and ``Motion
     [Steering]`` (SW_ours = -SW_file) negated, the others as read; `Export.mirrored` set
     so the comparison lists the rest (`mirror_rule`, `FORCES`, `STEPS`)."""
-    from suspension_sim.validation.okexport import OK_METRIC
 
     def negate(c: Column) -> bool:
         if c.rule.metric == "steering":
