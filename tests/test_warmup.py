@@ -390,3 +390,21 @@ def test_a_foreground_compile_runs_the_loads_kernel_beside_the_others(
     made = (code / "loads_fake" / "blocks_kernel.fake.nbi").read_bytes()
     assert made == (b"helper" if (os.cpu_count() or 1) >= 2 else b"here")
     assert (code / "solve_fake" / "kernel.fake.nbc").read_bytes() == b"solve"
+
+
+def test_commands_that_solve_start_the_background_compile(
+    make_workbook: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The first run after an install: a command that solves asks for the background
+    compile before it starts (a no-op once the kernels are on disk); `new` and
+    `warm-up` (which compiles in the foreground itself) do not."""
+    asked: list[str] = []
+    monkeypatch.setattr(warmup, "start_background", lambda: asked.append("x") or False)
+    path = make_workbook()  # type: ignore[operator]
+    assert cli.main(["check", str(path)]) == 0
+    assert asked == ["x"]
+    assert cli.main(["new", str(path.with_name("new.xlsx"))]) == 0
+    monkeypatch.setattr(warmup, "warm_up", lambda progress: 0)
+    assert cli.main(["warm-up", "--quiet"]) == 0
+    assert asked == ["x"]
+    capsys.readouterr()
