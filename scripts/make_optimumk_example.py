@@ -44,7 +44,9 @@ STATISTICS = ("Maximum Value", "Minimum Value", "Average Value", "Std Deviation 
 
 def motion(n: int = 9) -> np.ndarray:
     """(steps, 4): heave mm, roll deg, pitch deg, steering-wheel deg (OptimumK's signs:
-    heave + up, roll + left up, pitch + nose down, steering + = rack toward +Y)."""
+    heave + up, roll + left up, pitch + nose down, steering + = rack toward +Y). Step 0 is
+    the design state, as in every OptimumK result examined (validate compares nothing
+    otherwise)."""
     ramp = np.linspace(-1.0, 1.0, n)
     zero = np.zeros(n)
     blocks = [
@@ -54,7 +56,7 @@ def motion(n: int = 9) -> np.ndarray:
         np.column_stack([zero, zero, zero, 90.0 * ramp]),
         np.column_stack([-10.0 * ramp, 1.0 * ramp, -0.5 * ramp, 60.0 * ramp]),
     ]
-    return np.vstack(blocks)
+    return np.vstack([np.zeros((1, 4)), *blocks])
 
 
 def channels(model: suspension_sim.Model, steps: np.ndarray) -> tuple[list[str], list[list[float]]]:
