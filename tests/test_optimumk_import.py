@@ -229,7 +229,14 @@ def test_front_and_rear_with_vehicle_setup(
     argv = ["import-optimumk", str(front), "--rear", str(rear), "--vehicle", str(vehicle)]
     code, stdout, err = run_cli([*argv, "--out", str(out)], capsys)
     assert code == 0, err
-    assert "wrote" in stdout and not err
+    # this setup has no Drive Bias and no Front Mass Distribution rows: each is said,
+    # with the option that sets it, never taken silently
+    warned = [line for line in err.splitlines() if line.startswith("warning")]
+    assert len(warned) == 2, err
+    assert "no Drive Bias: rear drive share 1 (our default)" in err
+    assert "no Front Mass Distribution" in err and "'Front mass share'" in err
+    assert "Vehicle Setup" in warned[0]
+    assert "wrote" in stdout
 
     code, stdout, err = run_cli(["check", str(out)], capsys)
     assert code == 0, err

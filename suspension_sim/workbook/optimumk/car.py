@@ -141,6 +141,11 @@ def read_optimumk(
         for e in exports.values():
             e.axis_map, e.axis_cell = override, None
     setup = read_setup(setup_sheets[0]) if setup_sheets else VehicleSetup()
+    setup.where = (
+        f"{setup_sheets[0].label} (vehicle setup)"
+        if setup_sheets
+        else "no vehicle setup given (--vehicle)"
+    )
     if len(setup_sheets) > 1:
         setup.warnings.append(
             f"{setup_sheets[0].label}: the vehicle setup read from this sheet; not read:"
@@ -302,6 +307,7 @@ def build_car(exports: dict[Axle, AxleExport], setup: VehicleSetup, name: str) -
             bodies.append(rack_body)
     warnings += setup.warnings
     default = Options()
+    warnings += _setup_defaults(setup, default)
     options = Options(
         length_unit=first.length_unit,
         angle_unit=first.angle_unit,
@@ -553,3 +559,32 @@ class _Corner:
             ratio = units.to_internal(self.e.steering_ratio.value, self.scale) / 360.0
         src = self.e.rack_cell.source if self.e.rack_cell else None
         return Rack("Rack", ends, ratio, source=src), Body("Rack", ends, src)
+
+
+def _setup_defaults(setup: VehicleSetup, default: Options) -> list[str]:
+    """One warning per setup value the car takes a default for (a missing row, or no
+    setup at all), naming the workbook option that sets it: the CG height, brake and
+    drive shares feed the antis, the loads and OptimumK's Center of Gravity channels."""
+    out: list[str] = []
+    where = setup.where or "the vehicle setup"
+    if setup.cg_height_mm is None:
+        out.append(
+            f"{where}: no Center of Gravity Height: CG height {default.cg_height_mm:g} mm "
+            "(our default) is used; set 'CG height' in User Options"
+        )
+    if setup.front_brake_share is None:
+        out.append(
+            f"{where}: no Brake Bias: front brake share {default.front_brake_share:g} (our "
+            "default) is used; set 'Front brake share' in User Options"
+        )
+    if setup.rear_drive_share is None:
+        out.append(
+            f"{where}: no Drive Bias: rear drive share {default.rear_drive_share:g} (our "
+            "default) is used; set 'Rear drive share' in User Options"
+        )
+    if setup.front_mass_share is None:
+        out.append(
+            f"{where}: no Front Mass Distribution: OptimumK's Center of Gravity and anti "
+            "channels are not computed; set 'Front mass share' in User Options"
+        )
+    return out

@@ -51,6 +51,8 @@ class VehicleSetup:
     rear_drive_share: float | None = None
     front_mass_share: float | None = None
     warnings: list[str] = field(default_factory=list)
+    where: str = ""
+    """Where it was read (the sheet), or that none was given: named by the warnings."""
 
 
 def _percent(cell: Cell, what: str) -> float:
