@@ -399,7 +399,12 @@ def test_commands_that_solve_start_the_background_compile(
     compile before it starts (a no-op once the kernels are on disk); `new` and
     `warm-up` (which compiles in the foreground itself) do not."""
     asked: list[str] = []
-    monkeypatch.setattr(warmup, "start_background", lambda: asked.append("x") or False)
+
+    def start() -> bool:
+        asked.append("x")
+        return False
+
+    monkeypatch.setattr(warmup, "start_background", start)
     path = make_workbook()  # type: ignore[operator]
     assert cli.main(["check", str(path)]) == 0
     assert asked == ["x"]
@@ -408,3 +413,126 @@ def test_commands_that_solve_start_the_background_compile(
     assert cli.main(["warm-up", "--quiet"]) == 0
     assert asked == ["x"]
     capsys.readouterr()
+
+
+LOADS = """
+import json, sys
+import numpy as np
+from suspension_sim.api import Model
+from suspension_sim.loads.cases import LoadCase, WheelLoad
+from suspension_sim.loads.result import solve_loads
+from suspension_sim.solve import warmup
+from suspension_sim.workbook.examples import load_source
+
+warmup._child_command = lambda background: [sys.executable, "-c", "open(%r, 'a').write('x')"]
+model = Model(load_source("fsae_car"))
+pose = model.solve()
+case = LoadCase("z", {"FL": WheelLoad((300.0, -200.0, 1000.0))})
+res = solve_loads(pose, case)
+forces = [
+    np.nan_to_num(t.select_dtypes("number").to_numpy(float)).ravel().tolist()
+    for t in (res.table, res.inputs)
+]
+loaded = "suspension_sim.loads.blocks_kernel" in sys.modules
+print(json.dumps({"loaded": loaded, "forces": forces}))
+"""
+
+
+def _loads(folder: Path, spawned: Path) -> tuple[dict[str, object], str]:
+    code = LOADS.replace("%r", repr(str(spawned)))
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env=_env(folder),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr  # never a traceback from damaged code
+    import json
+
+    return json.loads(proc.stdout), proc.stderr
+
+
+@pytest.mark.parametrize("how", ["corrupt", "bad index"])
+def test_a_damaged_loads_kernel_falls_back_to_numpy(
+    compiled_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Every compiled file of the loads kernel with one byte flipped (caught by the
+    manifest's sha256), or its index garbage (not hashed: numba itself fails to read
+    it): the loads are computed on the numpy path, equal to the compiled kernel's on
+    the intact cache to 1e-6 N; the damaged compile is forgotten and one background
+    compile started."""
+    spawned = tmp_path / "spawned"
+    intact, err = _loads(compiled_copy, spawned)
+    assert intact["loaded"] is True and err == "" and not spawned.exists()
+    monkeypatch.setenv(cache.ENV_VAR, str(compiled_copy))
+    code = warmup.code_folder()
+    assert code is not None
+    compiled = sorted(code.glob("loads_*/*.nbc"))
+    assert compiled
+    for path in compiled if how == "corrupt" else []:
+        blob = bytearray(path.read_bytes())
+        blob[len(blob) // 2] ^= 0xFF
+        path.write_bytes(bytes(blob))
+    if how == "bad index":
+        next(code.glob("loads_*/blocks_kernel.solve_group-*.nbi")).write_bytes(b"\x80\x04junk")
+    out, err = _loads(compiled_copy, spawned)
+    assert out["loaded"] is False
+    assert spawned.read_text() == "x"  # one background compile started
+    assert "in the background" in err and err.count("\n") <= 2
+    assert not warmup.on_disk()
+    for got, want in zip(out["forces"], intact["forces"], strict=True):  # type: ignore[call-overload]
+        assert len(got) == len(want) > 0
+        assert np.abs(np.array(got) - np.array(want)).max() < 1e-6
+
+
+WAITER = """
+import sys
+from suspension_sim.solve import warmup
+print(warmup.wait_for_compile(), flush=True)
+"""
+
+
+def test_a_process_waiting_for_a_running_compile_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While another process holds the compile lock, a process that needs the kernels
+    (compile_kernel, a long batch) says so in one line naming the log, then waits; it
+    goes on once the lock is free."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(cache.ENV_VAR, str(folder))
+    where = warmup.code_folder()
+    assert where is not None
+    base = cache.private_code_dir(where.name)
+    assert base is not None
+    lock = warmup.Lock(base / warmup.LOCK_NAME)
+    assert lock.acquire(wait=False)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WAITER],
+            env=_env(folder),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stderr is not None
+        line = proc.stderr.readline()  # said before it waits (the lock is still held)
+    finally:
+        lock.release()
+    out, rest = proc.communicate(timeout=60)
+    assert "waiting for the kernel compile running in another process" in line
+    assert str(base / warmup.LOG_NAME) in line and rest == ""
+    assert out.split() == ["False"]  # the holder published nothing
+
+
+def test_a_compile_that_cannot_take_the_lock_does_not_compile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "cache"))
+    monkeypatch.setattr(warmup.Lock, "acquire", lambda self, wait: False)
+    ran: list[str] = []
+    said: list[str] = []
+    steps = [warmup.Step("x", lambda: ran.append("x"), 1.0)]
+    assert warmup.run_compile(True, said.append, lambda: steps) == 1
+    assert said[0] == "WAIT" and said[-1].startswith("FAIL cannot lock")
+    assert ran == [] and not warmup.on_disk()

@@ -27,8 +27,6 @@ import sys
 import time
 from dataclasses import dataclass, field
 from functools import cache, cached_property
-from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 from types import ModuleType
 from typing import Literal
 
@@ -392,12 +390,51 @@ def _square_solve(Mb: np.ndarray, yb: np.ndarray) -> np.ndarray | None:
 
 @cache
 def _kernel() -> ModuleType | None:
-    """`suspension_sim.loads.blocks_kernel` (imports numba, compiles or loads), or None."""
-    try:
-        from suspension_sim.loads import blocks_kernel
-    except ImportError:  # pragma: no cover - numba is a dependency
-        return None
-    return blocks_kernel
+    """`suspension_sim.loads.blocks_kernel` (imports numba; loads or compiles it), or
+    None: the numpy path for the rest of this process."""
+    from suspension_sim.solve import warmup
+
+    loaded = sys.modules.get("suspension_sim.loads.blocks_kernel")
+    return loaded if loaded is not None else _load_kernel(warmup.verified())
+
+
+def _load_kernel(verified: bool) -> ModuleType | None:
+    """Import the kernel (its functions have signatures: the import loads or compiles
+    them). `verified`: a complete compile is on disk with every file's sha256 checked
+    (`solve.warmup.verified`), so the import only loads it; one numba still cannot
+    read (a damaged index) is forgotten, recompiled in the background, and None
+    returned. Otherwise this process compiles it, holding the compile lock (waiting,
+    said in one line, while another process compiles), after dropping numba's
+    indexes of a damaged compile so numba never reads its code. None when numba is missing or
+    the lock cannot be taken."""
+    from suspension_sim.solve import warmup
+
+    if verified:
+        try:
+            from suspension_sim.loads import blocks_kernel
+        except ImportError:  # pragma: no cover - numba is a dependency
+            return None
+        except Exception as exc:  # numba could not read the cache: numpy here
+            warmup.forget()
+            warmup.say_once(
+                f"the compiled loads kernel on disk could not be loaded ({type(exc).__name__});"
+                " the numpy path is used and the kernels are compiled again"
+            )
+            warmup.start_background()
+            return None
+        return blocks_kernel
+    with warmup.foreground_compile() as locked:
+        if not locked:
+            return None
+        if warmup.verified():  # compiled by the process waited for
+            return _load_kernel(True)
+        if warmup.on_disk():  # listed but damaged: numba must never read it
+            warmup.drop_compiled()
+        try:
+            from suspension_sim.loads import blocks_kernel
+        except ImportError:  # pragma: no cover - numba is a dependency
+            return None
+        return blocks_kernel
 
 
 def compiled_ready() -> bool:
@@ -422,18 +459,12 @@ def use_compiled(poses: int = 0) -> bool:
 
 
 def _on_disk() -> bool:
-    """True when this kernel's compiled code is in the private folder, newer than its source."""
-    from suspension_sim.cache import cache_dir
+    """True when a complete compile of the kernels (this one among them) is in the
+    private code folder and belongs to this package (`solve.warmup.on_disk`: stats
+    only, ~1 ms; the files' hashes are checked before loading)."""
+    from suspension_sim.solve import warmup
 
-    try:
-        folder = cache_dir()
-        if folder is None:
-            return False
-        source = Path(__file__).with_name("blocks_kernel.py").stat().st_mtime
-        found = (folder / f"numba-{version('numba')}").rglob("*blocks_kernel*solve_group*.nbi")
-        return any(p.stat().st_mtime >= source for p in found)
-    except (OSError, PackageNotFoundError):
-        return False
+    return warmup.on_disk()
 
 
 def compiled_kernel(poses: int = 0) -> ModuleType | None:
@@ -446,14 +477,21 @@ def load_if_cached() -> bool:
     """Load the compiled kernel when its code is on disk (importing numba and loading
     take well under a second; no compile); True when it is loaded. The loads entry
     points call this, so method="auto" then uses it. Not on disk: asked once per process
-    (the search costs ~1 ms; `compile_blocks` compiles on request)."""
+    (the search costs ~1 ms; `compile_blocks` compiles on request). Not there, or
+    damaged (a file's sha256 differs from the manifest's): the numpy path, the damaged
+    compile forgotten, and a background compile started (`solve.warmup`)."""
     if compiled_ready():
         return True
     if _LOOKED[0]:
         return False
     _LOOKED[0] = True
-    if _on_disk():
-        return _kernel() is not None
+    from suspension_sim.solve import warmup
+
+    if warmup.verified():
+        return _load_kernel(True) is not None
+    if warmup.on_disk():  # listed but damaged: forget it, compile again
+        warmup.drop_compiled()
+    warmup.start_background()
     return False
 
 

@@ -607,18 +607,29 @@ def _batch_kernel() -> Any:
 
     numba's disk cache knows only the source file of the function it compiled, not the
     kernel functions it inlined from `solve.kernel`: an index older than that file is
-    dropped first, so a changed kernel is never run from stale machine code.
+    dropped first, so a changed kernel is never run from stale machine code. A compile
+    on disk whose files do not match its manifest (`solve.warmup.verified`), or an
+    index numba could not read, is dropped too: numba then compiles the function
+    afresh in this process instead of raising on damaged code at its first call.
     """
     if not _BATCH_KERNEL:
         from suspension_sim.metrics import batch_kernel
-        from suspension_sim.solve import kernel
+        from suspension_sim.solve import kernel, warmup
 
+        if warmup.on_disk() and not warmup.verified():
+            warmup.drop_compiled()
         newest = Path(kernel.__file__).stat().st_mtime
         for disp in batch_kernel.compiled_functions():
             with contextlib.suppress(AttributeError, OSError):
-                index = Path(disp._cache._cache_file._index_path)
+                cache_file = disp._cache._cache_file
+                index = Path(cache_file._index_path)
                 if index.exists() and index.stat().st_mtime < newest:
                     disp._cache.flush()
+                elif index.exists():
+                    try:
+                        cache_file._load_index()  # what numba reads at the first call
+                    except Exception:
+                        disp._cache.flush()
         _BATCH_KERNEL.append(batch_kernel)
     return _BATCH_KERNEL[0]
 

@@ -1427,23 +1427,26 @@ def compile_kernel() -> float:
     t0 = time.perf_counter()
     from suspension_sim.solve import warmup
 
-    if not warmup.on_disk() and warmup.compile_running():
-        warmup.wait_for_compile()  # another process is compiling: load its work instead
-    if warmup.on_disk() and not warmup.verified():
-        _drop_disk_cache(k)  # damaged: never hand it to numba; compile afresh
-    try:
-        for _, step, _ in kernel_steps():
-            step()
-    except Exception as exc:  # numba could not read its cache (a damaged index)
-        if not k.CACHED:
-            raise
-        _drop_disk_cache(k)
-        warmup.say_once(
-            f"the compiled kernels on disk could not be loaded ({type(exc).__name__}); "
-            "compiling them again"
-        )
-        for _, step, _ in kernel_steps():
-            step()
+    # Under the compile lock: while another process compiles, wait for it (said in one
+    # line) and load its work; never compile beside it into the folder it publishes to.
+    # A lock that cannot be taken at all (a file system without locks) still compiles:
+    # the caller asked for the compiled path.
+    with warmup.foreground_compile():
+        if warmup.on_disk() and not warmup.verified():
+            _drop_disk_cache(k)  # damaged: never hand it to numba; compile afresh
+        try:
+            for _, step, _ in kernel_steps():
+                step()
+        except Exception as exc:  # numba could not read its cache (a damaged index)
+            if not k.CACHED:
+                raise
+            _drop_disk_cache(k)
+            warmup.say_once(
+                f"the compiled kernels on disk could not be loaded ({type(exc).__name__}); "
+                "compiling them again"
+            )
+            for _, step, _ in kernel_steps():
+                step()
     return time.perf_counter() - t0
 
 
@@ -1452,7 +1455,7 @@ def _drop_disk_cache(k: ModuleType) -> None:
     kernel function (numba then compiles and writes them anew)."""
     from suspension_sim.solve import warmup
 
-    warmup.forget()
+    warmup.drop_compiled()  # the other kernels' too: they were compiled with it
     for value in vars(k).values():
         cache_ = getattr(value, "_cache", None)
         if cache_ is not None and hasattr(cache_, "flush"):

@@ -70,6 +70,8 @@ _said: set[str] = set()
 """Messages given in this process (each line at most once per process)."""
 _compiling = False
 """True inside the compile process (which holds the lock itself)."""
+_held = False
+"""True while `foreground_compile` holds the lock in this process."""
 
 
 # -- where ------------------------------------------------------------------------------
@@ -229,7 +231,10 @@ class Lock:
 
     def acquire(self, wait: bool) -> bool:
         """Take the lock; False when `wait` is False and another process holds it."""
-        f = open(self.path, "a+b")  # noqa: SIM115 - held until release
+        try:
+            f = open(self.path, "a+b")  # noqa: SIM115 - held until release
+        except OSError:
+            return False
         try:
             if os.name == "nt":  # pragma: no cover - Windows
                 msvcrt: Any = importlib.import_module("msvcrt")
@@ -296,15 +301,66 @@ CHILD_MODULE = "suspension_sim.commands.warm_up"
 
 
 def wait_for_compile() -> bool:
-    """Wait until no other process holds the compile lock; True when the kernels are on
-    disk afterwards."""
+    """Wait until no other process holds the compile lock (saying so in one line on
+    stderr first); True when the kernels are on disk afterwards."""
+    with foreground_compile() as locked:
+        return locked and on_disk()
+
+
+@contextlib.contextmanager
+def foreground_compile() -> Iterator[bool]:
+    """Hold the compile lock while this process compiles kernels itself (numba then
+    writes straight into the code folder, which a background compile publishes into):
+    while another process holds it, say so in one line on stderr and wait. Yields
+    True when the lock is held (or this is the compile process, which holds it), False
+    when it cannot be taken (no code folder, or the lock file cannot be locked): the
+    caller then must not compile into the cache."""
+    global _held
     folder = code_folder()
+    if _compiling or _held:  # the compile process, or held here already (flock would wait)
+        yield True
+        return
     if folder is None or not folder.is_dir():
-        return False
+        yield False
+        return
     lock = Lock(folder / LOCK_NAME)
-    if lock.acquire(wait=True):
+    if not lock.acquire(wait=False):
+        say_once(
+            f"waiting for the kernel compile running in another process (log {folder / LOG_NAME})"
+        )
+        if not lock.acquire(wait=True):
+            yield False
+            return
+    _held = True
+    try:
+        yield True
+    finally:
+        _held = False
         lock.release()
-    return on_disk()
+
+
+def numba_folder(source: str) -> Path | None:
+    """The folder numba caches the functions of `source` (relative to `PACKAGE`) in:
+    ``<code folder>/<its folder's name>_<sha1 of its folder's path>`` (numba's rule for
+    a user-given cache folder), or None when there is no code folder."""
+    folder = code_folder()
+    if folder is None:
+        return None
+    parent = str((PACKAGE / source).parent)
+    return folder / f"{Path(parent).name}_{hashlib.sha1(parent.encode()).hexdigest()}"
+
+
+def drop_compiled() -> None:
+    """Forget a damaged compile: the manifest, and numba's index files of every kernel
+    (`KERNEL_SOURCES`), so numba compiles them afresh instead of reading its code."""
+    forget()
+    for source in KERNEL_SOURCES:
+        where = numba_folder(source)
+        if where is None:
+            return
+        for index in where.glob(f"{Path(source).stem}.*.nbi"):
+            with contextlib.suppress(OSError):
+                index.unlink()
 
 
 def copy_compiled(src: Path, dst: Path) -> bool:
@@ -393,7 +449,9 @@ def run_compile(
             say("SKIP another process is compiling")
             return 0
         say("WAIT")
-        lock.acquire(wait=True)
+        if not lock.acquire(wait=True):
+            say(f"FAIL cannot lock {lock.path}")
+            return 1
     try:
         if read_manifest(base) is not None and on_disk():
             say("DONE already compiled")
