@@ -536,3 +536,51 @@ def test_a_compile_that_cannot_take_the_lock_does_not_compile(
     assert warmup.run_compile(True, said.append, lambda: steps) == 1
     assert said[0] == "WAIT" and said[-1].startswith("FAIL cannot lock")
     assert ran == [] and not warmup.on_disk()
+
+
+def test_copying_a_compile_refuses_names_outside_and_folders_others_can_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`copy_compiled` takes pickled index files only from a folder private to this
+    user, and writes only inside the target: a manifest naming ``../`` or an absolute
+    path, or a source folder writable by others, copies nothing of it."""
+    import json
+
+    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "cache"))
+
+    def fake() -> None:
+        staging = cache.private_code_dir("numba-x")
+        assert staging is not None
+        (staging / "solve_fake").mkdir()
+        (staging / "solve_fake" / "kernel.fake.nbc").write_bytes(b"machine code")
+
+    assert warmup.run_compile(True, lambda _: None, lambda: [warmup.Step("f", fake, 1.0)]) == 0
+    src = warmup.code_folder()
+    assert src is not None
+    good = tmp_path / "good"
+    assert warmup.copy_compiled(src, good)
+    assert (good / "solve_fake" / "kernel.fake.nbc").read_bytes() == b"machine code"
+    manifest = warmup.manifest_path(src)
+    original = json.loads(manifest.read_text())
+    outside = tmp_path / "outside.nbc"  # what src/../../outside.nbc names
+    outside.write_bytes(b"machine code")
+    digest = original["files"]["solve_fake/kernel.fake.nbc"][1]
+    for rel in ("../../outside.nbc", str(outside), "solve_fake/../../../outside.nbc"):
+        manifest.write_text(json.dumps({**original, "files": {rel: [12, digest]}}))
+        dst = tmp_path / "d" / "e" / "dst"  # dst/../../outside.nbc is d/outside.nbc
+        assert not warmup.copy_compiled(src, dst), rel
+        assert not (tmp_path / "d" / "outside.nbc").exists()
+        assert not warmup.manifest_path(dst).exists()
+    manifest.write_text(json.dumps(original))
+    (src / "solve_fake").chmod(0o777)  # others could have planted a file there
+    try:
+        assert not warmup.copy_compiled(src, tmp_path / "dst")
+        assert not (tmp_path / "dst" / "solve_fake").exists()
+    finally:
+        (src / "solve_fake").chmod(0o700)
+    src.chmod(0o775)
+    try:
+        assert not warmup.copy_compiled(src, tmp_path / "dst")
+    finally:
+        src.chmod(0o700)
+    assert warmup.copy_compiled(src, tmp_path / "dst")

@@ -39,13 +39,14 @@ import importlib
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from suspension_sim import cache as cache_mod
@@ -366,12 +367,16 @@ def drop_compiled() -> None:
 def copy_compiled(src: Path, dst: Path) -> bool:
     """Copy a complete compile (the files its manifest lists, then the manifest) from
     the code folder `src` to `dst` (e.g. to keep it between test runs); True when
-    `src` held one for this package and every file copied with its sha256."""
+    `src` held one for this package and every file copied with its sha256. Refused
+    (False, nothing more copied) when `src`, its parent or a file's folders are not
+    private to this user (`_private`), or a listed name leaves the folder."""
     data = read_manifest(src)
-    if data is None:
+    if data is None or not _private(src.parent, src):
         return False
     try:
         for rel, (_, digest) in data["files"].items():
+            if not _inside(rel) or not _private(*_chain(src, rel)):
+                return False
             blob = (src / rel).read_bytes()
             if digest is not None and hashlib.sha256(blob).hexdigest() != digest:
                 return False
@@ -382,6 +387,42 @@ def copy_compiled(src: Path, dst: Path) -> bool:
             write_bytes_atomically(target, blob)
         _write_json_atomically(manifest_path(dst), data)
     except (OSError, TypeError, ValueError):
+        return False
+    return True
+
+
+def _inside(rel: object) -> bool:
+    """True when a manifest's file name `rel` stays inside its folder: relative, with
+    no ``..``, drive, backslash or empty part (a manifest is data read from disk)."""
+    if not isinstance(rel, str) or not rel or "\\" in rel or ":" in rel:
+        return False
+    parts = PurePosixPath(rel).parts
+    return not PurePosixPath(rel).is_absolute() and all(p not in ("", ".", "..") for p in parts)
+
+
+def _chain(root: Path, rel: str) -> list[Path]:
+    """Every folder from `root` (excluded) down to the file `rel`, and the file."""
+    out, here = [], root
+    for part in PurePosixPath(rel).parts:
+        here = here / part
+        out.append(here)
+    return out
+
+
+def _private(*paths: Path) -> bool:
+    """True when each path is a real folder or file (not a symbolic link) owned by this
+    user and writable by no one else (`cache.private_code_dir`'s rule): numba's index
+    files are pickles, so compiled code is never taken from a place others can write."""
+    try:
+        for path in paths:
+            info = os.lstat(path)
+            if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
+                return False
+            if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+                return False
+            if info.st_mode & 0o022:
+                return False
+    except OSError:
         return False
     return True
 
