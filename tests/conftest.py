@@ -195,6 +195,7 @@ def compiled_kernels(folder: Path, config: pytest.Config) -> None:
     and find them there. A failed compile only warns: the tests that need a kernel
     then compile it themselves."""
     import io
+    import sys
     import warnings
 
     from suspension_sim import cache
@@ -213,6 +214,12 @@ def compiled_kernels(folder: Path, config: pytest.Config) -> None:
         store = pytest_cache.mkdir(KERNEL_STORE) if pytest_cache is not None else None
         if store is not None and warmup.copy_compiled(store, base) and warmup.verified():
             return
+        print(  # the first run of a checkout: about a minute, said (pytest shows nothing)
+            f"compiling the numba kernels once for this checkout into {base} (about a minute; "
+            f"later runs copy them from .pytest_cache/d/{KERNEL_STORE})",
+            file=sys.__stderr__,
+            flush=True,
+        )
         out = io.StringIO()
         if warmup.warm_up(progress=False, out=out) != 0:
             warnings.warn(f"compiling the kernels failed: {out.getvalue()}", stacklevel=2)

@@ -38,7 +38,8 @@ def fake() -> None:
     (staging / "solve_fake").mkdir()
     (staging / "solve_fake" / "kernel.fake.nbc").write_bytes(b"machine code")
 
-while not go.exists():
+end = time.monotonic() + 300  # the test touches `go`; never poll forever
+while not go.exists() and time.monotonic() < end:
     time.sleep(0.005)
 try:
     code = warmup.run_compile(
@@ -84,16 +85,18 @@ def test_several_processes_starting_together_compile_once(
     script = tmp_path / "fake_compile.py"
     script.write_text(FAKE_COMPILE)
     go = tmp_path / "go"
-    procs = [
-        subprocess.Popen(
-            [sys.executable, str(script), str(go), str(record), mode],
-            env=_env(folder),
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for mode in ("wait", "nowait", "wait", "nowait")
-    ]
-    go.touch()
+    try:
+        procs = [
+            subprocess.Popen(
+                [sys.executable, str(script), str(go), str(record), mode],
+                env=_env(folder),
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for mode in ("wait", "nowait", "wait", "nowait")
+        ]
+    finally:
+        go.touch()  # children poll for it: never leave them waiting
     outs = [p.communicate(timeout=120)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0, 0], outs
     assert len(_lines(record / "compiled")) == 1
@@ -129,25 +132,27 @@ def test_first_runs_start_one_background_compile_and_say_so(tmp_path: Path) -> N
     spawner.write_text(SPAWNER)
     go = tmp_path / "go"
     cmd = [sys.executable, str(spawner), str(script), str(go), str(record)]
-    runs = [
-        subprocess.Popen(cmd, env=_env(folder), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        for _ in range(3)
-    ]
-    results = [(p.communicate(timeout=60), p.returncode) for p in runs]
-    started = 0
-    for (out, err), code in results:
-        assert code == 0, err
-        if out.split() == [b"True"]:
-            started += 1
-            lines = err.decode().splitlines()
-            assert (
-                len(lines) == 1
-                and "compiling the fast solver kernels in the background" in (lines[0])
-            )
-        else:
-            assert out.split() == [b"False"] and not err
-    assert started >= 1
-    go.touch()
+    try:
+        runs = [
+            subprocess.Popen(cmd, env=_env(folder), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for _ in range(3)
+        ]
+        results = [(p.communicate(timeout=60), p.returncode) for p in runs]
+        started = 0
+        for (out, err), code in results:
+            assert code == 0, err
+            if out.split() == [b"True"]:
+                started += 1
+                lines = err.decode().splitlines()
+                assert (
+                    len(lines) == 1
+                    and "compiling the fast solver kernels in the background" in (lines[0])
+                )
+            else:
+                assert out.split() == [b"False"] and not err
+        assert started >= 1
+    finally:
+        go.touch()  # the spawned compiles poll for it: never leave them waiting
     _wait_for(lambda: len(_lines(record / "ended")) == started)
     assert len(_lines(record / "compiled")) == 1
     again = subprocess.run(cmd, env=_env(folder), capture_output=True, text=True, timeout=60)
