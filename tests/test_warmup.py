@@ -589,3 +589,80 @@ def test_copying_a_compile_refuses_names_outside_and_folders_others_can_write(
     finally:
         src.chmod(0o700)
     assert warmup.copy_compiled(src, tmp_path / "dst")
+
+
+def test_publishing_drops_the_stale_manifest_first_and_moves_an_intruder_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stale manifest is gone before any folder is swapped (never beside new files);
+    a folder that reappears at the target between moving the old one aside and moving
+    the new one in (a process compiling without the lock) is moved aside too."""
+    import json
+
+    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "cache"))
+    code = warmup.code_folder()
+    assert code is not None
+    base = cache.private_code_dir(code.name)
+    assert base is not None
+    (base / "solve_fake").mkdir()
+    (base / "solve_fake" / "old.nbc").write_bytes(b"old")
+    stale = {**warmup._identity(), "format": warmup.MANIFEST_FORMAT - 1, "files": {}}
+    warmup.manifest_path(base).write_text(json.dumps(stale))
+    publish = warmup._publish
+    seen: list[bool] = []
+
+    def watched(staging: Path, folder: Path) -> dict[str, list[object]]:
+        seen.append(warmup.manifest_path(folder).exists())
+        return publish(staging, folder)
+
+    monkeypatch.setattr(warmup, "_publish", watched)
+    real = os.replace
+    intruded: list[Path] = []
+
+    def replace(src: object, dst: object) -> None:
+        target = Path(str(dst))
+        if target.name == "solve_fake" and not intruded:  # the intruder comes first
+            target.mkdir()
+            (target / "intruder.nbc").write_bytes(b"planted")
+            intruded.append(target)
+        real(src, dst)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "replace", replace)
+
+    def fake() -> None:
+        staging = cache.private_code_dir("numba-x")
+        assert staging is not None
+        (staging / "solve_fake").mkdir()
+        (staging / "solve_fake" / "kernel.fake.nbc").write_bytes(b"new")
+
+    said: list[str] = []
+    assert warmup.run_compile(True, said.append, lambda: [warmup.Step("f", fake, 1.0)]) == 0, said
+    assert seen == [False] and intruded
+    assert sorted(p.name for p in (base / "solve_fake").iterdir()) == ["kernel.fake.nbc"]
+    assert not list(base.glob(".old-*")) and warmup.verified()
+
+
+def test_forget_drops_only_the_manifest_it_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that found a compile damaged forgets it, but not a new one another
+    process published since it looked."""
+    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "cache"))
+
+    def fake() -> None:
+        staging = cache.private_code_dir("numba-x")
+        assert staging is not None
+        (staging / "solve_fake").mkdir()
+        (staging / "solve_fake" / "kernel.fake.nbc").write_bytes(b"machine code")
+
+    assert warmup.run_compile(True, lambda _: None, lambda: [warmup.Step("f", fake, 1.0)]) == 0
+    code = warmup.code_folder()
+    assert code is not None
+    (code / "solve_fake" / "kernel.fake.nbc").write_bytes(b"machine c0de")  # damaged
+    assert warmup.on_disk() and not warmup.verified()
+    manifest = warmup.manifest_path(code)
+    republished = manifest.read_bytes().replace(b'"files"', b'"files" ', 1)  # a new compile
+    manifest.write_bytes(republished)
+    assert not warmup.forget() and manifest.read_bytes() == republished
+    assert not warmup.verified()
+    assert warmup.forget() and not manifest.exists()

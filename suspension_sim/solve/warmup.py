@@ -73,6 +73,8 @@ _compiling = False
 """True inside the compile process (which holds the lock itself)."""
 _held = False
 """True while `foreground_compile` holds the lock in this process."""
+_checked: bytes | None = None
+"""The manifest `verified` last read in this process (what `forget` may drop)."""
 
 
 # -- where ------------------------------------------------------------------------------
@@ -133,7 +135,15 @@ def _identity() -> dict[str, Any]:
 def read_manifest(folder: Path) -> dict[str, Any] | None:
     """The manifest when it belongs to this package as installed now, else None."""
     try:
-        data = json.loads(manifest_path(folder).read_bytes())
+        return _manifest(manifest_path(folder).read_bytes())
+    except OSError:
+        return None
+
+
+def _manifest(raw: bytes) -> dict[str, Any] | None:
+    """`raw` read as a manifest of this package as installed now, else None."""
+    try:
+        data = json.loads(raw)
         ident = _identity()
     except (OSError, ValueError, RecursionError):
         return None
@@ -178,12 +188,19 @@ def why_not_on_disk() -> str | None:
 
 def verified() -> bool:
     """`on_disk`, and every compiled file's sha256 matches (read before loading: a
-    corrupt file must never reach numba, which would raise or recompile)."""
+    corrupt file must never reach numba, which would raise or recompile). Remembers
+    the manifest it checked: `forget` drops only that one."""
+    global _checked
     folder = code_folder()
-    if folder is None or not on_disk():
+    if folder is None:
         return False
-    data = read_manifest(folder)
-    if data is None:
+    try:
+        _checked = manifest_path(folder).read_bytes()
+    except OSError:
+        _checked = None
+        return False
+    data = _manifest(_checked)
+    if data is None or not on_disk():
         return False
     try:
         for rel, (_, digest) in data["files"].items():
@@ -196,12 +213,25 @@ def verified() -> bool:
     return True
 
 
-def forget() -> None:
-    """Drop the manifest (the compiled files are then unused until the next compile)."""
+def forget() -> bool:
+    """Drop the manifest (the compiled files are then unused until the next compile);
+    only the one `verified` last checked in this process, when it checked one: a
+    manifest another process has published since names a new, complete compile.
+    True when a manifest was dropped."""
+    global _checked
     folder = code_folder()
-    if folder is not None:
-        with contextlib.suppress(OSError):
-            manifest_path(folder).unlink()
+    if folder is None:
+        return False
+    path = manifest_path(folder)
+    try:
+        if _checked is not None and path.read_bytes() != _checked:
+            return False
+        path.unlink()
+    except OSError:
+        return False
+    finally:
+        _checked = None
+    return True
 
 
 def failure() -> str | None:
@@ -353,8 +383,10 @@ def numba_folder(source: str) -> Path | None:
 
 def drop_compiled() -> None:
     """Forget a damaged compile: the manifest, and numba's index files of every kernel
-    (`KERNEL_SOURCES`), so numba compiles them afresh instead of reading its code."""
-    forget()
+    (`KERNEL_SOURCES`), so numba compiles them afresh instead of reading its code.
+    Nothing when another process has published a new compile since it was checked."""
+    if not forget() and on_disk():
+        return
     for source in KERNEL_SOURCES:
         where = numba_folder(source)
         if where is None:
@@ -444,13 +476,29 @@ def _publish(staging: Path, folder: Path) -> dict[str, list[Any]]:
                     len(data),
                     hashlib.sha256(data).hexdigest(),
                 ]
-        target = folder / sub.name
-        old = folder / f".old-{sub.name}-{os.getpid()}"
+        _swap(sub, folder / sub.name)
+    return files
+
+
+def _swap(new: Path, target: Path) -> None:
+    """Put the folder `new` in place of `target`, moving an older `target` aside and
+    removing it. A `target` that reappears meanwhile (a process compiling in memory
+    without the lock) is moved aside too and the move retried."""
+    import errno
+
+    for attempt in range(5):
+        old = target.with_name(f".old-{target.name}-{os.getpid()}-{attempt}")
         if target.exists():
             os.replace(target, old)
-        os.replace(sub, target)
-        shutil.rmtree(old, ignore_errors=True)
-    return files
+        try:
+            os.replace(new, target)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST) or attempt == 4:
+                raise
+            continue
+        finally:
+            shutil.rmtree(old, ignore_errors=True)
+        return
 
 
 def _write_json_atomically(path: Path, data: dict[str, Any]) -> None:
@@ -527,6 +575,8 @@ def run_compile(
             if helper is not None:
                 _join(helper, todo[at], say)
                 helper = None
+            with contextlib.suppress(OSError):  # stale (checked above): never beside new files
+                manifest_path(base).unlink()
             files = _publish(staging, base)
         finally:
             if helper is not None:
