@@ -504,6 +504,10 @@ def compile_blocks() -> float:
     if compiled_ready():
         return 0.0
     t0 = time.perf_counter()
-    if _kernel() is None:  # pragma: no cover - numba is a dependency
-        raise RuntimeError("numba is not installed: the compiled loads path is unavailable")
+    if _kernel() is None:
+        raise RuntimeError(
+            "the compiled loads path is unavailable: numba is not installed, the compile "
+            "lock in the code folder cannot be taken, or its compile on disk could not be "
+            "loaded (then it is compiled again in the background)"
+        )
     return time.perf_counter() - t0

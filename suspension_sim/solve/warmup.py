@@ -334,8 +334,8 @@ CHILD_MODULE = "suspension_sim.commands.warm_up"
 def wait_for_compile() -> bool:
     """Wait until no other process holds the compile lock (saying so in one line on
     stderr first); True when the kernels are on disk afterwards."""
-    with foreground_compile() as locked:
-        return locked and on_disk()
+    with foreground_compile():
+        return on_disk()
 
 
 @contextlib.contextmanager
@@ -345,14 +345,16 @@ def foreground_compile() -> Iterator[bool]:
     while another process holds it, say so in one line on stderr and wait. Yields
     True when the lock is held (or this is the compile process, which holds it), False
     when it cannot be taken (no code folder, or the lock file cannot be locked): the
-    caller then must not compile into the cache."""
+    caller then must not compile into the cache. No usable code folder: True (the
+    kernels are then compiled in memory, nothing is written)."""
     global _held
-    folder = code_folder()
-    if _compiling or _held:  # the compile process, or held here already (flock would wait)
+    code = code_folder()
+    if _compiling or _held or code is None:  # the compile process, or held here already
         yield True
         return
-    if folder is None or not folder.is_dir():
-        yield False
+    folder = cache_mod.private_code_dir(code.name)
+    if folder is None:  # the kernels do not use it either (`cache.private_code_dir`)
+        yield True
         return
     lock = Lock(folder / LOCK_NAME)
     if not lock.acquire(wait=False):
