@@ -666,3 +666,57 @@ def test_forget_drops_only_the_manifest_it_checked(
     assert not warmup.forget() and manifest.read_bytes() == republished
     assert not warmup.verified()
     assert warmup.forget() and not manifest.exists()
+
+
+BATCH = """
+from suspension_sim.metrics import batch
+batch._batch_kernel()  # imports the kernel module; numba reads an index at a first call
+"""
+
+
+@pytest.mark.parametrize("how", ["bad index", "corrupt"])
+def test_a_damaged_batch_metrics_kernel_is_never_read(
+    compiled_copy: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """The batch-metrics kernel's index unreadable, or one of its compiled files not
+    the one the manifest lists: its indexes are emptied or dropped when the module is
+    loaded, so numba compiles it afresh instead of raising at the first call."""
+    monkeypatch.setenv(cache.ENV_VAR, str(compiled_copy))
+    code = warmup.code_folder()
+    assert code is not None
+    indexes = sorted(code.glob("metrics_*/batch_kernel.*.nbi"))
+    assert len(indexes) >= 2
+    if how == "bad index":
+        indexes[0].write_bytes(b"\x80\x04garbage")
+    else:
+        nbc = next(code.glob("metrics_*/batch_kernel.*.nbc"))
+        nbc.write_bytes(nbc.read_bytes()[:-1] + b"\x00")
+    before = [p.read_bytes() for p in indexes]
+    proc = subprocess.run(
+        [sys.executable, "-c", BATCH],
+        env=_env(compiled_copy),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    if how == "bad index":  # only the unreadable one emptied (numba rewrites it)
+        after = [p.read_bytes() for p in indexes]
+        assert after[0] != before[0] and after[1:] == before[1:] and warmup.verified()
+    else:
+        kept = [p for p in indexes if p.exists()]
+        assert kept == [] and not warmup.on_disk()  # forgotten, numba's indexes dropped
+
+
+def test_an_intact_batch_metrics_kernel_is_kept(
+    compiled_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(cache.ENV_VAR, str(compiled_copy))
+    code = warmup.code_folder()
+    assert code is not None
+    before = sorted(code.glob("metrics_*/batch_kernel.*.nbi"))
+    proc = subprocess.run(
+        [sys.executable, "-c", BATCH], env=_env(compiled_copy), capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(code.glob("metrics_*/batch_kernel.*.nbi")) == before and warmup.verified()
