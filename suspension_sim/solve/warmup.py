@@ -324,12 +324,18 @@ def say_once(text: str) -> None:
         print(f"suspension-sim: {text}", file=sys.stderr, flush=True)
 
 
+_started_here = False
+"""True once this process has started a background compile (it never starts two: the
+child may not hold the lock yet when a second damaged cache is found)."""
+
+
 def start_background() -> bool:
     """Start the background compile when the kernels are not on disk and none is
     running; True when one was started (said in one line on stderr). A failed compile
     is said once (its marker then records that) and not retried here."""
-    if not background_allowed() or on_disk():
-        return False
+    global _started_here
+    if _started_here or not background_allowed() or on_disk():
+        return False  # one background compile per process at most
     folder = code_folder()
     if folder is None:
         return False
@@ -359,6 +365,7 @@ def start_background() -> bool:
     except OSError as exc:
         say_once(f"cannot start the background compile ({exc}); the numpy path is used")
         return False
+    _started_here = True
     say_once(
         "compiling the fast solver kernels in the background (a few minutes, once per "
         f"install; log {base / LOG_NAME}); until then the numpy path is used"
