@@ -38,6 +38,10 @@ every geometry column of such a model when it has a rack and a wheel
 without kingpin points (its kingpin axis needs the tangents). States that
 did not converge keep their inputs and give NaN elsewhere, as `pose_metrics`.
 Units: mm, deg in the columns (rad inside).
+
+One module (about 700 lines) on purpose: the numpy reference and the compiled path
+sit side by side so each column is built from the same tables and the tests compare
+the two line for line (`tests/test_batch_metrics_compiled.py`).
 """
 
 from __future__ import annotations
