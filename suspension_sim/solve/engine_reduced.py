@@ -1,0 +1,306 @@
+"""Kernel tables with two-point links as distance rows, for batches.
+
+A ball-ended pushrod or tie rod, a link from a chassis point, a damper between a
+chassis point and one moving point: the coordinates of such a link only place the
+link itself. `reduced_tables` replaces each one's end coincidences by one row,
+|P_b - P_a| = L (L - stroke for a damper), on the copies of its ends on the bodies
+it joins, so the blocks lose those unknowns (21 -> 9 on the example car's corners)
+and every evaluation, factorisation and chord step is smaller; `kernel.rebuild_links`
+sets the links' coordinates from their ends after each state. Kept apart from the
+full tables (`engine_tables`) because it is the one place that decides which links
+may go. Units: mm, rad.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from suspension_sim.solve.engine_plan import plan
+from suspension_sim.solve.engine_tables import KernelTables, kernel_tables
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model import KinematicModel
+
+LINK_CHAINS = ("link5", "universal", "damper_rod")
+"""Part chains that a batch solve can replace by one distance row between their ends: a
+two-point link (5 coordinates), a two-point link on a chassis point (universal), a
+damper's rod (its stroke an input)."""
+
+
+@dataclass(frozen=True)
+class _Link:
+    part: int  # the link's part
+    kind: int  # 0: link5 (translations + angles), 1: angles only (origin on the chassis)
+    ends: tuple[str, str]  # point at the frame's origin, point along its z axis
+    length: float  # design distance between the ends, mm
+    stroke: int  # the damper's stroke parameter, or -1
+
+
+def reduced_tables(model: KinematicModel) -> KernelTables | None:
+    """Kernel tables with every eligible two-point link eliminated (cached per model).
+
+    A ball-ended pushrod or tie rod, a link from a chassis point, a damper between a
+    chassis point and one moving point: its coordinates only place the link itself,
+    and its joined ends' three coincidence rows each come down to one equation,
+    |P_b - P_a| = L (L - stroke for a damper), on the copies of its end points on
+    the bodies it joins. The blocks lose those unknowns (21 -> 9 on the example car's
+    corners) and `kernel.rebuild_links` sets the links' coordinates from their ends
+    after each state. None when nothing can be eliminated or the reduced problem does
+    not split into the plan's blocks.
+    """
+    return model.derived.get("engine_reduced_tables", lambda: _build_reduced(model))
+
+
+def _links(model: KinematicModel, inputs: set[int]) -> dict[int, _Link]:
+    """The eligible links by part (see `reduced_tables`)."""
+    pts = model.car.point_map()
+    fixed_names = {
+        model.inst_point[i] for i in range(len(model.inst_part)) if model.inst_part[i] == 0
+    }
+    out: dict[int, _Link] = {}
+    for i, part in enumerate(model.parts):
+        if part.chain not in LINK_CHAINS:
+            continue
+        if part.chain == "link5" and len(part.points) == 2:
+            ends = (part.points[0], part.points[1])
+            kind, stroke = 0, -1
+        elif part.chain == "universal" and len(part.points) == 2:
+            origin = part.frame[:3, 3]
+            first = min(part.points, key=lambda p: float(np.linalg.norm(pts[p] - origin)))
+            other = next(p for p in part.points if p != first)
+            ends = (first, other)
+            kind, stroke = 1, -1
+        elif part.chain == "damper_rod" and len(part.points) == 1:
+            origin = part.frame[:3, 3]
+            chassis = [p for p in fixed_names if np.linalg.norm(pts[p] - origin) < 1e-9]
+            if len(chassis) != 1 or part.params[2] not in inputs:
+                continue
+            ends = (chassis[0], part.points[0])
+            kind, stroke = 1, part.params[2]
+        else:
+            continue
+        if kind == 1 and ends[0] not in fixed_names:
+            continue
+        if np.linalg.norm(pts[ends[0]] - part.frame[:3, 3]) > 1e-9:
+            continue  # the frame's origin must be the first end
+        out[i] = _Link(i, kind, ends, float(np.linalg.norm(pts[ends[1]] - pts[ends[0]])), stroke)
+    return out
+
+
+def _build_reduced(model: KinematicModel) -> KernelTables | None:
+    pl = plan(model)
+    full = kernel_tables(model)
+    p_nj, p_param = full.arrays[0], full.arrays[3]
+    inputs = [int(k) for k in pl.inputs]
+    in_col = {k: j for j, k in enumerate(inputs)}
+    links = _links(model, set(inputs))
+    # A link needs a copy of each end on a body that stays (iterate: links on links).
+    dropped: set[int] = set()
+    while True:
+        elim = {i for i in links if i not in dropped}
+        gone = set(elim)
+        gone |= {
+            j
+            for j, part in enumerate(model.parts)
+            if part.params and any(set(part.params) <= set(model.parts[i].params) for i in elim)
+        }
+        keep = [i for i in range(len(model.inst_part)) if int(model.inst_part[i]) not in gone]
+        copies: dict[str, list[int]] = {}
+        for i in keep:
+            copies.setdefault(model.inst_point[i], []).append(i)
+        bad = {i for i in elim if any(e not in copies for e in links[i].ends)}
+        if not bad:
+            break
+        dropped |= bad
+    if not elim:
+        return None
+    gone_params = {k for i in elim for k in model.parts[i].params if k not in in_col}
+    block_of: dict[int, int] = {}
+    for b, blk in enumerate(pl.blocks):
+        for k in blk.params:
+            if int(k) not in gone_params:
+                block_of[int(k)] = b
+    # Which copies move at all (as `KinematicModel._active_pairs` judges pairs).
+    rng = np.random.default_rng(0)
+    P, _ = model.instance_positions(rng.uniform(-0.5, 0.5, size=(model.n_params, 3)), False)
+    moves = np.abs(P - model.inst_design[:, :, None]).max(axis=(1, 2)) > 1e-6
+    fixed = model.inst_part < model.n_fixed_parts
+    # rows: (a, b, axis, kind, length, stroke parameter)
+    rows: list[tuple[int, int, int, int, float, int]] = []
+    for cs in copies.values():
+        ref = cs[0]
+        for c in cs[1:]:
+            if not (moves[ref] or moves[c]) and (fixed[ref] or fixed[c]):
+                continue
+            rows += [(ref, c, ax, 0, 0.0, -1) for ax in range(3)]
+    x_of: dict[int, tuple[int, int, int]] = {}  # link part -> (its row, end a copy, end b copy)
+    for i in sorted(elim):
+        lk = links[i]
+        a, e = copies[lk.ends[0]][0], copies[lk.ends[1]][0]
+        x_of[i] = (len(rows), a, e)
+        rows.append((a, e, 0, 1, lk.length, lk.stroke))
+
+    def unknowns(row: tuple[int, int, int, int, float, int]) -> set[int]:
+        out = set()
+        for inst in row[:2]:
+            part = int(model.inst_part[inst])
+            out |= {int(p_param[part, j]) for j in range(int(p_nj[part]))} - set(in_col)
+        if row[5] >= 0 and row[5] not in in_col:
+            out.add(row[5])
+        return out
+
+    n_b = len(pl.blocks)
+    rows_of: list[list[int]] = [[] for _ in range(n_b + 1)]
+    for k, row in enumerate(rows):
+        ks = unknowns(row)
+        if any(u in gone_params or u not in block_of for u in ks):
+            return None
+        bs = {block_of[u] for u in ks}
+        if len(bs) > 1:
+            return None
+        rows_of[bs.pop() if bs else n_b].append(k)
+    cols_of = [
+        np.array([int(k) for k in blk.params if int(k) not in gone_params], dtype=np.int64)
+        for blk in pl.blocks
+    ] + [np.zeros(0, dtype=np.int64)]
+    if any(len(rows_of[b]) < len(cols_of[b]) for b in range(n_b)):
+        return None
+
+    arr: dict[str, list[Any]] = {k: [] for k in ("c", "ra", "rb", "ax", "kd", "ln", "cf", "pr")}
+    pa: list[np.ndarray] = []
+    ins: list[np.ndarray] = []
+    ent: dict[str, list[Any]] = {k: [] for k in ("row", "col", "inst", "slot", "axis", "sign")}
+    e_ptr = [0]
+    x_ptr = [0]
+    xs: dict[str, list[int]] = {k: [] for k in ("part", "kind", "a", "b")}
+    xs_part_of: list[list[int]] = [[] for _ in range(n_b + 1)]
+    for b in range(n_b + 1):
+        local = {int(k): j for j, k in enumerate(cols_of[b])}
+        arr["c"].append(cols_of[b])
+        chosen = [rows[k] for k in rows_of[b]]
+        insts: set[int] = set()
+        for lr, (ia, ib, ax, kd, ln, st) in enumerate(chosen):
+            arr["ra"].append(ia)
+            arr["rb"].append(ib)
+            arr["ax"].append(ax)
+            arr["kd"].append(kd)
+            arr["ln"].append(ln)
+            arr["cf"].append(1.0 if st >= 0 else 0.0)
+            arr["pr"].append(st)
+            insts |= {ia, ib}
+            if b == n_b:
+                continue
+            for inst, sign in ((ia, -1.0), (ib, 1.0)):
+                part = int(model.inst_part[inst])
+                for j in range(int(p_nj[part])):
+                    k = int(p_param[part, j])
+                    col = local[k] if k in local else -1 - in_col[k]
+                    for axis in (ax,) if kd == 0 else (0, 1, 2):
+                        ent["row"].append(lr)
+                        ent["col"].append(col)
+                        ent["inst"].append(inst)
+                        ent["slot"].append(j)
+                        ent["axis"].append(axis)
+                        ent["sign"].append(sign)
+            if st >= 0:  # d(|P_b - P_a| - L + stroke)/d stroke = 1
+                ent["row"].append(lr)
+                ent["col"].append(local[st] if st in local else -1 - in_col[st])
+                ent["inst"].append(-1)
+                ent["slot"].append(0)
+                ent["axis"].append(0)
+                ent["sign"].append(1.0)
+        e_ptr.append(len(ent["row"]))
+        inst_arr = np.array(sorted(insts), dtype=np.int64)
+        ins.append(inst_arr)
+        pa.append(np.unique(model.inst_part[inst_arr]).astype(np.int64))
+        for i in sorted(elim):
+            row_k, a, e = x_of[i]
+            if row_k in rows_of[b]:
+                xs_part_of[b].append(i)
+                xs["part"].append(i)
+                xs["kind"].append(links[i].kind)
+                xs["a"].append(a)
+                xs["b"].append(e)
+        x_ptr.append(len(xs["part"]))
+
+    def ptr(xs_: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum([len(x) for x in xs_])]).astype(np.int64)
+
+    def i64(x: list[Any]) -> np.ndarray:
+        return np.ascontiguousarray(np.array(x, dtype=np.int64).reshape(-1))
+
+    def f64(x: list[Any]) -> np.ndarray:
+        return np.ascontiguousarray(np.array(x, dtype=float).reshape(-1))
+
+    # The model's own rows that involve a copy on an eliminated part, with the block of
+    # that part's link (`kernel.link_rows` checks them after the links are rebuilt).
+    owner = {int(p): b for b in range(n_b + 1) for p in xs_part_of[b]}
+    for i in sorted(elim):
+        for j, other in enumerate(model.parts):
+            if j in gone and j not in owner and set(other.params) <= set(model.parts[i].params):
+                owner[j] = owner[i]
+    act = model.active_pairs
+    checks: list[list[tuple[int, int, int]]] = [[] for _ in range(n_b + 1)]
+    for pair in act:
+        a, e = int(model.pair_a[pair]), int(model.pair_b[pair])
+        parts_ = [int(model.inst_part[a]), int(model.inst_part[e])]
+        mine = [owner[p] for p in parts_ if p in owner]
+        if mine:
+            checks[mine[0]] += [(a, e, ax) for ax in range(3)]
+    k_parts = [sorted({p for p, b in owner.items() if b == g}) for g in range(n_b + 1)]
+    k_insts = [
+        np.flatnonzero(np.isin(model.inst_part, k_parts[g])).astype(np.int64)
+        for g in range(n_b + 1)
+    ]
+    rows_per = [len(r) for r in rows_of]
+    arrays = (
+        *full.arrays[:7],
+        ptr(arr["c"]),
+        i64(np.concatenate(arr["c"]).tolist()),
+        np.concatenate([[0], np.cumsum(rows_per)]).astype(np.int64),
+        i64(arr["ra"]),
+        i64(arr["rb"]),
+        i64(arr["ax"]),
+        ptr(pa),
+        i64(np.concatenate(pa).tolist()),
+        ptr(ins),
+        i64(np.concatenate(ins).tolist()),
+        np.array(e_ptr, dtype=np.int64),
+        i64(ent["row"]),
+        i64(ent["col"]),
+        i64(ent["inst"]),
+        i64(ent["slot"]),
+        i64(ent["axis"]),
+        f64(ent["sign"]),
+        i64(arr["kd"]),
+        f64(arr["ln"]),
+        f64(arr["cf"]),
+        i64(arr["pr"]),
+        np.array(x_ptr, dtype=np.int64),
+        i64(xs["part"]),
+        i64(xs["kind"]),
+        i64(xs["a"]),
+        i64(xs["b"]),
+        ptr([np.array(c) for c in checks]),
+        i64([a for c in checks for a, _, _ in c]),
+        i64([e for c in checks for _, e, _ in c]),
+        i64([ax for c in checks for _, _, ax in c]),
+        ptr([np.array(p) for p in k_parts]),
+        i64([p for ps in k_parts for p in ps]),
+        ptr(k_insts),
+        i64(np.concatenate(k_insts).tolist()),
+    )
+    return KernelTables(
+        arrays=arrays,
+        n_blocks=n_b + 1,
+        max_rows=max(rows_per, default=0),
+        max_cols=max((len(c) for c in cols_of), default=0),
+        n_params=model.n_params,
+        inputs=full.inputs,
+        k_max=full.k_max,
+        n_parts=full.n_parts,
+        n_inst=full.n_inst,
+    )
