@@ -138,9 +138,11 @@ def _markdown(
     verdict = "PASS" if v.passed else "FAIL"
     export = v.export
     n_cmp = len(v.compared)
-    lines = [
-        f"# {title or _title(v)}",
-        "",
+    lines = [f"# {title or _title(v)}", ""]
+    if v.preface:  # said before anything else (a result file's check of its own car)
+        lines += [v.preface[0], ""] + [f"- {p.strip()}" for p in v.preface[1:]]
+        lines += [""] if len(v.preface) > 1 else []
+    lines += [
         f"**Result: {verdict}.** {v.summary().split(': ', 1)[-1]}",
         "",
         "| | |",
@@ -340,10 +342,12 @@ def group_channels(texts: Sequence[str]) -> list[str]:
 
 
 def _title(v: Validation) -> str:
-    return (
-        f"Validation of {Path(v.workbook).name} against {v.export.path.name} "
-        f"(OptimumK export layout)"
+    kind = (
+        "OptimumK result file"
+        if v.export.path.suffix.lower() == ".o2res"
+        else "OptimumK export layout"
     )
+    return f"Validation of {Path(v.workbook).name} against {v.export.path.name} ({kind})"
 
 
 def _drive_text(v: Validation) -> str:

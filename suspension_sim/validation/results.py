@@ -162,6 +162,12 @@ class Validation:
     blocked: str = ""
     """Why no channel was compared at all (e.g. an OptimumK export whose step 0 is not
     the design state): the summary leads with it; such a run never passes."""
+    preface: list[str] = field(default_factory=list)
+    """Lines said before any channel, first in the report and on the terminal (an
+    OptimumK result file's check of its own car, `suspension_sim.validation.okresult`)."""
+    other_car: str = ""
+    """Why the compared result is of another car than the workbook's: the summary leads
+    with it; such a run never passes."""
 
     @property
     def failed_steps(self) -> list[StepResult]:
@@ -177,7 +183,12 @@ class Validation:
 
     @property
     def passed(self) -> bool:
-        return not self.failed_steps and not self.failed_channels and bool(self.compared)
+        return (
+            not self.other_car
+            and not self.failed_steps
+            and not self.failed_channels
+            and bool(self.compared)
+        )
 
     def summary(self) -> str:
         """One line for the terminal."""
@@ -190,6 +201,8 @@ class Validation:
                 f"{worst.tolerance:g})"
             )
         parts = []
+        if self.other_car:
+            parts.append(self.other_car)
         if self.blocked:
             parts.append(f"no channel compared: {self.blocked}")
         if self.assumed and (self.failed_channels or self.failed_steps):
@@ -209,6 +222,8 @@ class Validation:
             )
         if not n and not self.blocked:
             parts.append("no channel to compare")
+        elif self.other_car and not self.failed_channels and not self.failed_steps:
+            parts.append(f"the {n} channels compared with that result are within tolerance")
         return "FAIL: " + "; ".join(parts)
 
 
