@@ -217,7 +217,7 @@ def read_maps(directory: str | os.PathLike[str]) -> Maps:
     for name, c in desc["corners"].items():
         files = c.get("files", {})
         path = None
-        if "parquet" in files:
+        if "parquet" in files and (folder / files["parquet"]).is_file():
             try:
                 import pyarrow  # noqa: F401
 
@@ -228,6 +228,8 @@ def read_maps(directory: str | os.PathLike[str]) -> Maps:
             path = folder / files["csv"]
         if path is None:
             raise InputError(f"corner {name} has no table", where=str(desc_path))
+        if not path.is_file():
+            raise InputError(f"corner {name}: its table is missing", where=str(path))
         try:
             if path.suffix == ".parquet":
                 table = pd.read_parquet(path)
