@@ -1,7 +1,9 @@
 """``suspension-sim import-optimumk SUSPENSION.xlsx --out CAR.xlsx``: import an OptimumK car.
 
 Reads OptimumKinematics' Excel export of a suspension (or of a vehicle with its
-front and rear suspension sheets) and writes one of our car workbooks, with
+front and rear suspension sheets), or OptimumK's own project files (a .O2Sus
+suspension, a .O2Set vehicle setup that names its suspensions; docs/optimumk_files.md),
+and writes one of our car workbooks, with
 OptimumK's point names kept (``FL_CHAS_LowFor``). The conversion (units, axes,
 Reference Distance, the wheel built from Half Track, offsets, static camber
 and toe and tyre diameter) is described in docs/optimumk.md. The output never
@@ -26,15 +28,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "source",
-        metavar="SUSPENSION.xlsx",
-        help="OptimumK suspension export (front axle unless --axle rear), or a vehicle export"
-        " holding 'Front'/'Rear' suspension sheets and the vehicle setup",
+        metavar="SUSPENSION",
+        help="OptimumK suspension export (.xlsx; front axle unless --axle rear), or a vehicle"
+        " export holding 'Front'/'Rear' suspension sheets and the vehicle setup; or OptimumK's"
+        " own files: a suspension (.O2Sus) or a vehicle setup (.O2Set, whose two suspensions"
+        " are found by GUID in its project folder)",
     )
-    p.add_argument("--rear", metavar="REAR.xlsx", help="the rear suspension export")
+    p.add_argument(
+        "--rear", metavar="REAR", help="the rear suspension export (.xlsx) or file (.O2Sus)"
+    )
     p.add_argument(
         "--vehicle",
-        metavar="VEHICLE.xlsx",
-        help="the vehicle setup export (its Reference Distance places the rear axle)",
+        "--setup",
+        dest="vehicle",
+        metavar="VEHICLE",
+        help="the vehicle setup export (.xlsx) or file (.O2Set): its Reference Distance places"
+        " the rear axle",
     )
     p.add_argument(
         "--reference-distance",
@@ -47,7 +56,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         choices=("front", "rear"),
         default=None,
         help="which axle a lone suspension export is (default: what its sheet name or title"
-        " block says)",
+        " block says; for a .O2Sus, the setup's GUID or its name)",
     )
     p.add_argument(
         "--axes",

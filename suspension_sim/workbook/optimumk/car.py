@@ -86,8 +86,30 @@ def read_optimumk(
     allowed). reference_distance_mm overrides the setup's. skip_anti_roll_bars: import
     a car whose files hold a U-bar or T-bar without it (a warning names it; otherwise
     it is an error, as any element we cannot import). WorkbookError naming
-    the file, sheet and cell for anything that cannot be imported.
+    the file, sheet and cell for anything that cannot be imported. OptimumK's own project
+    files (.O2Sus, .O2Set) go to `suspension_sim.workbook.optimumk_files.car` (the same
+    core; docs/optimumk_files.md).
     """
+    binary = [p for p in (source, rear, vehicle) if p is not None and _is_binary(p)]
+    if binary:  # OptimumK's own project files: same core, another reader
+        if len(binary) != len([p for p in (source, rear, vehicle) if p is not None]):
+            raise WorkbookError(
+                "OptimumK project files (.O2Sus, .O2Set) and Excel exports cannot be mixed",
+                where=str(binary[0]),
+                hint="give all the files as .O2Sus/.O2Set, or all as Excel exports",
+            )
+        from suspension_sim.workbook.optimumk_files.car import read_optimumk_files
+
+        return read_optimumk_files(
+            source,
+            rear=rear,
+            setup=vehicle,
+            axle=axle,
+            name=name,
+            reference_distance_mm=reference_distance_mm,
+            axes=axes,
+            skip_anti_roll_bars=skip_anti_roll_bars,
+        )
     override = parse_matrix_text(axes, "--axes") if axes is not None else None
     if axle is None and rear is not None:
         axle = "front"
@@ -166,6 +188,11 @@ def read_optimumk(
 
 
 # -- files and sheets ---------------------------------------------------------------------------
+def _is_binary(path: str | Path) -> bool:
+    """An OptimumK project file (docs/optimumk_files.md), read by `optimumk_files`."""
+    return Path(path).suffix.lower() in (".o2sus", ".o2set")
+
+
 def _is_setup(sheet: Sheet) -> bool:
     return any(
         label_key(sheet.text(r, c)) == "referencedistance"

@@ -1,0 +1,212 @@
+"""What each OptimumK file of a project is (`describe`), for ``suspension-sim optimumk-info``:
+type, name, version, dates and users, GUID, and what it refers to, the GUIDs resolved to
+names among the files of the same project folder. A file that cannot be read is listed
+with its error, never a crash.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from suspension_sim.workbook.optimumk_files.car import project_root
+from suspension_sim.workbook.optimumk_files.definitions import (
+    KIND_NAMES,
+    KIND_OF_SUFFIX,
+    Definition,
+    ForceCaseDef,
+    Header,
+    MotionDef,
+    SetupDef,
+    SimulationDef,
+    SuspensionDef,
+    read_definition,
+)
+from suspension_sim.workbook.optimumk_files.stream import ByteReader, OptimumKFileError
+
+RESULT_SUFFIX = ".o2res"
+RESULT_FLAG = 0x81
+"""A result file (.O2Res) starts with this byte, then its version, GUID and name."""
+
+
+@dataclass
+class FileInfo:
+    """One file: what it is and what it refers to (`refers`: lines such as ``front
+    suspension: Front R6 (Suspension/Front R6.O2Sus)``), or the error that stopped it."""
+
+    path: Path
+    kind: str
+    name: str = ""
+    version: str = ""
+    guid: str = ""
+    created: datetime | None = None
+    created_by: str = ""
+    modified: datetime | None = None
+    modified_by: str = ""
+    comment: str = ""
+    refers: list[str] = field(default_factory=list)
+    details: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def _files(path: Path) -> list[Path]:
+    suffixes = {*KIND_OF_SUFFIX, RESULT_SUFFIX}
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in suffixes)
+    return [path]
+
+
+def _info(path: Path, header: Header, kind: str) -> FileInfo:
+    return FileInfo(
+        path,
+        kind,
+        header.name,
+        header.version,
+        header.guid,
+        header.created,
+        header.created_by,
+        header.modified,
+        header.modified_by,
+        header.comment,
+    )
+
+
+def _read(path: Path) -> tuple[FileInfo, Definition | None]:
+    if path.suffix.lower() == RESULT_SUFFIX:
+        return _result(path), None
+    try:
+        d = read_definition(path)
+    except OptimumKFileError as exc:
+        kind = KIND_NAMES.get(KIND_OF_SUFFIX.get(path.suffix.lower(), "motion"), "file")
+        return FileInfo(path, kind, error=exc.render()), None
+    return _info(path, d.header, KIND_NAMES[d.header.kind]), d
+
+
+def _result(path: Path) -> FileInfo:
+    """A result's own header (flag 0x81, version, GUID, name); its content is read by
+    ``validate``."""
+    try:
+        data = path.read_bytes()
+        r = ByteReader(data, path.name)
+        flag = r.byte("the type flag")
+        if flag != RESULT_FLAG:
+            raise r.fail(f"type flag 0x{flag:02x}: a result starts with 0x81", 0)
+        version = r.string("the format version")
+        guid = r.guid("the result's GUID")
+        name = r.string("the result's name")
+    except OSError as exc:
+        return FileInfo(path, "result", error=f"{path.name}: cannot read: {exc}")
+    except OptimumKFileError as exc:
+        return FileInfo(path, "result", error=exc.render())
+    return FileInfo(path, "result", name, version, guid)
+
+
+def describe(path: str | Path) -> list[FileInfo]:
+    """Every OptimumK file at `path` (a file, or a folder and its subfolders), with the
+    GUIDs it refers to resolved among the files of its project (the folder given, or for
+    a file the project folder above it). OptimumKFileError if `path` does not exist."""
+    p = Path(path)
+    if not p.exists():
+        raise OptimumKFileError(
+            f"not found: {p}", where=str(p), hint="give an OptimumK file or project folder"
+        )
+    wanted = _files(p)
+    root = p if p.is_dir() else project_root(p)
+    pool = {f.resolve(): f for f in _files(root)} if root != p else {}
+    read: dict[Path, tuple[FileInfo, Definition | None]] = {}
+    for f in [*wanted, *(f for k, f in pool.items() if k not in {w.resolve() for w in wanted})]:
+        read[f.resolve()] = _read(f)
+    names = {
+        info.guid: (info.name, info.kind, info.path)
+        for info, _ in read.values()
+        if info.guid and info.error is None
+    }
+
+    def ref(what: str, guid: str | None) -> str:
+        if guid is None:
+            return f"{what}: none"
+        if guid in names:
+            name, kind, at = names[guid]
+            shown = at.relative_to(root) if at.is_relative_to(root) else at
+            return f"{what}: {name} ({kind}, {shown})"
+        return f"{what}: {guid} (not found under {root})"
+
+    out = []
+    for f in wanted:
+        info, d = read[f.resolve()]
+        if isinstance(d, SetupDef):
+            info.refers += [
+                ref("front suspension", d.front_guid),
+                ref("rear suspension", d.rear_guid),
+                f"vehicle: {d.vehicle_guid or 'none'}",
+            ]
+            info.details.append(
+                f"reference distance {d.reference_distance.value * 1000:g} mm, CG height"
+                f" {d.cg_height.value * 1000:g} mm, front mass {d.front_mass_pct.value:g} %,"
+                f" brake bias {d.brake_bias_pct.value:g} % front, drive bias"
+                f" {d.drive_bias_pct.value:g} % front"
+            )
+        elif isinstance(d, SimulationDef):
+            info.refers += [
+                f"vehicle: {d.vehicle_guid}",
+                ref("setup", d.setup_guid),
+                ref("motion", d.motion_guid),
+            ]
+            info.details.append(f"type: {d.type}")
+        elif isinstance(d, MotionDef):
+            info.details.append(f"{d.steps} steps")
+            for dof, keys in d.dofs.items():
+                span = keys.span()
+                if span is None:
+                    continue
+                scale, unit = (1000.0, "mm") if dof == "heave" else (180.0 / math.pi, "deg")
+                info.details.append(f"{dof}: {span[0] * scale:g} .. {span[1] * scale:g} {unit}")
+        elif isinstance(d, ForceCaseDef):
+            used = sum(1 for k in d.keys.values() if any(v != 0.0 for _, v in k.keys))
+            info.details += [
+                f"{d.steps} steps, applied at: {d.application}",
+                f"{used} of 24 force/moment components not zero",
+            ]
+        elif isinstance(d, SuspensionDef):
+            info.details.append(
+                "elements: "
+                + ", ".join(m.type for m in d.elements_met)
+                + (
+                    "; met, not read: " + ", ".join(m.type for m in d.elements_not_read)
+                    if d.elements_not_read
+                    else ""
+                )
+            )
+        out.append(info)
+    return out
+
+
+def render(infos: list[FileInfo], root: Path) -> str:
+    """The text ``optimumk-info`` prints: one block per file."""
+    lines: list[str] = []
+    for info in infos:
+        shown = info.path.relative_to(root) if info.path.is_relative_to(root) else info.path
+        if info.error is not None:
+            lines += [f"{shown}: {info.kind}, NOT READ", f"  error: {info.error}", ""]
+            continue
+        lines.append(f"{shown}: {info.kind} {info.name!r}, version {info.version}")
+        lines.append(f"  GUID {info.guid}")
+        for what, when, who in (
+            ("created", info.created, info.created_by),
+            ("modified", info.modified, info.modified_by),
+        ):
+            if when is not None or who:
+                stamp = (
+                    when.strftime("%Y-%m-%d %H:%M:%S") + (" UTC" if when and when.tzinfo else "")
+                    if when
+                    else "?"
+                )
+                lines.append(f"  {what} {stamp} by {who or '?'}")
+        if info.comment:
+            lines.append(f"  comment: {info.comment}")
+        lines += [f"  {r}" for r in info.refers]
+        lines += [f"  {d}" for d in info.details]
+        lines.append("")
+    return "\n".join(lines)
