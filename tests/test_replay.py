@@ -648,3 +648,54 @@ def test_non_finite_numbers_in_the_map_get_a_replay_hint(model, tmp_path, entry,
     assert f"{what} must be a finite number" in err.value.message
     assert "sweep" not in (err.value.hint or "")
     assert ("fixed: 0" if "fixed" in what else "gain x raw + offset") in (err.value.hint or "")
+
+
+# -- the CSV writer: pandas' text, made by pyarrow in a writer thread ---------------------
+def edge_columns(n: int = 4000) -> dict[str, np.ndarray]:
+    """Floats of every magnitude and the cells where Python and pyarrow print differently
+    (0.0, integers, below 1e-4, from 1e16, exponents pyarrow picks), NaN, inf, -0.0."""
+    rng = np.random.default_rng(5)
+    values = rng.normal(0.0, 1.0, n) * 10.0 ** rng.integers(-25, 25, n)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e16, 9999999999999998.0, 1e-4]
+    special += [9.999999999999999e-05, 5e-324, 1.7976931348623157e308, 123456789012345.0]
+    special += [1.5, -2.0, 600.0, 1e15, 1e21, 81823022739.0307, 4.026340852214133e-06]
+    values[: len(special)] = special
+    status = np.array(["ok", "gap", "out_of_limits", "not_closed"] * (n // 4), dtype=object)
+    return {"time_s": np.arange(n) * 0.002, "status": status, "a": values, "b": -values[::-1]}
+
+
+def test_csv_text_is_what_pandas_writes():
+    from suspension_sim.replay.writers import csv_text
+
+    columns = edge_columns()
+    expected = pd.DataFrame(columns).to_csv(index=False, header=False)
+    assert csv_text(columns) == expected.encode("utf-8")
+    # Text pandas would quote, or a column of another type: the caller uses pandas.
+    assert csv_text({"a": np.array([1.0]), "s": np.array(["x,y"], dtype=object)}) is None
+    assert csv_text({"a": np.array([1.0]), "i": np.array([3])}) is None
+
+
+def test_csv_writer_chunks_match_pandas(tmp_path, monkeypatch):
+    from suspension_sim.replay import writers
+
+    columns = edge_columns()
+    out = tmp_path / "t.csv"
+    with writers.TableWriter(out) as w:
+        for k in range(0, 4000, 1500):  # three chunks, the last one short
+            w.write_columns({c: v[k : k + 1500] for c, v in columns.items()})
+        odd = {c: v[:2].copy() for c, v in columns.items()}
+        odd["status"] = np.array(['say "no", twice', "ok"], dtype=object)  # pandas quotes it
+        w.write_columns(odd)
+        assert w.rows == 4002
+    frame = pd.concat([pd.DataFrame(columns), pd.DataFrame(odd)], ignore_index=True)
+    assert out.read_bytes() == frame.to_csv(index=False).encode("utf-8")
+
+    # An error while writing a chunk (in the writer thread) is raised and leaves no file.
+    def broken(columns: dict[str, np.ndarray]) -> bytes:
+        raise InputError("disk full", where="out")
+
+    monkeypatch.setattr(writers, "csv_text", broken)
+    failed = tmp_path / "failed.csv"
+    with pytest.raises(InputError, match="disk full"), writers.TableWriter(failed) as w:
+        w.write_columns(columns)
+    assert not failed.exists() and list(tmp_path.iterdir()) == [out]

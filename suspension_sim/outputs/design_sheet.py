@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from suspension_sim.metrics import CATALOGUE, layout, pose_metrics, preset
 from suspension_sim.metrics.geometry import wheel_set
@@ -31,6 +30,8 @@ from suspension_sim.solve.inputs import CHASSIS_AXES, axis_unit
 from suspension_sim.tolerances import CONTACT_OFF_GROUND_MM
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from suspension_sim.model import KinematicModel
     from suspension_sim.solve.pose import Pose
 
@@ -132,6 +133,8 @@ class SheetTable:
 
     def frame(self) -> pd.DataFrame:
         """Rows = quantity labels (index ``quantity``), columns = `columns`."""
+        import pandas as pd  # here only: check and report print without pandas
+
         data = [list(r.values) for r in self.rows]
         index = pd.Index([r.label for r in self.rows], name="quantity")
         return pd.DataFrame(data, index=index, columns=list(self.columns), dtype=float)
@@ -152,6 +155,8 @@ class DesignSheet:
         """All tables as one: rows = quantities, columns = wheels, then axles, then
         sides (a row is blank in the columns of the other tables). ``attrs`` holds
         the car, the convention and the pose."""
+        import pandas as pd  # here only: check and report print without pandas
+
         columns: list[str] = []
         for t in self.tables:
             columns += [c for c in t.columns if c not in columns]
