@@ -183,6 +183,14 @@ def describe(path: str | Path) -> list[FileInfo]:
     return out
 
 
+def _stamp(when: datetime | None) -> str:
+    """A file's date as stored: UTC when the file says so (OptimumK stores local times in
+    UTC), else as written."""
+    if when is None:
+        return "?"
+    return when.strftime("%Y-%m-%d %H:%M:%S") + (" UTC" if when.tzinfo else "")
+
+
 def render(infos: list[FileInfo], root: Path) -> str:
     """The text ``optimumk-info`` prints: one block per file."""
     lines: list[str] = []
@@ -198,12 +206,7 @@ def render(infos: list[FileInfo], root: Path) -> str:
             ("modified", info.modified, info.modified_by),
         ):
             if when is not None or who:
-                stamp = (
-                    when.strftime("%Y-%m-%d %H:%M:%S") + (" UTC" if when and when.tzinfo else "")
-                    if when
-                    else "?"
-                )
-                lines.append(f"  {what} {stamp} by {who or '?'}")
+                lines.append(f"  {what} {_stamp(when)} by {who or '?'}")
         if info.comment:
             lines.append(f"  comment: {info.comment}")
         lines += [f"  {r}" for r in info.refers]
