@@ -1,0 +1,8 @@
+"""Design exploration: hardpoint sensitivities (`sensitivity`), by the implicit function
+theorem with exact forward-mode derivatives (docs/exploration.md)."""
+
+from __future__ import annotations
+
+from suspension_sim.explore.sensitivity import SensitivityResult, mirror_pairs, sensitivity
+
+__all__ = ["SensitivityResult", "mirror_pairs", "sensitivity"]

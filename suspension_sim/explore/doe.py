@@ -1,0 +1,361 @@
+"""Design of experiments: a space-filling sample of hardpoint offsets, each design run
+through the study's motions, the results streamed to one Parquet file.
+
+`run_doe(car, study, out)` samples the study's variables (scipy.stats.qmc: scrambled
+Sobol or Latin hypercube, seeded, so a study gives the same designs every time), splits
+the designs into chunks and runs the chunks on a Dask cluster: a local one with one
+single-threaded worker process per core by default, or the scheduler at an address
+(``tcp://host:8786``) -- the same code path. Each finished chunk is written to the
+Parquet file in design order, so the file is the same whatever the cluster did.
+
+One row per (design, motion, step): the design number, every variable's offset (mm),
+the motion's name and step, ``status`` (``ok``, or why not: ``unreachable``,
+``branch jump``, ``input``, ``invalid design``, ``error``), ``reason`` (the solver's or
+reader's message) and every metric column of the sweep table (docs/metrics.md units).
+A design that cannot be built or solved is a row with its reason, never a crash.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from suspension_sim.errors import InputError, SuspensionSimError
+from suspension_sim.explore.design_space import (
+    MotionRequest,
+    Study,
+    Variable,
+    apply_offsets,
+    check_variables,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    import pyarrow as pa
+
+    from suspension_sim.description import Car
+    from suspension_sim.sweeps.spec import SweepSpec
+
+KEY_COLUMNS = ("design", "motion", "step", "status", "reason")
+"""Columns every row has before the offsets and the metrics."""
+CHUNK_DESIGNS = 8
+"""Designs per task: large enough to hide the scheduler's overhead (~1 ms a task), small
+enough to keep every worker busy and the progress bar moving."""
+
+
+@dataclass
+class DoeSummary:
+    """What a study run did: counts by outcome, the time, and where the file is."""
+
+    path: Path
+    designs: int
+    rows: int
+    designs_ok: int
+    designs_partly: int
+    designs_failed: int
+    seconds: float
+    workers: int
+    reasons: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def designs_per_second(self) -> float:
+        return self.designs / self.seconds if self.seconds > 0 else math.inf
+
+
+def sample_offsets(study: Study) -> np.ndarray:
+    """The study's designs: (samples, variables) offsets in mm within each range.
+
+    Sobol points are scrambled (Owen) and seeded; a sample count that is not a power of
+    two loses Sobol's balance properties a little (scipy warns; the warning is kept
+    quiet here and said in docs/exploration.md)."""
+    import warnings
+
+    from scipy.stats import qmc
+
+    d = len(study.variables)
+    sampler: qmc.QMCEngine
+    if study.method == "lhs":
+        sampler = qmc.LatinHypercube(d, seed=study.seed)
+    else:
+        sampler = qmc.Sobol(d, scramble=True, seed=study.seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        unit = sampler.random(study.samples)
+    return np.asarray(qmc.scale(unit, study.lows, study.highs), dtype=float)
+
+
+def motion_specs(
+    model: Any, workbook: str | None, motions: Sequence[MotionRequest]
+) -> list[SweepSpec]:
+    """The sweeps of the study's motions on the design car (a named sweep of the workbook
+    takes precedence over a standard motion of the same name, as in ``sweep``)."""
+    from suspension_sim.sweeps import choose_sweep, standard_sweep
+
+    out = []
+    for m in motions:
+        try:
+            if workbook is None:
+                out.append(standard_sweep(model, m.name, m.start, m.stop, m.steps))
+            else:
+                chosen = choose_sweep(
+                    model, workbook, m.name, start=m.start, stop=m.stop, steps=m.steps
+                )
+                out.append(chosen.spec)
+        except InputError as exc:
+            raise InputError(exc.message, where=m.where, hint=exc.hint) from None
+    return out
+
+
+def run_design(
+    car: Car,
+    variables: Sequence[Variable],
+    offsets: Sequence[float],
+    specs: Sequence[SweepSpec],
+    convention: str | None,
+) -> list[dict[str, Any]]:
+    """Rows of one design: every step of every motion, or one row saying why the design
+    cannot be built. Metric values are floats; offsets are added by the caller."""
+    from suspension_sim.api import Model
+    from suspension_sim.sweeps import run_sweep
+
+    try:
+        model = Model(apply_offsets(car, variables, offsets))
+        model.mobility()
+    except SuspensionSimError as exc:
+        return [{"motion": None, "step": -1, "status": "invalid design", "reason": exc.render()}]
+    rows: list[dict[str, Any]] = []
+    for spec in specs:
+        try:
+            result = run_sweep(model, spec, convention=convention, keep_poses=False)
+        except SuspensionSimError as exc:
+            rows.append(
+                {"motion": spec.name, "step": -1, "status": "input", "reason": exc.render()}
+            )
+            continue
+        table = result.table
+        solved = dict(zip(result.steps, table.to_dict("records"), strict=True))
+        failed = {p.step: p for p in result.problems}
+        for step in range(len(solved) + len(failed)):
+            if step in solved:
+                rows.append(
+                    {
+                        "motion": spec.name,
+                        "step": step,
+                        "status": "ok",
+                        "reason": "",
+                        **solved[step],
+                    }
+                )
+            else:
+                p = failed[step]
+                rows.append(
+                    {"motion": spec.name, "step": step, "status": p.kind, "reason": p.message}
+                )
+    return rows
+
+
+def run_chunk(
+    car: Car,
+    variables: Sequence[Variable],
+    specs: Sequence[SweepSpec],
+    convention: str | None,
+    first: int,
+    offsets: np.ndarray,
+    columns: Sequence[str],
+) -> pd.DataFrame:
+    """Rows of designs first, first + 1, ... (one task on a worker), in `columns`' order.
+
+    The compiled kernels are loaded when they are on disk (once per worker process). An
+    exception no design check foresaw is that design's row (status ``error``) so one bad
+    design cannot stop a study; the summary counts them."""
+    import pandas as pd
+
+    from suspension_sim.solve import engine
+
+    engine.load_kernel_if_cached()
+    rows: list[dict[str, Any]] = []
+    for i, design in enumerate(np.atleast_2d(offsets)):
+        try:
+            got = run_design(car, variables, design, specs, convention)
+        except Exception as exc:  # noqa: BLE001 -- a design's failure is data, see above
+            got = [
+                {
+                    "motion": None,
+                    "step": -1,
+                    "status": "error",
+                    "reason": f"{type(exc).__name__}: {exc}",
+                }
+            ]
+        for row in got:
+            row["design"] = first + i
+            for v, d in zip(variables, design, strict=True):
+                row[v.name] = float(d)
+        rows += got
+    frame = pd.DataFrame.from_records(rows)
+    return frame.reindex(columns=list(columns))
+
+
+def table_columns(variables: Sequence[Variable], metric_columns: Sequence[str]) -> list[str]:
+    """Every row's columns: keys, offsets, metrics."""
+    return [*KEY_COLUMNS, *(v.name for v in variables), *metric_columns]
+
+
+def column_types(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> dict[str, str]:
+    """Each metric column's type from the design car's rows: ``float`` for numbers,
+    ``bool`` for flags, ``string`` for text (e.g. which dampers are beyond their limits)."""
+    types: dict[str, str] = {}
+    for c in columns:
+        values = [r[c] for r in rows if r.get(c) is not None]
+        if values and all(isinstance(v, bool | np.bool_) for v in values):
+            types[c] = "bool"
+        elif all(
+            isinstance(v, int | float | np.number) and not isinstance(v, bool) for v in values
+        ):
+            types[c] = "float"
+        else:
+            types[c] = "string"
+    return types
+
+
+def arrow_schema(variables: Sequence[Variable], metric_types: dict[str, str]) -> pa.Schema:
+    """The Parquet schema: one for every chunk, so the file is one table."""
+    import pyarrow as pa
+
+    kinds = {"float": pa.float64(), "bool": pa.bool_(), "string": pa.string()}
+
+    fields = [
+        pa.field("design", pa.int64()),
+        pa.field("motion", pa.string()),
+        pa.field("step", pa.int64()),
+        pa.field("status", pa.string()),
+        pa.field("reason", pa.string()),
+    ]
+    fields += [pa.field(v.name, pa.float64()) for v in variables]
+    fields += [pa.field(c, kinds[t]) for c, t in metric_types.items()]
+    return pa.schema(fields)
+
+
+def run_doe(
+    car: Car,
+    study: Study,
+    out: str | os.PathLike[str],
+    *,
+    workbook: str | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    chunk: int = CHUNK_DESIGNS,
+    progress: Callable[[int, int], None] | None = None,
+) -> DoeSummary:
+    """Run every design of `study` and write the rows to the Parquet file `out`.
+
+    scheduler: a Dask scheduler address; None starts a local cluster of `workers`
+    single-threaded processes (None: one per core) and stops it afterwards.
+    progress(done designs, total) after each chunk. The file is written to a temporary
+    name beside `out` and renamed when complete (`suspension_sim.files`).
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    from suspension_sim.api import Model
+    from suspension_sim.files import atomic_path
+
+    check_variables(car, study.variables)
+    base = Model(car)
+    specs = motion_specs(base, workbook, study.motions)
+    convention = study.convention
+    # The metric columns of the design car: every design's rows are put in them.
+    first_rows = run_design(car, study.variables, [0.0] * len(study.variables), specs, convention)
+    reserved = set(KEY_COLUMNS) | {v.name for v in study.variables}
+    metric_columns = list(dict.fromkeys(k for r in first_rows for k in r if k not in reserved))
+    columns = table_columns(study.variables, metric_columns)
+    schema = arrow_schema(study.variables, column_types(first_rows, metric_columns))
+    offsets = sample_offsets(study)
+    n = len(offsets)
+    starts = list(range(0, n, chunk))
+    t0 = time.perf_counter()
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(
+            n_workers=workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
+        client = Client(cluster)
+    else:
+        client = Client(scheduler)
+    try:
+        n_workers = len(client.scheduler_info().get("workers", {}))
+        car_f, vars_f, specs_f = client.scatter([car, study.variables, specs], broadcast=True)
+        futures = {
+            client.submit(
+                run_chunk,
+                car_f,
+                vars_f,
+                specs_f,
+                convention,
+                s,
+                offsets[s : s + chunk],
+                columns,
+                pure=False,
+            ): s
+            for s in starts
+        }
+        pending: dict[int, pd.DataFrame] = {}
+        next_start = 0
+        done = rows = 0
+        counts = {"ok": 0, "partly": 0, "failed": 0}
+        reasons: dict[str, int] = {}
+        with atomic_path(out) as tmp, pq.ParquetWriter(str(tmp), schema) as writer:
+            for fut in as_completed(list(futures)):
+                s = futures[fut]
+                pending[s] = fut.result()
+                while next_start in pending:
+                    frame = pending.pop(next_start)
+                    writer.write_table(
+                        pa.Table.from_pandas(frame, schema=schema, preserve_index=False)
+                    )
+                    rows += len(frame)
+                    _count(frame, counts, reasons)
+                    m = min(chunk, n - next_start)
+                    done += m
+                    next_start += chunk
+                    if progress is not None:
+                        progress(done, n)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    return DoeSummary(
+        Path(out),
+        n,
+        rows,
+        counts["ok"],
+        counts["partly"],
+        counts["failed"],
+        time.perf_counter() - t0,
+        n_workers,
+        reasons,
+    )
+
+
+def _count(frame: pd.DataFrame, counts: dict[str, int], reasons: dict[str, int]) -> None:
+    """Designs all solved, partly solved, not built; and the statuses met."""
+    for _, rows in frame.groupby("design", sort=False):
+        status = rows["status"]
+        if (status == "ok").all():
+            counts["ok"] += 1
+        elif (status == "ok").any():
+            counts["partly"] += 1
+        else:
+            counts["failed"] += 1
+        for s in status[status != "ok"]:
+            reasons[str(s)] = reasons.get(str(s), 0) + 1
