@@ -132,6 +132,25 @@ def test_layout_of_the_test_car(car_maps: Maps) -> None:
         np.testing.assert_allclose(fr.values[name], fl.values[name][:, ::-1], atol=1e-8)
 
 
+def test_coupled_corners_are_solved_apart() -> None:
+    """A solid axle: each wheel's stroke moves the other wheel, so each corner is its own
+    batch, with the other damper at its design stroke (as the sweep `bump WHEEL`)."""
+    import suspension_sim
+    from suspension_sim.maps.solve import batch_groups, corner_layout
+
+    root = Path(__file__).resolve().parents[1]
+    model = suspension_sim.load(root / "workbooks" / "solid_axle_rear.xlsx")
+    layout = corner_layout(model)
+    assert ("RL", "RR") in layout.coupled
+    assert [len(g) for g in batch_groups(layout, layout.corners)] == [1, 1]
+    maps = compute_maps(model, travel=(-20.0, 20.0, 3), accuracy=False)
+    for wheel in ("RL", "RR"):
+        m = maps[wheel]
+        exp = truth(model, wheel, m.corner.damper, 20.0, 0.0)
+        for name in ("camber", "toe", "track_change", "stroke", "wheel_centre_y"):
+            assert m.values[name][2] == pytest.approx(exp[name], abs=1e-9), (wheel, name)
+
+
 # -- lookup --------------------------------------------------------------------------
 @pytest.mark.parametrize("method", ["linear", "cubic", "auto"])
 def test_lookup_is_exact_at_nodes(car_maps: Maps, method: str) -> None:
@@ -321,6 +340,7 @@ def parallel_workbook(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (["--travel", "-10", "ten", "5"], "--travel", "numbers"),
         (["--rack", "-5", "5", "1"], "--rack", "whole number"),
         (["--format", "xls"], "--format", "unknown format"),
+        (["--corners", "FL"], "--corners", "unknown corner 'FL'"),
         (["--travel", "-10", "10", "5", "--rack", "-5", "5", "3"], "--rack", "no steering rack"),
     ],
 )
