@@ -24,7 +24,7 @@ import math
 import re
 import struct
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -208,30 +208,34 @@ def reference_module() -> ModuleType:
     return module
 
 
-def reference_copies(move: tuple[str, str, str, int, float] | None = None) -> list[bytes]:
+def reference_copies(
+    move: tuple[str, str, str, int, float] | None = None,
+    setup: Mapping[str, float] | None = None,
+) -> list[bytes]:
     """The setup and the front and rear suspensions of the SolveSpace reference car as a
     result embeds them (header and body, no SHA-1), through tests/_optimumk_binary.py's
     writer from make_reference's own numbers (model frame; the rear file's X is the common
     X plus the Reference Distance). move: (axle "Front"/"Rear", point name, side "L"/"R",
-    axis 0/1/2, mm) shifts one point of the copies (a result of another car)."""
+    axis 0/1/2, mm) shifts one point of the copies (a result of another car); setup:
+    values of make_reference.SETUP replaced (``{"Center of Gravity Height": 300.0}``)."""
     from _optimumk_binary import header_bytes, new_guid, setup_body, suspension_body
 
     ref = reference_module()
     rd = float(ref.REFERENCE_DISTANCE)
     guids = {axle: new_guid(f"result copy {axle}") for axle in ("Front", "Rear")}
     copies = []
-    setup = dict(ref.SETUP)
+    values = {**ref.SETUP, **(setup or {})}
     copies.append(
         header_bytes("setup", "Reference setup", new_guid("result copy setup"))
         + setup_body(
             new_guid("setup's front"),
             new_guid("setup's rear"),
             reference_distance=rd,
-            front_mass_pct=setup["Front Mass Distribution"],
-            left_mass_pct=setup["Left Mass Distribution"],
-            cg_height=setup["Center of Gravity Height"],
-            brake_bias_pct=setup["Brake Bias"],
-            drive_bias_pct=setup["Drive Bias"],
+            front_mass_pct=values["Front Mass Distribution"],
+            left_mass_pct=values["Left Mass Distribution"],
+            cg_height=values["Center of Gravity Height"],
+            brake_bias_pct=values["Brake Bias"],
+            drive_bias_pct=values["Drive Bias"],
         )
     )
     for axle, src, dx in (("Front", ref.FRONT, 0.0), ("Rear", ref.REAR, rd)):

@@ -71,7 +71,11 @@ def _unit_word(ch: ResultChannel) -> str | None:
     unit = ch.unit
     if unit == "-":
         ok = parse_optimumk_header(ch.name)
-        quantity = (ok.quantity if ok is not None else ch.name).strip().lower()
+        if ok is None:
+            quantity = ch.name
+        else:  # Motion [Completion Percentage]: the word is its tag
+            quantity = (ok.motion or "") if ok.kind == "motion" else ok.quantity
+        quantity = quantity.strip().lower()
         if quantity.endswith(PERCENT_WORDS):
             return "%"
     return unit
