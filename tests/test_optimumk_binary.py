@@ -58,14 +58,8 @@ def wheels(axle: str) -> dict[str, dict[str, float]]:
 
 
 def front_bytes(**options: Any) -> bytes:
-    return suspension_bytes(
-        "front",
-        file_points("front"),
-        wheels("front"),
-        guid=FRONT_GUID,
-        springs=SPRINGS_F,
-        **options,
-    )
+    options = {"guid": FRONT_GUID, "springs": SPRINGS_F, **options}
+    return suspension_bytes("front", file_points("front"), wheels("front"), **options)
 
 
 def rear_bytes(**options: Any) -> bytes:
@@ -300,16 +294,20 @@ def _bad_files() -> dict[str, tuple[str, bytes, str, int]]:
     half_track = good.index(string_bytes("Wheels")) + 7 + 3 * 8  # left Half Track
     unknown = front_bytes(extra_elements=[element("2.0", "Mystery Link")])
     mystery = unknown.index(string_bytes("2.0") + string_bytes("Mystery Link"))
-    garbage_right = bytes(
+    wheels_at = good.index(string_bytes("Wheels")) + 7
+    right = good.index(b"\x01\x08Forces_R") - 76  # the right side's nine doubles
+    wheels_end = good.index(b"\x01\x09Moments_R") + 1 + 10 + 3 * 8 + 2
+    garbage_right = (
         element("4.0", "Wheels")
-        + good[good.index(string_bytes("Wheels")) + 7 : good.index(b"\x01\x08Forces_R") - 76]
+        + good[wheels_at:right]
         + b"\x7f" * 72
+        + good[right + 72 : wheels_end]
     )
-    wheel_bad = front_bytes(
-        wheels_element=garbage_right + good[good.index(b"\x80\x80\x80\xff\x01\x08Forces_R") :]
-    )
+    wheel_bad = front_bytes(wheels_element=garbage_right)
     right_at = wheel_bad.index(b"\x7f" * 72)
     setup = setup_bytes(FRONT_GUID, REAR_GUID)
+    name_at = good.index(string_bytes("Test car - Front"))
+    not_utf8 = with_sha1(good[: name_at + 1] + b"\xff" + good[name_at + 2 : -20])
     return {
         "corrupted byte": ("Front.O2Sus", _flip(good, half_track + 3), "damaged file", n - 20),
         "wrong checksum": ("Front.O2Sus", good[:-20] + bytes(20), "damaged file", n - 20),
@@ -332,6 +330,7 @@ def _bad_files() -> dict[str, tuple[str, bytes, str, int]]:
             "element type 'Mystery Link' (version 2.0) is not understood",
             mystery,
         ),
+        "a name not in UTF-8": ("Front.O2Sus", not_utf8, "expected the name in UTF-8", name_at),
         "implausible right wheel": (
             "Front.O2Sus",
             wheel_bad,
@@ -499,3 +498,40 @@ def test_optimumk_info_lists_a_project_and_its_damaged_file(
     # One file: its references resolved in its project folder.
     code, out = info(paths["setup"], capsys)
     assert code == 0 and "front suspension: Test car - Front (suspension," in out
+
+
+def test_undecoded_names_between_elements_are_said(tmp_path: Path) -> None:
+    """Names in bytes between elements (a real rear suspension has 'Reference Point' and
+    'Chassis' there) are said in a warning naming the byte range; the car is unchanged."""
+    blob = (
+        b"\x01\x00\x00\x00\x01"
+        + string_bytes("Reference Point")
+        + bytes(9)
+        + string_bytes("Chassis")
+    )
+    data = front_bytes(extra_elements=[blob])
+    path = _write(tmp_path / "Front.O2Sus", data)
+    car = read_optimumk(path, axle="front")
+    assert_same(car, read_optimumk(_write(tmp_path / "Plain.O2Sus", front_bytes()), axle="front"))
+    # The undecoded run: the byte after the Wheels, the blob, the two bytes before the rack.
+    start = data.index(blob) - 1
+    said = [w for w in car.warnings if "not decoded" in w]
+    assert said == [
+        f"Front.O2Sus: bytes {start}..{start + len(blob) + 2}: not decoded; they hold the names"
+        " 'Reference Point', 'Chassis' (nothing of the kinematics is read there)"
+    ]
+
+
+def test_a_flat_folder_and_a_guid_in_two_different_files(tmp_path: Path) -> None:
+    """Without Suspension/ and Setup/ folders the setup's own folder is searched; a GUID in
+    two files that differ is refused, naming both."""
+    _write(tmp_path / "F.O2Sus", front_bytes())
+    _write(tmp_path / "R.O2Sus", rear_bytes())
+    setup = _write(tmp_path / "Car.O2Set", setup_bytes(FRONT_GUID, REAR_GUID, **SETUP_VALUES))
+    car = read_optimumk(setup)
+    assert {w.name for w in car.wheels} == {"FL", "FR", "RL", "RR"}
+    (tmp_path / "old").mkdir()
+    _write(tmp_path / "old" / "F copy.O2Sus", front_bytes(springs={"L": 1.0, "R": 1.0}))
+    with pytest.raises(Exception, match="several different files") as exc:
+        read_optimumk(setup)
+    assert "F.O2Sus" in str(exc.value) and "F copy.O2Sus" in str(exc.value)
