@@ -469,9 +469,10 @@ def project_root(start: Path) -> Path:
     folder = start if start.is_dir() else start.parent
     probe = folder.resolve()
     for _ in range(MAX_PROJECT_DEPTH):
-        names = (
-            {p.name.casefold() for p in probe.iterdir() if p.is_dir()} if probe.is_dir() else set()
-        )
+        try:
+            names = {p.name.casefold() for p in probe.iterdir() if p.is_dir()}
+        except OSError:  # not a folder, or not readable: look further up
+            names = set()
         if {"suspension", "setup"} <= names:
             return probe
         if probe.parent == probe:

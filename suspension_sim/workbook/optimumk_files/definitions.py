@@ -738,9 +738,10 @@ def parse_definition(data: bytes, file: str, kind: Kind | None = None) -> Defini
         try:
             _parse(data, file, kind, max(len(data) - SHA1_SIZE, 0))
         except TruncatedFileError as exc:
+            detail = exc.message.removeprefix("truncated: ")
             raise TruncatedFileError(
-                f"truncated: the file ({len(data)} bytes) ends before its content does"
-                f" ({exc.message}), and its SHA-1 does not match",
+                f"truncated: the file ({len(data)} bytes) ends before its content does:"
+                f" {detail}; its last 20 bytes are no matching SHA-1",
                 where=exc.where,
                 hint="copy the file again from the OptimumK project",
             ) from None

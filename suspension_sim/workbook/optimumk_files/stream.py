@@ -88,7 +88,7 @@ class ByteReader:
         if n < 0 or self.pos + n > self.end:
             left = max(self.end - self.pos, 0)
             raise TruncatedFileError(
-                f"truncated: expected {what} ({n} bytes) but only {left} bytes are left"
+                f"truncated: expected {what} ({_bytes(n)}) but only {_bytes(left)} left"
                 f" (the data ends at byte {self.end})",
                 where=self.where(),
                 hint="the file was cut short (copy it again from the OptimumK project)",
@@ -210,6 +210,10 @@ class ByteReader:
         if not all(32 <= c < 127 for c in raw):
             return None
         return raw.decode("ascii"), at + 1 + n
+
+
+def _bytes(n: int) -> str:
+    return f"{n} byte" if n == 1 else f"{n} bytes"
 
 
 def check_sha1(data: bytes, file: str) -> None:
