@@ -259,6 +259,15 @@ def test_unreachable_nodes_are_nan_with_a_reason() -> None:
     assert not got.valid and "stroke limit" in str(got.reason)
 
 
+def test_travel_past_the_linkage_is_nan_not_a_crash() -> None:
+    """The arms are 300 mm long: 340 mm of droop cannot be assembled. The node is NaN with
+    the solver's reason; the design node beside it is still solved."""
+    maps = compute_maps(Model(parallelogram_car()), travel=(-340.0, 0.0, 2), accuracy=False)
+    m = maps["RL"]
+    assert m.reason[0].startswith("not solved") and np.isnan(m.values["camber"][0])
+    assert m.reason[1] == "" and m.values["track_change"][1] == pytest.approx(0.0, abs=1e-9)
+
+
 # -- files -----------------------------------------------------------------------------
 def test_files_round_trip_with_units(car_maps: Maps, tmp_path: Path) -> None:
     out = tmp_path / "maps"

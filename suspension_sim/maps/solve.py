@@ -42,6 +42,9 @@ MAX_PASSES = 30
 COUPLING_RATE = 1e-9
 """mm of another wheel's centre per mm of a stroke below which two corners are
 independent (structurally they give exact zeros; rounding stays far below this)."""
+FAIL_LIMIT = 6
+"""Passes in a row a state may fail to close (each halving its step back toward its
+last closed strokes) before its corners still moving are reported as not solved."""
 SECANT_MIN_MM = 1e-7
 """Smallest change of travel between two passes that a secant slope is taken from."""
 
@@ -195,13 +198,18 @@ def _solve_group(
     from suspension_sim.metrics.core import layout as metric_layout
     from suspension_sim.solve.batch import solve_batch
     from suspension_sim.solve.inputs import input_limits
+    from suspension_sim.solve.reach import link_bounds
 
     n = len(travel)
     names = model.damper_names
     cols = [names.index(c.damper) for c in group]
     limits = input_limits(model)
-    lo = np.array([_bound(limits.get(c.damper, (None, None))[0], -np.inf) for c in group])
-    hi = np.array([_bound(limits.get(c.damper, (None, None))[1], np.inf) for c in group])
+    reach = link_bounds(model)  # the linkage's outer bound: past it a solve is refused
+    lim_lo = np.array([_bound(limits.get(c.damper, (None, None))[0], -np.inf) for c in group])
+    lim_hi = np.array([_bound(limits.get(c.damper, (None, None))[1], np.inf) for c in group])
+    far_lo = np.array([reach.get(c.damper, (-np.inf, np.inf))[0] for c in group])
+    far_hi = np.array([reach.get(c.damper, (-np.inf, np.inf))[1] for c in group])
+    lo, hi = np.maximum(lim_lo, far_lo), np.minimum(lim_hi, far_hi)
     reason = np.full((n, len(group)), "", dtype=object)
     rack_used = rack.copy()
     if model.topology.rack_param is not None:
@@ -210,7 +218,13 @@ def _solve_group(
         past = (rack < r_lo) | (rack > r_hi)
         if past.any():
             reason[past, :] = f"rack travel outside the rack's limits ({r_lo:g} to {r_hi:g} mm)"
-            rack_used = np.clip(rack, r_lo, r_hi)
+        f_lo, f_hi = reach.get("rack", (-np.inf, np.inf))
+        beyond = ~past & ((rack < f_lo) | (rack > f_hi))
+        if beyond.any():
+            reason[beyond, :] = (
+                f"rack travel beyond the reach of the linkage ({f_lo:.3f} to {f_hi:.3f} mm)"
+            )
+        rack_used = np.clip(rack, max(r_lo, f_lo), min(r_hi, f_hi))
     elif np.any(rack != 0.0):
         raise InputError("this workbook has no steering rack", where="rack")
     T = np.broadcast_to(travel[:, None], (n, len(group)))
@@ -221,6 +235,9 @@ def _solve_group(
     prev: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     done = np.zeros((n, len(group)), dtype=bool)
     pinned = np.zeros_like(done)
+    gave_up = np.zeros_like(done)
+    reached = np.zeros_like(done)  # the solver failed FAIL_LIMIT times: not reachable
+    fails = np.zeros(n, dtype=int)
     travel_cols = [METRIC_KEYS["wheel_travel"].format(w=c.wheel) for c in group]
     shocks = np.zeros((n, len(names)))
     res = None
@@ -234,11 +251,21 @@ def _solve_group(
         closed = res.converged[:, None] & np.isfinite(got)
         err = np.where(closed, T - got, np.nan)
         done = closed & (np.abs(err) <= TRAVEL_TOL_MM)
+        reached |= done  # its stroke is kept from now on (even when the state fails)
         # a stroke at its limit that would have to go further: this travel is out of reach
         step = slope * np.nan_to_num(err)
         at_lo, at_hi = np.less_equal(S, lo), np.greater_equal(S, hi)
         pinned = closed & ~done & ((at_lo & (step < 0)) | (at_hi & (step > 0)))
-        if np.all(done | pinned):
+        failed = ~res.converged
+        fails = np.where(failed, fails + 1, 0)
+        for st in np.flatnonzero(fails >= FAIL_LIMIT):  # give up the corners still moving
+            text = res.failures.get(int(st), "") or "the solver did not close this state"
+            for k in np.flatnonzero(~reached[st] & ~gave_up[st]):
+                gave_up[st, k] = True
+                if not reason[st, k]:
+                    reason[st, k] = "not solved: " + text.splitlines()[0].rstrip(":")
+        settled = (reached & ~failed[:, None]) | pinned | gave_up
+        if np.all(settled):
             break
         if prev is not None:
             dS, dT = S - prev[0], got - prev[1]
@@ -247,7 +274,8 @@ def _solve_group(
         prev = (S.copy(), got.copy(), closed)
         good_S = np.where(closed, S, good_S)
         new = np.where(closed, S + slope * np.nan_to_num(err), 0.5 * (S + good_S))
-        S = np.where(done | pinned, S, np.clip(new, lo, hi))
+        S = np.where(reached | pinned, S, np.clip(new, lo, hi))
+        S = np.where(gave_up, good_S, S)  # given up: back where the state closes
     assert res is not None
     keys = [CATALOGUE[m].key(w, c) for m, w, c in metric_layout(model, True)]
     want: list[str] = []
@@ -260,10 +288,16 @@ def _solve_group(
         for i in np.flatnonzero(~res.converged):
             if not why[i]:
                 text = res.failures.get(int(i), "") or "the solver did not close this state"
-                why[i] = "not solved: " + text.splitlines()[0]
-        limit_text = f"{c.damper} stroke limit ({lo[j]:g} to {hi[j]:g} mm)"
-        why[pinned[:, j] & (why == "")] = f"travel needs the damper past its {limit_text}"
-        missed = ~done[:, j] & (why == "")
+                why[i] = "not solved: " + text.splitlines()[0].rstrip(":")
+        at_limit = pinned[:, j] & (why == "")
+        declared = np.isclose(solved_S[:, j], lim_lo[j]) | np.isclose(solved_S[:, j], lim_hi[j])
+        limit_text = f"{c.damper} stroke limit ({lim_lo[j]:g} to {lim_hi[j]:g} mm)"
+        why[at_limit & declared] = f"travel needs the damper past its {limit_text}"
+        why[at_limit & ~declared] = (
+            f"travel beyond the reach of the linkage ({c.damper} stroke {far_lo[j]:.3f} "
+            f"to {far_hi[j]:.3f} mm at most)"
+        )
+        missed = ~(reached[:, j] & res.converged) & (why == "")
         for i in np.flatnonzero(missed):
             why[i] = (
                 f"travel not reached (off by {abs(travel[i] - got[i, j]):.3g} mm after "
@@ -271,8 +305,8 @@ def _solve_group(
             )
         bad = why != ""
         values: dict[str, np.ndarray] = {}
-        for q, k in METRIC_KEYS.items():
-            col = k.format(w=c.wheel)
+        for q, key in METRIC_KEYS.items():
+            col = key.format(w=c.wheel)
             v = table[col].to_numpy(dtype=float).copy() if col in table else np.full(n, np.nan)
             v[bad] = np.nan
             values[q] = v
