@@ -52,6 +52,8 @@ COMMANDS: dict[str, str] = {
     "import-optimumk": "convert an OptimumK suspension/vehicle export (.xlsx) into a car workbook",
     "loads": "forces in every link, damper and chassis pickup for load cases",
     "springs": "wheel rates (k MR^2 + F dMR/dz) at a pose and the static ride height",
+    "doe": "design of experiments: sample hardpoint ranges, run each design's motions, "
+    "write one Parquet table",
     "warm-up": "compile the fast solver kernels now (once per install; for CI images and lab PCs)",
 }
 """Every command and its one-line help (the same text as its module's parser: a test

@@ -40,6 +40,8 @@ LAYERS: dict[str, int] = {
     "viz": 6,
     "validation": 6,
     "replay": 6,
+    "explore": 6,
+    "maps": 6,
     "api": 7,
     "cli": 8,
     "commands": 8,

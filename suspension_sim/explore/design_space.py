@@ -36,7 +36,7 @@ from suspension_sim.textfiles import read_text
 from suspension_sim.workbook.mirror import is_left, right_name
 
 if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.description import Car
+    from suspension_sim.description import Car, Point
 
 AXES = ("x", "y", "z")
 METHODS = ("sobol", "lhs")
@@ -145,13 +145,13 @@ def apply_offsets(car: Car, variables: Sequence[Variable], offsets: Sequence[flo
                 continue
             delta = moves.setdefault(point, np.zeros(3))
             delta[k] += sign * float(d)
-    points = tuple(
-        dataclasses.replace(p, xyz=tuple(float(c) for c in np.add(p.xyz, moves[p.name])))
-        if p.name in moves
-        else p
-        for p in car.points
-    )
+    points = tuple(_moved(p, moves[p.name]) if p.name in moves else p for p in car.points)
     return dataclasses.replace(car, points=points)
+
+
+def _moved(point: Point, delta: np.ndarray) -> Point:
+    x, y, z = (float(c) for c in np.add(point.xyz, delta))
+    return dataclasses.replace(point, xyz=(x, y, z))
 
 
 # -- the study file ------------------------------------------------------------------------

@@ -122,12 +122,13 @@ def run_design(
 ) -> list[dict[str, Any]]:
     """Rows of one design: every step of every motion, or one row saying why the design
     cannot be built. Metric values are floats; offsets are added by the caller."""
-    from suspension_sim.api import Model
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.diagnostics import checked_mobility
     from suspension_sim.sweeps import run_sweep
 
     try:
-        model = Model(apply_offsets(car, variables, offsets))
-        model.mobility()
+        model = KinematicModel(apply_offsets(car, variables, offsets))
+        checked_mobility(model)
     except SuspensionSimError as exc:
         return [{"motion": None, "step": -1, "status": "invalid design", "reason": exc.render()}]
     rows: list[dict[str, Any]] = []
@@ -140,7 +141,10 @@ def run_design(
             )
             continue
         table = result.table
-        solved = dict(zip(result.steps, table.to_dict("records"), strict=True))
+        records: list[dict[str, Any]] = [
+            {str(k): v for k, v in r.items()} for r in table.to_dict("records")
+        ]
+        solved = dict(zip(result.steps, records, strict=True))
         failed = {p.step: p for p in result.problems}
         for step in range(len(solved) + len(failed)):
             if step in solved:
@@ -184,7 +188,7 @@ def run_chunk(
     for i, design in enumerate(np.atleast_2d(offsets)):
         try:
             got = run_design(car, variables, design, specs, convention)
-        except Exception as exc:  # noqa: BLE001 -- a design's failure is data, see above
+        except Exception as exc:  # a design's failure is data, see above
             got = [
                 {
                     "motion": None,
@@ -264,11 +268,11 @@ def run_doe(
     import pyarrow.parquet as pq
     from dask.distributed import Client, LocalCluster, as_completed
 
-    from suspension_sim.api import Model
     from suspension_sim.files import atomic_path
+    from suspension_sim.model import KinematicModel
 
     check_variables(car, study.variables)
-    base = Model(car)
+    base = KinematicModel(car)
     specs = motion_specs(base, workbook, study.motions)
     convention = study.convention
     # The metric columns of the design car: every design's rows are put in them.
