@@ -250,11 +250,17 @@ def compute_maps(
 
 
 def _design_half_tracks(model: KinematicModel, corners: Sequence[Corner]) -> dict[str, float]:
-    from suspension_sim.metrics.core import pose_metrics
-    from suspension_sim.solve.solver import solve
+    """Half track (mm) of each corner at design, where track_change is 0 (once per model)."""
 
-    row = pose_metrics(solve(model), "iso", rates=False)
-    return {c.wheel: row[f"half_track_{c.wheel}_mm"] for c in corners}
+    def build() -> dict[str, float]:
+        from suspension_sim.metrics.core import pose_metrics
+        from suspension_sim.solve.solver import solve
+
+        row = pose_metrics(solve(model), "iso", rates=False)
+        return {w.name: row[f"half_track_{w.name}_mm"] for w in model.car.wheels}
+
+    every = model.derived.get(("maps", "design half tracks"), build)
+    return {c.wheel: every[c.wheel] for c in corners}
 
 
 def _solve_grid(

@@ -209,7 +209,7 @@ class Lookup:
                 idx = (node[0][hit],) if m.rack is None else (node[0][hit], node[1][hit])
                 v[hit] = grid[idx]
             v[~inside] = np.nan
-            values[name] = v.reshape(shape)
+            values[name] = v.reshape(shape) + 0.0  # no "-0"
         reason = np.full(len(t), "", dtype=object)
         reason[~inside] = "outside the map"
         unreached = inside & ~np.isfinite(values["camber"].ravel())
