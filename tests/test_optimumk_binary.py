@@ -535,3 +535,32 @@ def test_a_flat_folder_and_a_guid_in_two_different_files(tmp_path: Path) -> None
     with pytest.raises(Exception, match="several different files") as exc:
         read_optimumk(setup)
     assert "F.O2Sus" in str(exc.value) and "F copy.O2Sus" in str(exc.value)
+
+
+def test_embedded_copies_end_after_their_spring_list() -> None:
+    """As in a result file: front and rear copies (header and body, no SHA-1) back to
+    back, each after a presence byte, then stray bytes and zeros: each copy ends just
+    after the byte that follows its spring list."""
+    from _optimumk_binary import header_bytes, suspension_body
+
+    from suspension_sim.workbook.optimumk_files.definitions import (
+        parse_suspension_body,
+        read_header,
+    )
+    from suspension_sim.workbook.optimumk_files.stream import ByteReader
+
+    copies = [
+        header_bytes("suspension", f"Copy {axle}", new_guid(axle))
+        + suspension_body(axle, file_points(axle), wheels(axle), springs=springs)
+        for axle, springs in (("front", SPRINGS_F), ("rear", SPRINGS_R))
+    ]
+    stray = bytes.fromhex("00000000b4d44000000000") + string_bytes("2.0")
+    data = b"\x01" + copies[0] + b"\x01" + copies[1] + stray + bytes(500)
+    r = ByteReader(data, "result.O2Res", 1)
+    ends = []
+    for axle in ("front", "rear"):
+        sus = parse_suspension_body(r, read_header(r, "suspension"))
+        assert sus.header.name == f"Copy {axle}" and sus.end == r.pos
+        ends.append(r.pos)
+        r.pos += 1  # the next copy's presence byte
+    assert ends == [1 + len(copies[0]), 2 + len(copies[0]) + len(copies[1])]

@@ -604,13 +604,15 @@ def _gap(r: ByteReader, start: int, end: int) -> Undecoded:
     return Undecoded(start, end, tuple(strings))
 
 
-def parse_suspension_body(r: ByteReader, header: Header) -> SuspensionDef:
+def parse_suspension_body(r: ByteReader, header: Header, *, whole: bool = False) -> SuspensionDef:
     """The leading point list (kept, not used), then the element objects, found by their
     version and type strings: Double A-Arm and Push Pull (point lists), Wheels, Rack
-    Pinion, the attachment list and the spring list. Stops at the end of the data, or
-    after the spring list and its trailing byte when only zeros or another definition
-    object follow (a result's embedded copies: `r` is then left just after that byte), or
-    where another definition object starts. ElementTypeError for an element type not
+    Pinion, the attachment list and the spring list. The spring list and the byte after
+    it end a suspension object: there the reader stops (`r` and `SuspensionDef.end` just
+    after that byte), as for a result's embedded copies, whatever follows. whole (a
+    definition file): the bytes after it up to the end are scanned too, for elements
+    after the springs. Without a spring list it stops at the end of the data or where
+    another definition object starts. ElementTypeError for an element type not
     understood."""
     sus = SuspensionDef(header)
     sus.leading_points = _points(r, "the leading point list")
@@ -640,7 +642,7 @@ def parse_suspension_body(r: ByteReader, header: Header) -> SuspensionDef:
                 _spring_list(r, sus, met, count)
                 if r.pos < r.end:
                     r.raw(1, "the byte after the spring list")
-                if _nothing_follows(r):
+                if not whole or _nothing_follows(r):
                     gap_start = q = r.pos
                     break
         gap_start = q = r.pos
@@ -709,7 +711,7 @@ _PARSERS: dict[Kind, Callable[[ByteReader, Header], Definition]] = {
     "motion": parse_motion_body,
     "force": parse_force_body,
     "setup": parse_setup_body,
-    "suspension": parse_suspension_body,
+    "suspension": lambda r, h: parse_suspension_body(r, h, whole=True),
     "simulation": parse_simulation_body,
 }
 
