@@ -231,7 +231,7 @@ def compute_maps(
     chosen = choose_corners(model, corners)
     tv = np.linspace(*t_axis[:2], t_axis[2])
     rv = None if r_axis is None else np.linspace(*r_axis[:2], r_axis[2])
-    design = _design_half_tracks(model, chosen)
+    design = design_half_tracks(model, chosen)
     maps: dict[str, CornerMap] = {}
     for c, (values, reason) in _solve_grid(model, chosen, tv, rv, method).items():
         values["track_change"] = values["track_change"] - design[c.wheel]
@@ -249,7 +249,7 @@ def compute_maps(
     return out
 
 
-def _design_half_tracks(model: KinematicModel, corners: Sequence[Corner]) -> dict[str, float]:
+def design_half_tracks(model: KinematicModel, corners: Sequence[Corner]) -> dict[str, float]:
     """Half track (mm) of each corner at design, where track_change is 0 (once per model)."""
 
     def build() -> dict[str, float]:

@@ -281,7 +281,7 @@ class Native:
 
     def compute(self, travel: Any, steer: Any = 0.0) -> MapValues:
         """Every quantity at wheel travel `travel` (mm) and rack `steer` (mm), solved."""
-        from suspension_sim.maps.grid import _design_half_tracks
+        from suspension_sim.maps.grid import design_half_tracks
         from suspension_sim.maps.solve import solve_corners
 
         t, s = _queries(travel, steer)
@@ -289,7 +289,7 @@ class Native:
         rack = s.ravel() if self._corner.steered else np.zeros(t.size)
         found = solve_corners(self.model, [self._corner], t.ravel(), rack, self.solver_method)
         sol = found[self._corner.wheel]
-        design = _design_half_tracks(self.model, [self._corner])[self._corner.wheel]
+        design = design_half_tracks(self.model, [self._corner])[self._corner.wheel]
         values: dict[str, np.ndarray] = {}
         for name in FIELD_NAMES:
             if name == "stroke":
