@@ -365,3 +365,38 @@ def test_plots_is_the_one_import_path_of_the_split_modules() -> None:
         homes = [m for m in (chart_files, chart_units, figures) if hasattr(m, name)]
         assert homes, name
         assert getattr(plots, name) is getattr(homes[0], name)
+
+
+def test_charts_drawn_in_two_processes_are_the_files_one_process_writes(
+    model: suspension_sim.Model, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`save_figures` splits the figures with a forked child where it can: the files
+    are byte for byte those of a single process; a child that fails is redone here."""
+    from suspension_sim.outputs import chart_files
+
+    table = sweep_table(model, "heave", (-10.0, 0.0, 10.0))
+    wheels = [w.name for w in model.car.wheels]
+    one = plot_table(table, "chassis_heave_mm", tmp_path / "one", wheels=wheels)
+    forks: list[int] = []
+    real_fork = chart_files.os.fork
+
+    def counted_fork() -> int:
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(chart_files, "_can_fork", lambda: chart_files.sys.platform == "linux")
+    monkeypatch.setattr(chart_files.os, "fork", counted_fork)
+    two = plot_table(table, "chassis_heave_mm", tmp_path / "two", wheels=wheels)
+    assert [p.name for p in two] == [p.name for p in one] and len(one) == 7
+    for a, b in zip(one, two, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+    if chart_files.sys.platform == "linux":
+        assert forks == [1]
+        # The child cannot write (a folder named like its first file): this process
+        # redraws that figure, and the error is raised here, naming the option.
+        (tmp_path / "three").mkdir()
+        blocked = tmp_path / "three" / two[1].name
+        blocked.mkdir()
+        with pytest.raises(InputError, match="cannot write") as caught:
+            plot_table(table, "chassis_heave_mm", tmp_path / "three", wheels=wheels)
+        assert caught.value.where == "directory"

@@ -254,6 +254,32 @@ def test_view_without_gl_exits_with_message_not_crash(test_workbook: Path, tmp_p
     assert not out.exists()
 
 
+def test_started_probe_answers_ensure_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`start_probe` starts the child at once; `ensure_rendering` takes its answer (one
+    child for the process) and raises the install hint when it failed."""
+    monkeypatch.setattr(viz_probe, "_cached", None)
+    monkeypatch.setattr(viz_probe, "_running", None)
+    monkeypatch.delenv(viz_probe.SKIP_PROBE_ENV, raising=False)
+    for key, value in BROKEN_GL.items():
+        monkeypatch.setenv(key, value)
+    spawned: list[object] = []
+    real = viz_probe._spawn
+
+    def spawn(env: dict[str, str] | None) -> object:
+        spawned.append(env)
+        return real(env)
+
+    monkeypatch.setattr(viz_probe, "_spawn", spawn)
+    viz_probe.start_probe()
+    viz_probe.start_probe()  # already running: no second child
+    assert len(spawned) == 1 and viz_probe._running is not None
+    with pytest.raises(RenderingUnavailableError, match="cannot render"):
+        viz_probe.ensure_rendering()
+    with pytest.raises(RenderingUnavailableError):
+        viz_probe.ensure_rendering()  # the cached answer
+    assert len(spawned) == 1 and viz_probe._running is None
+
+
 def test_probe_is_cached_per_process(rendering: None) -> None:
     first = viz_probe.ensure_rendering()
     assert first.ok and first is viz_probe.ensure_rendering()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from suspension_sim.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover - pandas only where a table is made (view imports us)
+    import pandas as pd
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

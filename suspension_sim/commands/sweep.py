@@ -133,6 +133,9 @@ def progress_bar(
         return (lambda done, total: None), (lambda: None)
     from tqdm import tqdm
 
+    # No monitor thread: the charts are drawn in a forked child too
+    # (`outputs.chart_files.save_figures`), which needs a process of one thread.
+    tqdm.monitor_interval = 0
     bar = tqdm(total=total, desc=name, unit="step", file=out, leave=False)
 
     def update(done: int, total: int) -> None:

@@ -173,14 +173,17 @@ def run(args: argparse.Namespace) -> int:
     _check_args(args)
     from suspension_sim import load
     from suspension_sim.viz import animate, build_scene, ensure_rendering, save_screenshot
+    from suspension_sim.viz.probe import start_probe
 
-    # Probe before the (possibly slow) load and solve: fail fast without GL.
-    ensure_rendering()
+    # The rendering probe (a child process, ~1-3 s) runs while the car is loaded and
+    # solved; its answer is taken before anything is drawn (no GL: a clear error).
+    start_probe()
     model = load(args.workbook)
     aids = {"tyres": not args.no_tyres, "kingpin": args.kingpin, "centres": args.centres}
 
     if args.animate:
         poses = _sweep_poses(model, args.workbook, args.sweep, args.sweeps)
+        ensure_rendering()
         out = animate(
             poses,
             args.animate,
@@ -206,6 +209,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {pose.failure}", file=sys.stderr)
         print("the view shows the best-effort pose; open joints are red", file=sys.stderr)
     size = tuple(args.size) if args.size else (1200, 900)
+    ensure_rendering()
     plotter = build_scene(
         pose,
         labels=args.labels,

@@ -3,12 +3,16 @@
 `plot_sweep` and `plot_table` write every standard chart of a table into a folder
 (created if needed, its parent must exist); each ``*_chart`` function writes one
 figure; `save_figure` writes any figure atomically (an interrupted run leaves the
-old file; a link is written through), as PNG at `figures.DPI`.
+old file; a link is written through), as PNG at `figures.DPI`. `save_figures` writes
+several, on two cores where it can (drawing a figure costs ~0.2-0.3 s, most of a
+`sweep`'s charts): the same files, byte for byte.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,6 +49,57 @@ def save_figure(fig: Figure, path: str | os.PathLike[str], *, option: str = "pat
     except OSError as exc:
         raise InputError(f"cannot write {out}: {exc.strerror}", where=option) from None
     return out
+
+
+FORK_FROM = 3
+"""`save_figures` draws this many figures or more in two processes (fewer: the fork
+costs more than it saves)."""
+
+
+def _can_fork() -> bool:
+    """True where a forked child may draw figures: Linux (fork without exec is safe
+    there for this process), two cores or more for this process, and no other thread
+    running (a fork copies only the calling thread, and locks another one holds)."""
+    if not sys.platform.startswith("linux") or threading.active_count() > 1:
+        return False
+    try:
+        return len(os.sched_getaffinity(0)) >= 2
+    except OSError:  # pragma: no cover
+        return False
+
+
+def save_figures(items: Sequence[tuple[Figure, Path]], *, option: str = "path") -> list[Path]:
+    """`save_figure` for every (figure, path), in order; the paths written.
+
+    With `FORK_FROM` figures or more on a machine with two cores (`_can_fork`), a
+    forked child draws every second figure while this process draws the others: the
+    figures are already built, so both write exactly what one process would. A child
+    that fails is not trusted: this process then draws its figures itself, so an
+    error is raised here, as without the child.
+    """
+    if len(items) < FORK_FROM or not _can_fork():
+        return [save_figure(f, p, option=option) for f, p in items]
+    mine, theirs = items[0::2], items[1::2]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child (coverage does not follow os._exit)
+        code = 1
+        try:
+            for f, p in theirs:
+                save_figure(f, p, option=option)
+            code = 0
+        finally:
+            os._exit(code)
+    try:
+        for f, p in mine:
+            save_figure(f, p, option=option)
+    finally:
+        _, status = os.waitpid(pid, 0)
+    if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+        for f, p in theirs:
+            save_figure(f, p, option=option)
+    return [p for _, p in items]
 
 
 def plot_sweep(
@@ -126,9 +181,9 @@ def plot_table(
         against_travel=against_travel,
         plot_y=plot_y,
     )
-    return [
-        save_figure(fig, out_dir / f"{stem}.png", option=option) for stem, fig in figures.items()
-    ]
+    return save_figures(
+        [(fig, out_dir / f"{stem}.png") for stem, fig in figures.items()], option=option
+    )
 
 
 def wheel_chart(

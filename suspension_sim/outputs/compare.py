@@ -40,7 +40,7 @@ from suspension_sim.outputs.plots import (
     OutputUnits,
     format_values,
     min_span,
-    save_figure,
+    save_figures,
     table_figures,
 )
 from suspension_sim.sweeps import MotionSpec, SweepResult, SweepSpec, load_sweeps, run_sweep
@@ -442,7 +442,7 @@ class Comparison:
         )
         csv = self.differences_in(units).to_csv(float_format="%.12g")
         paths = [write_text_atomically(folder / DIFFERENCES_FILE, csv)]
-        paths += [save_figure(f, folder / f"{s}.png", option=option) for s, f in figures.items()]
+        paths += save_figures([(f, folder / f"{s}.png") for s, f in figures.items()], option=option)
         return paths
 
 

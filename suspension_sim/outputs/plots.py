@@ -8,7 +8,7 @@ keeps working:
   (per-wheel geometry, roll and pitch centres, steering with the ideal-Ackermann
   line, any columns against any column) and `table_figures` all of a table's;
 - `suspension_sim.outputs.chart_files`: `plot_sweep`, `plot_table`, the ``*_chart``
-  writers and `save_figure` (atomic PNG files);
+  writers, `save_figure` and `save_figures` (atomic PNG files, two cores);
 - `suspension_sim.outputs.chart_units`: `OutputUnits` (mm/in, deg/rad at the edge),
   axis labels with the sign of each swept variable, minimum axis spans, legend numbers.
 
@@ -23,6 +23,7 @@ from suspension_sim.outputs.chart_files import (
     plot_table,
     roll_centre_chart,
     save_figure,
+    save_figures,
     wheel_chart,
 )
 from suspension_sim.outputs.chart_units import (
@@ -93,6 +94,7 @@ __all__ = [
     "roll_centre_chart",
     "roll_centre_figure",
     "save_figure",
+    "save_figures",
     "steer_figure",
     "table_figures",
     "wheel_chart",

@@ -29,7 +29,7 @@ from suspension_sim.outputs.plots import (
     axis_label,
     hold_span,
     min_span,
-    save_figure,
+    save_figures,
 )
 from suspension_sim.replay.logs import open_log
 
@@ -99,14 +99,14 @@ def plot_replay(
     t, series = _series(source, wanted, gap_factor)
     folder = Path(directory)
     folder.mkdir(exist_ok=True)
-    paths = []
+    items = []
     for stem, (name, cols) in groups.items():
         fig = replay_figure(
             t, series, cols, title=f"{title}: {name}" if name else title, units=units
         )
         if fig is not None:
-            paths.append(save_figure(fig, folder / f"{stem}.png", option="plot"))
-    return paths
+            items.append((fig, folder / f"{stem}.png"))
+    return save_figures(items, option="plot")
 
 
 def replay_figure(

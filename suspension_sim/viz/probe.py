@@ -12,6 +12,7 @@ passed.
 
 from __future__ import annotations
 
+import atexit
 import os
 import subprocess
 import sys
@@ -130,14 +131,8 @@ def _last_lines(text: str, n: int = 2) -> str:
     return " | ".join(messages[-n:])[-600:]
 
 
-def probe_rendering(
-    env: Mapping[str, str] | None = None, *, timeout: float = PROBE_TIMEOUT_S
-) -> ProbeResult:
-    """Render one tiny off-screen frame in a child process (never cached).
-
-    `env` adds or overrides environment variables for the child only (tests
-    use it to force a failure). Takes about 1-2 s where GL works.
-    """
+def _child_env(env: Mapping[str, str] | None) -> tuple[dict[str, str], str]:
+    """The probe child's environment and its rendering variables as "NAME=value, ..."."""
     configure_environment()
     child_env = dict(os.environ)
     child_env.update(env or {})
@@ -146,24 +141,84 @@ def probe_rendering(
         for k in ("VTK_DEFAULT_OPENGL_WINDOW", "PYVISTA_OFF_SCREEN", "DISPLAY", "WAYLAND_DISPLAY")
         if child_env.get(k)
     )
-    t0 = time.perf_counter()
+    return child_env, settings
+
+
+@dataclass
+class _Running:
+    """A probe child started by `start_probe`, not yet asked for its answer."""
+
+    proc: subprocess.Popen[str]
+    started: float
+    settings: str
+
+
+_running: _Running | None = None
+
+
+def _spawn(env: Mapping[str, str] | None) -> _Running:
+    child_env, settings = _child_env(env)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PROBE_SCRIPT],
+        env=child_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    return _Running(proc, time.perf_counter(), settings)
+
+
+def _answer(run: _Running, timeout: float) -> ProbeResult:
+    """Wait for the child (until `timeout` s after its start) and read its verdict."""
+    left = max(0.0, timeout - (time.perf_counter() - run.started))
     try:
-        proc = subprocess.run(
-            [sys.executable, "-c", PROBE_SCRIPT],
-            env=child_env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        detail = _last_lines(_text(exc.stderr) + _text(exc.stdout))
-        return ProbeResult(False, None, detail, time.perf_counter() - t0, settings)
-    seconds = time.perf_counter() - t0
-    if proc.returncode == 0:
-        return ProbeResult(True, 0, proc.stdout.strip(), seconds, settings)
-    detail = _last_lines(proc.stderr + proc.stdout)
-    return ProbeResult(False, proc.returncode, detail, seconds, settings)
+        out, err = run.proc.communicate(timeout=left)
+    except subprocess.TimeoutExpired:
+        run.proc.kill()
+        out, err = run.proc.communicate()
+        detail = _last_lines(_text(err) + _text(out))
+        return ProbeResult(False, None, detail, time.perf_counter() - run.started, run.settings)
+    seconds = time.perf_counter() - run.started
+    if run.proc.returncode == 0:
+        return ProbeResult(True, 0, out.strip(), seconds, run.settings)
+    detail = _last_lines(err + out)
+    return ProbeResult(False, run.proc.returncode, detail, seconds, run.settings)
+
+
+def probe_rendering(
+    env: Mapping[str, str] | None = None, *, timeout: float = PROBE_TIMEOUT_S
+) -> ProbeResult:
+    """Render one tiny off-screen frame in a child process (never cached).
+
+    `env` adds or overrides environment variables for the child only (tests
+    use it to force a failure). Takes about 1-2 s where GL works.
+    """
+    return _answer(_spawn(env), timeout)
+
+
+def start_probe() -> None:
+    """Start the probe child now and return at once; `ensure_rendering` takes its answer.
+
+    A command calls this first and loads the car and solves while the child renders
+    its frame on the other core (the probe costs ~1-3 s, about what the rest of a
+    screenshot costs). Nothing happens when the probe is skipped or already answered.
+    A child never asked for its answer is stopped when this process exits.
+    """
+    global _running
+    if _running is not None or _cached is not None or _skipped():
+        return
+    _running = _spawn(None)
+    atexit.register(_stop_unasked)
+
+
+def _stop_unasked() -> None:
+    if _running is not None and _running.proc.poll() is None:
+        _running.proc.kill()
+        _running.proc.communicate()
+
+
+def _skipped() -> bool:
+    return os.environ.get(SKIP_PROBE_ENV, "").strip() == "0"
 
 
 def _text(out: str | bytes | None) -> str:
@@ -189,16 +244,21 @@ def rendering_error(result: ProbeResult) -> RenderingUnavailableError:
 
 
 def ensure_rendering() -> ProbeResult:
-    """Probe once per process; raise `RenderingUnavailableError` if rendering fails.
+    """Probe once per process (taking the answer of `start_probe`'s child if one was
+    started); raise `RenderingUnavailableError` if rendering fails.
 
     ``SUSPENSION_SIM_RENDER_PROBE=0`` skips the child process.
     """
-    global _cached
+    global _cached, _running
     configure_environment()
-    if os.environ.get(SKIP_PROBE_ENV, "").strip() == "0":
+    if _skipped():
         return ProbeResult(True, 0, f"probe skipped ({SKIP_PROBE_ENV}=0)", 0.0)
     if _cached is None:
-        _cached = probe_rendering()
+        if _running is not None:
+            run, _running = _running, None
+            _cached = _answer(run, PROBE_TIMEOUT_S)
+        else:
+            _cached = probe_rendering()
     if not _cached.ok:
         raise rendering_error(_cached)
     return _cached
