@@ -236,7 +236,7 @@ def test_parallelogram_corner_closed_form() -> None:
     np.testing.assert_allclose(m.values["stroke"], length[3] - length, atol=1e-9)
 
 
-def test_unreachable_nodes_are_nan_with_a_reason() -> None:
+def test_unreachable_nodes_are_nan_with_a_reason(tmp_path: Path) -> None:
     # damper lengths allow only part of the travel range: the ends are out of reach
     design = float(np.linalg.norm(np.subtract(PARALLEL_POINTS["DMP_M"], PARALLEL_POINTS["DMP_C"])))
     model = Model(parallelogram_car(min_length=design - 10.0, max_length=design + 10.0))
@@ -257,6 +257,12 @@ def test_unreachable_nodes_are_nan_with_a_reason() -> None:
     # a query in a cell next to an unreachable node is NaN with that reason
     got = Lookup(maps, "RL").compute(0.5 * (m.travel[i - 1] + m.travel[i]))
     assert not got.valid and "stroke limit" in str(got.reason)
+    # NaN and the reasons survive a CSV round trip
+    maps.write(tmp_path / "m", ("csv",))
+    back = Maps.read(tmp_path / "m")["RL"]
+    assert (back.reason == m.reason).all()
+    for name in FIELD_NAMES:
+        assert np.array_equal(back.values[name], m.values[name], equal_nan=True), name
 
 
 def test_travel_past_the_linkage_is_nan_not_a_crash() -> None:
