@@ -27,6 +27,7 @@ moved.install()
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.api import Model, load, solve
+    from suspension_sim.explore.sensitivity import SensitivityResult, sensitivity
     from suspension_sim.outputs.compare import Comparison, compare
     from suspension_sim.solve.batch import solve_batch
     from suspension_sim.solve.pose import Pose, SolveInfo
@@ -40,6 +41,8 @@ _LAZY = {
     "solve_batch": "suspension_sim.solve.batch",
     "Pose": "suspension_sim.solve.pose",
     "SolveInfo": "suspension_sim.solve.pose",
+    "sensitivity": "suspension_sim.explore.sensitivity",
+    "SensitivityResult": "suspension_sim.explore.sensitivity",
 }
 
 
@@ -55,10 +58,12 @@ __all__ = [
     "Comparison",
     "Model",
     "Pose",
+    "SensitivityResult",
     "SolveInfo",
     "__version__",
     "compare",
     "load",
+    "sensitivity",
     "solve",
     "solve_batch",
 ]

@@ -52,6 +52,11 @@ COMMANDS: dict[str, str] = {
     "import-optimumk": "convert an OptimumK suspension/vehicle export (.xlsx) into a car workbook",
     "loads": "forces in every link, damper and chassis pickup for load cases",
     "springs": "wheel rates (k MR^2 + F dMR/dz) at a pose and the static ride height",
+    "optimumk-info": "list what each OptimumK project file is (type, name, version, dates, "
+    "references)",
+    "sensitivity": "derivatives of every metric with respect to every hardpoint coordinate "
+    "(per mm)",
+    "maps": "kinematic maps per corner (wheel travel x rack) for vehicle simulators, CSV/Parquet",
     "doe": "design of experiments: sample hardpoint ranges, run each design's motions, "
     "write one Parquet table",
     "warm-up": "compile the fast solver kernels now (once per install; for CI images and lab PCs)",
@@ -60,7 +65,7 @@ COMMANDS: dict[str, str] = {
 checks). Only the command given is imported (`build_parser`), so ``--help`` and a
 command's start never import the others (pandas, scipy)."""
 
-NO_BACKGROUND_COMPILE = ("new", "warm-up", "import-optimumk")
+NO_BACKGROUND_COMPILE = ("new", "warm-up", "import-optimumk", "optimumk-info")
 """Commands that solve nothing: they never start the background compile."""
 
 
