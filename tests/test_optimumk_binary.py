@@ -35,7 +35,8 @@ from test_optimumk_import import (
 
 from suspension_sim.description import Car
 from suspension_sim.workbook import read_car
-from suspension_sim.workbook.optimumk import read_optimumk
+from suspension_sim.workbook.optimumk import read_optimumk as read_excel
+from suspension_sim.workbook.optimumk_files.car import read_optimumk_files
 from suspension_sim.workbook.optimumk_files.definitions import SuspensionDef, read_definition
 
 FRONT_GUID = new_guid("front suspension")
@@ -159,7 +160,7 @@ def test_a_setup_finds_its_suspensions_and_gives_the_excel_car(
         pytest.approx(0.47),
     )
     # The same from Python, the suspensions given explicitly.
-    direct = read_optimumk(bin_["front"], rear=bin_["rear"], vehicle=bin_["setup"])
+    direct = read_optimumk_files(bin_["front"], rear=bin_["rear"], setup=bin_["setup"])
     assert_same(direct, binary_car)
 
 
@@ -218,7 +219,7 @@ def test_points_come_from_the_elements_and_name_their_byte(tmp_path: Path) -> No
     lead = {p.name: p.xyz for p in sus.leading_points}
     assert len(lead) == 28
     assert lead["CHAS_LowFor_L"][2] == pytest.approx(sus.points["Double A-Arm"][0].xyz[2] + 0.042)
-    car = read_optimumk(path, axle="front")
+    car = read_optimumk_files(path, axle="front")
     p = next(q for q in car.points if q.name == "FL_CHAS_LowFor")
     truth = file_points("front")["CHAS_LowFor"]["L"]
     assert p.xyz == pytest.approx(truth, abs=1e-9)
@@ -240,8 +241,8 @@ def test_elements_are_found_past_undecoded_bytes_and_types_not_read_are_said(
     path = tmp_path / "Front.O2Sus"
     gap = b"\x00\x07\x03" + b"\x80" * 5
     path.write_bytes(front_bytes(gap=gap, extra_elements=[element("2.0", "Reference Point")]))
-    car = read_optimumk(path, axle="front")
-    plain = read_optimumk(_write(tmp_path / "Plain.O2Sus", front_bytes()), axle="front")
+    car = read_optimumk_files(path, axle="front")
+    plain = read_optimumk_files(_write(tmp_path / "Plain.O2Sus", front_bytes()), axle="front")
     assert_same(car, plain)
     said = [w for w in car.warnings if "'Reference Point' met, not read" in w]
     assert len(said) == 1 and said[0].startswith("Front.O2Sus: byte ")
@@ -251,9 +252,9 @@ def test_an_anti_roll_bar_is_refused_or_left_out_on_request(tmp_path: Path) -> N
     path = _write(tmp_path / "Front.O2Sus", front_bytes(extra_elements=[element("2.0", "U-Bar")]))
     offset = path.read_bytes().index(string_bytes("2.0") + string_bytes("U-Bar"))
     with pytest.raises(Exception) as exc:
-        read_optimumk(path, axle="front")
+        read_optimumk_files(path, axle="front")
     assert f"Front.O2Sus: byte {offset}" in str(exc.value) and "U-Bar" in str(exc.value)
-    car = read_optimumk(path, axle="front", skip_anti_roll_bars=True)
+    car = read_optimumk_files(path, axle="front", skip_anti_roll_bars=True)
     assert any("'U-Bar' met, not read" in w for w in car.warnings)
 
 
@@ -270,11 +271,17 @@ def test_a_setup_whose_suspension_is_not_in_its_project(
     assert str(tmp_path / "Project" / "Test car") in err  # where it looked: the project root
 
 
-def test_mixing_excel_and_binary_is_refused(tmp_path: Path) -> None:
+def test_mixing_excel_and_binary_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     paths = project(tmp_path)
     xl = excel_files(tmp_path)
-    with pytest.raises(Exception, match="cannot be mixed"):
-        read_optimumk(xl["front"], rear=paths["rear"], vehicle=xl["setup"])
+    argv = [str(xl["front"]), "--rear", str(paths["rear"]), "--vehicle", str(xl["setup"])]
+    code, _, err = run_cli(["import-optimumk", *argv, "--out", str(tmp_path / "c.xlsx")], capsys)
+    assert code == 2 and "cannot be mixed" in err and "Traceback" not in err
+    with pytest.raises(Exception, match="is an OptimumK project file") as exc:
+        read_excel(xl["front"], rear=paths["rear"], vehicle=xl["setup"])
+    assert "read_optimumk_files" in str(exc.value)
 
 
 # -- bad files ------------------------------------------------------------------------------------
@@ -347,7 +354,7 @@ def test_each_bad_file_has_its_own_error(
     name, data, message, offset = _bad_files()[case]
     path = _write(tmp_path / name, data)
     with pytest.raises(Exception) as exc:
-        read_optimumk(path, axle="front")
+        read_optimumk_files(path, axle="front")
     err = exc.value
     assert message in str(err)
     assert getattr(err, "where", None) == f"{name}: byte {offset}"
@@ -365,7 +372,7 @@ def test_a_truncated_file_says_so_and_where(
     data = good[:cut]
     path = _write(tmp_path / "Front.O2Sus", data)
     with pytest.raises(Exception) as exc:
-        read_optimumk(path, axle="front")
+        read_optimumk_files(path, axle="front")
     err = exc.value
     assert "truncated" in str(err), str(err)
     where = getattr(err, "where", "")
@@ -383,10 +390,10 @@ def test_a_truncated_file_says_so_and_where(
 def test_a_truncated_header_and_a_missing_file(tmp_path: Path) -> None:
     path = _write(tmp_path / "Front.O2Sus", with_sha1(b"\x54\x05"))
     with pytest.raises(Exception, match="truncated") as exc:
-        read_optimumk(path, axle="front")
+        read_optimumk_files(path, axle="front")
     assert getattr(exc.value, "where", "") == "Front.O2Sus: byte 2"
     with pytest.raises(Exception, match="not found"):
-        read_optimumk(tmp_path / "Nope.O2Sus", axle="front")
+        read_optimumk_files(tmp_path / "Nope.O2Sus", axle="front")
 
 
 # -- motions, force cases, simulations, optimumk-info ----------------------------------------------
@@ -511,8 +518,10 @@ def test_undecoded_names_between_elements_are_said(tmp_path: Path) -> None:
     )
     data = front_bytes(extra_elements=[blob])
     path = _write(tmp_path / "Front.O2Sus", data)
-    car = read_optimumk(path, axle="front")
-    assert_same(car, read_optimumk(_write(tmp_path / "Plain.O2Sus", front_bytes()), axle="front"))
+    car = read_optimumk_files(path, axle="front")
+    assert_same(
+        car, read_optimumk_files(_write(tmp_path / "Plain.O2Sus", front_bytes()), axle="front")
+    )
     # The undecoded run: the byte after the Wheels, the blob, the two bytes before the rack.
     start = data.index(blob) - 1
     said = [w for w in car.warnings if "not decoded" in w]
@@ -528,12 +537,12 @@ def test_a_flat_folder_and_a_guid_in_two_different_files(tmp_path: Path) -> None
     _write(tmp_path / "F.O2Sus", front_bytes())
     _write(tmp_path / "R.O2Sus", rear_bytes())
     setup = _write(tmp_path / "Car.O2Set", setup_bytes(FRONT_GUID, REAR_GUID, **SETUP_VALUES))
-    car = read_optimumk(setup)
+    car = read_optimumk_files(setup)
     assert {w.name for w in car.wheels} == {"FL", "FR", "RL", "RR"}
     (tmp_path / "old").mkdir()
     _write(tmp_path / "old" / "F copy.O2Sus", front_bytes(springs={"L": 1.0, "R": 1.0}))
     with pytest.raises(Exception, match="several different files") as exc:
-        read_optimumk(setup)
+        read_optimumk_files(setup)
     assert "F.O2Sus" in str(exc.value) and "F copy.O2Sus" in str(exc.value)
 
 

@@ -87,28 +87,17 @@ def read_optimumk(
     a car whose files hold a U-bar or T-bar without it (a warning names it; otherwise
     it is an error, as any element we cannot import). WorkbookError naming
     the file, sheet and cell for anything that cannot be imported. OptimumK's own project
-    files (.O2Sus, .O2Set) go to `suspension_sim.workbook.optimumk_files.car` (the same
-    core; docs/optimumk_files.md).
+    files (.O2Sus, .O2Set) are read by `suspension_sim.workbook.optimumk_files.car`
+    (the same core; docs/optimumk_files.md); given here, they are an error saying so.
     """
     binary = [p for p in (source, rear, vehicle) if p is not None and _is_binary(p)]
-    if binary:  # OptimumK's own project files: same core, another reader
-        if len(binary) != len([p for p in (source, rear, vehicle) if p is not None]):
-            raise WorkbookError(
-                "OptimumK project files (.O2Sus, .O2Set) and Excel exports cannot be mixed",
-                where=str(binary[0]),
-                hint="give all the files as .O2Sus/.O2Set, or all as Excel exports",
-            )
-        from suspension_sim.workbook.optimumk_files.car import read_optimumk_files
-
-        return read_optimumk_files(
-            source,
-            rear=rear,
-            setup=vehicle,
-            axle=axle,
-            name=name,
-            reference_distance_mm=reference_distance_mm,
-            axes=axes,
-            skip_anti_roll_bars=skip_anti_roll_bars,
+    if binary:  # read by optimumk_files, which builds on this module (no import back)
+        raise WorkbookError(
+            f"{Path(binary[0]).name} is an OptimumK project file, not an Excel export",
+            where=str(binary[0]),
+            hint="read .O2Sus/.O2Set files with"
+            " suspension_sim.workbook.optimumk_files.car.read_optimumk_files (the command"
+            " import-optimumk does); Excel exports and project files cannot be mixed",
         )
     override = parse_matrix_text(axes, "--axes") if axes is not None else None
     if axle is None and rear is not None:
