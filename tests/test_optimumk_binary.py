@@ -502,9 +502,17 @@ def test_optimumk_info_lists_a_project_and_its_damaged_file(
     assert "motion: Heave (motion, Test car/Motion/Heave.O2Mot)" in sim
     assert out.rstrip().endswith("7 files, 1 not read")
 
-    # One file: its references resolved in its project folder.
+    # One file, or a subfolder: references resolved in the project folder above.
     code, out = info(paths["setup"], capsys)
     assert code == 0 and "front suspension: Test car - Front (suspension," in out
+    (car / "Result").mkdir()
+    result = b"\x81" + string_bytes("2.3.0") + string_bytes(new_guid("r")) + string_bytes("Run")
+    _write(car / "Result" / "Run.O2Res", result + bytes(100))
+    code, out = info(car / "Setup", capsys)
+    assert code == 0
+    assert "rear suspension: Test car - Rear (suspension, Suspension/Rear end.O2Sus)" in out
+    code, out = info(car / "Result", capsys)
+    assert code == 0 and "Run.O2Res: result 'Run', version 2.3.0" in out
 
 
 def test_undecoded_names_between_elements_are_said(tmp_path: Path) -> None:

@@ -29,6 +29,8 @@ from suspension_sim.workbook.optimumk_files.stream import ByteReader, OptimumKFi
 RESULT_SUFFIX = ".o2res"
 RESULT_FLAG = 0x81
 """A result file (.O2Res) starts with this byte, then its version, GUID and name."""
+HEAD_BYTES = 4096
+"""Bytes of a result read for its header (results can be large)."""
 
 
 @dataclass
@@ -88,7 +90,8 @@ def _result(path: Path) -> FileInfo:
     """A result's own header (flag 0x81, version, GUID, name); its content is read by
     ``validate``."""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as f:
+            data = f.read(HEAD_BYTES)
         r = ByteReader(data, path.name)
         flag = r.byte("the type flag")
         if flag != RESULT_FLAG:
@@ -105,19 +108,21 @@ def _result(path: Path) -> FileInfo:
 
 def describe(path: str | Path) -> list[FileInfo]:
     """Every OptimumK file at `path` (a file, or a folder and its subfolders), with the
-    GUIDs it refers to resolved among the files of its project (the folder given, or for
-    a file the project folder above it). OptimumKFileError if `path` does not exist."""
+    GUIDs it refers to resolved among the files of its project (`project_root`: the
+    nearest folder at or above it holding Suspension/ and Setup/, else `path` itself).
+    OptimumKFileError if `path` does not exist."""
     p = Path(path)
     if not p.exists():
         raise OptimumKFileError(
             f"not found: {p}", where=str(p), hint="give an OptimumK file or project folder"
         )
     wanted = _files(p)
-    root = p if p.is_dir() else project_root(p)
-    pool = {f.resolve(): f for f in _files(root)} if root != p else {}
+    root = project_root(p)
     read: dict[Path, tuple[FileInfo, Definition | None]] = {}
-    for f in [*wanted, *(f for k, f in pool.items() if k not in {w.resolve() for w in wanted})]:
-        read[f.resolve()] = _read(f)
+    for f in [*wanted, *_files(root)]:
+        key = f.resolve()
+        if key not in read:
+            read[key] = _read(f)
     names = {
         info.guid: (info.name, info.kind, info.path)
         for info, _ in read.values()
@@ -129,8 +134,7 @@ def describe(path: str | Path) -> list[FileInfo]:
             return f"{what}: none"
         if guid in names:
             name, kind, at = names[guid]
-            shown = at.relative_to(root) if at.is_relative_to(root) else at
-            return f"{what}: {name} ({kind}, {shown})"
+            return f"{what}: {name} ({kind}, {_shown(at, root)})"
         return f"{what}: {guid} (not found under {root})"
 
     out = []
@@ -183,6 +187,12 @@ def describe(path: str | Path) -> list[FileInfo]:
     return out
 
 
+def _shown(path: Path, root: Path) -> Path:
+    """`path` relative to `root` when it is below it, else as it is."""
+    full, base = path.resolve(), root.resolve()
+    return full.relative_to(base) if full.is_relative_to(base) else path
+
+
 def _stamp(when: datetime | None) -> str:
     """A file's date as stored: UTC when the file says so (OptimumK stores local times in
     UTC), else as written."""
@@ -195,7 +205,7 @@ def render(infos: list[FileInfo], root: Path) -> str:
     """The text ``optimumk-info`` prints: one block per file."""
     lines: list[str] = []
     for info in infos:
-        shown = info.path.relative_to(root) if info.path.is_relative_to(root) else info.path
+        shown = _shown(info.path, root)
         if info.error is not None:
             lines += [f"{shown}: {info.kind}, NOT READ", f"  error: {info.error}", ""]
             continue
