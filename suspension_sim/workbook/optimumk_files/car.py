@@ -375,6 +375,13 @@ def read_optimumk_files(
                 where=str(setup),
                 hint="give the setup once",
             )
+        if axle is not None:
+            raise WorkbookError(
+                "--axle applies to a lone suspension (.O2Sus); a setup says which suspension"
+                " is the front and which the rear",
+                where=str(source),
+                hint="leave out --axle",
+            )
         setup_def = _read_setup(src)
         front_def, rear_def = _suspensions_of(setup_def, src, rear)
     else:
