@@ -511,3 +511,40 @@ def test_a_force_result_with_the_keyframes_or_its_O2For(
     cased = validate_result(model, result, export, check, force_case=str(o2for))
     assert cased.passed, cased.summary()
     _same_comparison(cased, excel_forces)
+
+
+def test_an_embedded_copy_of_another_version(tmp_path: Path) -> None:
+    """The copies are read by the definition reader, which refuses a version it does not
+    know (at the copy's version string)."""
+    from _optimumk_binary import header_bytes, new_guid, setup_body
+
+    setup = header_bytes("setup", "S", new_guid("s"), version="2.1.0") + setup_body(None, None)
+    data = result_bytes("V", [setup], [("Motion [Heave]", 12, [0.0])])
+    with pytest.raises(UnknownVersionError) as exc:
+        _read(tmp_path, data)
+    assert "'2.1.0'" in exc.value.message
+    at = data.index(b"\x01\x61\x052.1.0") + 2  # after the presence byte and the flag
+    assert exc.value.where == f"bad.O2Res: byte {at}"
+
+
+def test_a_result_refuses_the_map_and_the_damper_drive(
+    tmp_path: Path, copies: list[bytes], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_result(tmp_path / "m.O2Res", "M", copies, [("Motion [Heave]", 12, [0.0])])
+    out = str(tmp_path / "r")
+    assert main(["validate", str(CAR), str(path), "--out", out, "--drive", "dampers"]) == 2
+    err = capsys.readouterr().err
+    assert "--drive" in err and "Motion channels" in err and "Traceback" not in err
+
+
+def test_an_O2For_force_case_with_an_excel_export(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--force-case FILE.O2For holds OptimumK's own force-case file: the same keyframes as
+    force_keys.csv, so the Excel force export passes as with --force-keyframes."""
+    o2for = tmp_path / "keys.O2For"
+    o2for.write_bytes(force_case_bytes(KEYS))
+    out = tmp_path / "r"
+    argv = ["validate", str(CAR), str(FORCES), "--out", str(out), "--no-plots"]
+    assert main([*argv, "--force-case", str(o2for)]) == 0
+    assert capsys.readouterr().out.startswith("PASS: 157 channels over 13 steps")

@@ -50,8 +50,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "by channel with OptimumK's definitions, the car driven in OptimumK's motion style "
         "(no map). Other tables ('Camber Angle Front Left [deg]', 'Heave [mm]', 'Steering "
         "Wheel Angle [deg]') go through the channel map; --map or --drive dampers read an "
-        "OptimumK export that way too. See docs/validation.md. Exit 0 = pass, 1 = fail, "
-        "2 = bad input.",
+        "OptimumK export that way too. OptimumK's own result file (.O2Res) is compared as "
+        "its Excel export, after its own copy of the car is checked against the workbook "
+        "(docs/optimumk_files.md). See docs/validation.md. Exit 0 = pass, 1 = fail (or a "
+        "result of another car), 2 = bad input.",
     )
     p.add_argument("workbook", metavar="WORKBOOK", help="the car's .xlsx workbook (never written)")
     p.add_argument(

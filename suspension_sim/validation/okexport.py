@@ -68,8 +68,9 @@ def find_optimumk_header(table: Table, scan: int) -> int | None:
     return None
 
 
-def _header(ok: OkHeader, where: str) -> tuple[Header | None, str | None]:
-    """(header, None) for a column we read, or (None, why it is not read)."""
+def column_header(ok: OkHeader, where: str) -> tuple[Header | None, str | None]:
+    """(header, None) for a column we read, or (None, why it is not read); also used for
+    the channels of a result file (`suspension_sim.validation.okresult`)."""
     if ok.kind == "motion":
         key, dim = MOTION_OF[ok.motion or ""]
         q = Quantity(ok.key, dim, "motion", key)
@@ -119,7 +120,7 @@ def parse_optimumk_table(path: Path, table: Table, header_row: int) -> Export:
             if t and c > 0:
                 ignored.append(t)
             continue
-        h, _why = _header(ok, table.where(path, header_row, c))
+        h, _why = column_header(ok, table.where(path, header_row, c))
         headers.append(h)
         if h is None:
             ignored.append(t)

@@ -86,7 +86,7 @@ def result_export(result: OkResult) -> Export:
     header ``<name> (<SI unit>)`` through OptimumK's grammar and registry, values
     converted to mm, deg, deg/mm, %, N, N m by the same unit check (an InputError naming
     the channel and its byte when a unit code does not fit the registry's dimension)."""
-    from suspension_sim.validation.okexport import _header, lateral_axis
+    from suspension_sim.validation.okexport import column_header, lateral_axis
 
     file = result.path.name
     columns: list[Column] = []
@@ -109,7 +109,7 @@ def result_export(result: OkResult) -> Export:
         if ok is None:
             ignored.append(text)
             continue
-        h, _why = _header(ok, where)
+        h, _why = column_header(ok, where)
         if h is None or h.quantity is None:
             ignored.append(text)
             continue
