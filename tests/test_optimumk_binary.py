@@ -581,3 +581,18 @@ def test_embedded_copies_end_after_their_spring_list() -> None:
         ends.append(r.pos)
         r.pos += 1  # the next copy's presence byte
     assert ends == [1 + len(copies[0]), 2 + len(copies[0]) + len(copies[1])]
+
+
+def test_check_sha1_and_a_missing_info_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from suspension_sim.errors import InputError
+    from suspension_sim.workbook.optimumk_files.stream import DamagedFileError, check_sha1
+
+    good = front_bytes()
+    check_sha1(good, "F.O2Sus")
+    with pytest.raises(DamagedFileError) as exc:
+        check_sha1(_flip(good, 100), "F.O2Sus")
+    assert exc.value.where == f"F.O2Sus: byte {len(good) - 20}"
+    with pytest.raises(InputError, match="not found"):
+        info(tmp_path / "nothing here", capsys)
