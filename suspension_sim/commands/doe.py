@@ -49,8 +49,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import logging
-
     from suspension_sim import load
     from suspension_sim.commands.sweep import progress_bar
     from suspension_sim.errors import InputError
@@ -73,7 +71,6 @@ def run(args: argparse.Namespace) -> int:
     check_table_path(args.out, option="--out", protect=args.workbook, force=args.force)
     study = read_study(args.study)
     model = load(args.workbook)
-    logging.getLogger("distributed").setLevel(logging.ERROR)
     where = args.scheduler or f"a local Dask cluster ({args.workers or 'one process per core'})"
     print(f"{study.samples} designs x {len(study.motions)} motion(s) on {where}", flush=True)
     update, close = progress_bar(study.samples, "designs")

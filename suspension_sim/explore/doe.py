@@ -17,6 +17,7 @@ A design that cannot be built or solved is a row with its reason, never a crash.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import time
@@ -267,6 +268,10 @@ def run_doe(
     import pyarrow as pa
     import pyarrow.parquet as pq
     from dask.distributed import Client, LocalCluster, as_completed
+
+    # Dask's own chatter (a worker slow to stop, ...) is not the user's business; its
+    # configuration sets the level when it is imported, so it is lowered here.
+    logging.getLogger("distributed").setLevel(logging.ERROR)
 
     from suspension_sim.files import atomic_path
     from suspension_sim.model import KinematicModel
