@@ -85,8 +85,8 @@ def _axis(values: Sequence[str] | None, option: str) -> tuple[float, float, floa
 def run(args: argparse.Namespace) -> int:
     from suspension_sim import load
     from suspension_sim.files import check_output
-    from suspension_sim.maps.files import check_formats
     from suspension_sim.maps.grid import DEFAULT_RACK, DEFAULT_TRAVEL, check_axis, compute_maps
+    from suspension_sim.maps.result import check_formats
 
     travel = _axis(args.travel, "--travel")
     rack = _axis(args.rack, "--rack")
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
 def accuracy_text(maps: object) -> str:
     """The lookup accuracy at the cell centres, one line per corner and quantity."""
     from suspension_sim.maps.fields import BY_NAME
-    from suspension_sim.maps.grid import Maps
+    from suspension_sim.maps.result import Maps
 
     assert isinstance(maps, Maps)
     lines = [

@@ -17,8 +17,9 @@ caster, KPI, scrub radius, trail, motion ratio, stroke, wheel centre and contact
 """
 
 from suspension_sim.maps.fields import FIELDS, Field
-from suspension_sim.maps.grid import CornerMap, Maps, compute_maps
+from suspension_sim.maps.grid import compute_maps
 from suspension_sim.maps.lookup import Lookup, MapValues, Native
+from suspension_sim.maps.result import CornerMap, Maps
 
 __all__ = [
     "FIELDS",

@@ -12,23 +12,24 @@ Units: mm, deg (docs/conventions.md, iso preset).
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.maps.fields import FIELD_NAMES, FIELDS
-from suspension_sim.maps.solve import Corner, Solved, corner_layout, solve_corners
-from suspension_sim.names import did_you_mean
+from suspension_sim.maps.fields import FIELD_NAMES
+from suspension_sim.maps.lookup import Lookup, cubic_possible
+from suspension_sim.maps.result import CornerMap, Maps
+from suspension_sim.maps.solve import (
+    Corner,
+    Solved,
+    choose_corners,
+    design_half_tracks,
+    solve_corners,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pathlib import Path
-
-    import pandas as pd
-
     from suspension_sim.model import KinematicModel
 
 Axis = tuple[float, float, int]
@@ -40,92 +41,6 @@ DEFAULT_RACK: Axis = (-20.0, 20.0, 41)
 MAX_NODES = 1001
 """Most values on one axis (a 1001 x 1001 grid is already a million states)."""
 METHODS = ("linear", "cubic")
-
-
-@dataclass
-class CornerMap:
-    """One corner's map: axes (mm), values {quantity: (n_travel, n_rack) or (n_travel,)},
-    the reason each node is NaN ('' where reached), and the lookup accuracy measured at
-    the cell centres ({quantity: {"linear": {"max", "rms"}, "cubic": ..., "method",
-    "cells"}}; empty when not measured)."""
-
-    corner: Corner
-    travel: np.ndarray
-    rack: np.ndarray | None
-    values: dict[str, np.ndarray]
-    reason: np.ndarray
-    accuracy: dict[str, dict[str, Any]] = field(default_factory=dict)
-    half_track_design: float = 0.0
-    """The design half track (mm) that track_change is measured from."""
-
-    @property
-    def name(self) -> str:
-        return self.corner.wheel
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.reason.shape
-
-    @property
-    def reachable(self) -> np.ndarray:
-        """True at the nodes that were reached (the others are NaN)."""
-        return self.reason == ""
-
-    def table(self) -> pd.DataFrame:
-        """Long table, one row per node (travel outer, rack inner), units in the headers."""
-        import pandas as pd
-
-        from suspension_sim.maps.fields import RACK, REASON, TRAVEL
-
-        if self.rack is None:
-            cols: dict[str, Any] = {TRAVEL.header: self.travel}
-        else:
-            t, r = np.meshgrid(self.travel, self.rack, indexing="ij")
-            cols = {TRAVEL.header: t.ravel(), RACK.header: r.ravel()}
-        for f in FIELDS:
-            cols[f.header] = self.values[f.name].ravel()
-        cols[REASON] = self.reason.ravel().astype(str)
-        return pd.DataFrame(cols)
-
-
-@dataclass
-class Maps:
-    """The maps of a car: {corner name: CornerMap}, and where they came from."""
-
-    car: str
-    workbook: str | None
-    corners: dict[str, CornerMap]
-    seconds: float = 0.0
-
-    def __getitem__(self, corner: str) -> CornerMap:
-        return self.corners[corner]
-
-    def description(self, files: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
-        """The JSON description (`suspension_sim.maps.files`)."""
-        from suspension_sim.maps.files import description
-
-        return description(self, files or {})
-
-    def write(
-        self,
-        directory: str | Path,
-        formats: Sequence[str] = ("csv", "parquet"),
-        *,
-        force: bool = False,
-    ) -> list[Path]:
-        """Write every corner's table (CSV and/or Parquet) and ``maps.json`` into
-        `directory` (created if missing; its parent must exist). An existing file is
-        replaced only with force=True; nothing is written if one would be refused."""
-        from suspension_sim.maps.files import write_maps
-
-        return write_maps(self, directory, formats, force=force)
-
-    @classmethod
-    def read(cls, directory: str | os.PathLike[str]) -> Maps:
-        """Maps written by `write` (Parquet preferred, else CSV)."""
-        from suspension_sim.maps.files import read_maps
-
-        return read_maps(directory)
 
 
 def check_axis(value: Sequence[float] | None, default: Axis, where: str) -> Axis:
@@ -179,24 +94,6 @@ def rack_axis(model: KinematicModel, rack: Sequence[float] | None) -> Axis | Non
     return check_axis(rack, default, "rack")
 
 
-def choose_corners(model: KinematicModel, corners: Sequence[str] | None) -> list[Corner]:
-    """The corners asked for (all by default), by wheel name."""
-    layout = corner_layout(model)
-    every = {c.wheel: c for c in layout.corners}
-    if corners is None:
-        return list(layout.corners)
-    out = []
-    for name in corners:
-        if name not in every:
-            raise InputError(
-                f"unknown corner {name!r}." + did_you_mean(str(name), list(every)),
-                where="corners",
-                hint=f"wheels of this car: {', '.join(every)}",
-            )
-        out.append(every[name])
-    return out
-
-
 def serpentine(nt: int, nr: int) -> tuple[np.ndarray, np.ndarray]:
     """Node indices (travel, rack) in boustrophedon order: each state is one step from
     the one before, so the batch's warm start from its neighbour stays close."""
@@ -247,20 +144,6 @@ def compute_maps(
     out = Maps(name, Path(source).name if source else None, maps)
     out.seconds = time.perf_counter() - t0
     return out
-
-
-def design_half_tracks(model: KinematicModel, corners: Sequence[Corner]) -> dict[str, float]:
-    """Half track (mm) of each corner at design, where track_change is 0 (once per model)."""
-
-    def build() -> dict[str, float]:
-        from suspension_sim.metrics.core import pose_metrics
-        from suspension_sim.solve.solver import solve
-
-        row = pose_metrics(solve(model), "iso", rates=False)
-        return {w.name: row[f"half_track_{w.name}_mm"] for w in model.car.wheels}
-
-    every = model.derived.get(("maps", "design half tracks"), build)
-    return {c.wheel: every[c.wheel] for c in corners}
 
 
 def _solve_grid(
@@ -341,8 +224,6 @@ def _measure(model: KinematicModel, maps: dict[str, CornerMap], method: str) -> 
 def _errors(
     m: CornerMap, tc: np.ndarray, rc: np.ndarray, truth: dict[str, np.ndarray]
 ) -> dict[str, dict[str, Any]]:
-    from suspension_sim.maps.lookup import Lookup, cubic_possible
-
     out: dict[str, dict[str, Any]] = {}
     preds = {}
     for meth in METHODS:

@@ -33,9 +33,9 @@ import numpy as np
 
 from suspension_sim.errors import InputError
 from suspension_sim.maps.fields import BY_NAME, FIELD_NAMES
+from suspension_sim.maps.result import CornerMap, Maps
 
 if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.maps.grid import CornerMap, Maps
     from suspension_sim.model import KinematicModel
 
 OUTSIDE = ("error", "nan")
@@ -109,8 +109,6 @@ class Lookup:
         method: str = "auto",
         outside: str = "error",
     ):
-        from suspension_sim.maps.grid import Maps
-
         maps = source if isinstance(source, Maps) else Maps.read(source)
         if corner is None:
             if len(maps.corners) != 1:
@@ -272,7 +270,7 @@ class Native:
     every query of one `compute` solved as one batch."""
 
     def __init__(self, model: KinematicModel, corner: str, *, method: str = "auto"):
-        from suspension_sim.maps.grid import choose_corners
+        from suspension_sim.maps.solve import choose_corners
 
         self.model = model
         self.corner = corner
@@ -281,8 +279,7 @@ class Native:
 
     def compute(self, travel: Any, steer: Any = 0.0) -> MapValues:
         """Every quantity at wheel travel `travel` (mm) and rack `steer` (mm), solved."""
-        from suspension_sim.maps.grid import design_half_tracks
-        from suspension_sim.maps.solve import solve_corners
+        from suspension_sim.maps.solve import design_half_tracks, solve_corners
 
         t, s = _queries(travel, steer)
         shape = t.shape

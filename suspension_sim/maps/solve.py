@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from suspension_sim.errors import InputError
+from suspension_sim.names import did_you_mean
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
@@ -317,3 +318,35 @@ def _solve_group(
 
 def _bound(value: float | None, default: float) -> float:
     return default if value is None else float(value)
+
+
+def choose_corners(model: KinematicModel, corners: Sequence[str] | None) -> list[Corner]:
+    """The corners asked for (all by default), by wheel name."""
+    layout = corner_layout(model)
+    every = {c.wheel: c for c in layout.corners}
+    if corners is None:
+        return list(layout.corners)
+    out = []
+    for name in corners:
+        if name not in every:
+            raise InputError(
+                f"unknown corner {name!r}." + did_you_mean(str(name), list(every)),
+                where="corners",
+                hint=f"wheels of this car: {', '.join(every)}",
+            )
+        out.append(every[name])
+    return out
+
+
+def design_half_tracks(model: KinematicModel, corners: Sequence[Corner]) -> dict[str, float]:
+    """Half track (mm) of each corner at design, where track_change is 0 (once per model)."""
+
+    def build() -> dict[str, float]:
+        from suspension_sim.metrics.core import pose_metrics
+        from suspension_sim.solve.solver import solve
+
+        row = pose_metrics(solve(model), "iso", rates=False)
+        return {w.name: row[f"half_track_{w.name}_mm"] for w in model.car.wheels}
+
+    every = model.derived.get(("maps", "design half tracks"), build)
+    return {c.wheel: every[c.wheel] for c in corners}

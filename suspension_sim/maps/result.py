@@ -1,4 +1,5 @@
-"""Writing and reading kinematic maps: one table per corner (CSV, Parquet) and maps.json.
+"""A car's kinematic maps (`Maps`, `CornerMap`) and their files: one table per corner
+(CSV, Parquet) and maps.json.
 
 A corner's table has one row per node (travel outer, rack inner), the axes and every
 quantity with its unit in the header (``travel [mm]``, ``camber [deg]``) and a
@@ -16,6 +17,7 @@ import math
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,9 +26,10 @@ import numpy as np
 from suspension_sim.errors import InputError
 from suspension_sim.files import NotWritableError, atomic_path, check_output, refuse_existing
 from suspension_sim.maps.fields import FIELDS, RACK, REASON, TRAVEL
+from suspension_sim.maps.solve import Corner
 
 if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.maps.grid import Maps
+    import pandas as pd
 
 DESCRIPTION = "maps.json"
 FORMAT = "suspension_sim kinematic maps"
@@ -38,6 +41,84 @@ NODE = (
     "design stroke, rack at `rack` mm (+ toward +Y); as the sweep 'bump WHEEL' with the "
     "rack moved (docs/sweeps.md). Ground = chassis frame here."
 )
+
+
+@dataclass
+class CornerMap:
+    """One corner's map: axes (mm), values {quantity: (n_travel, n_rack) or (n_travel,)},
+    the reason each node is NaN ('' where reached), and the lookup accuracy measured at
+    the cell centres ({quantity: {"linear": {"max", "rms"}, "cubic": ..., "method",
+    "cells"}}; empty when not measured)."""
+
+    corner: Corner
+    travel: np.ndarray
+    rack: np.ndarray | None
+    values: dict[str, np.ndarray]
+    reason: np.ndarray
+    accuracy: dict[str, dict[str, Any]] = field(default_factory=dict)
+    half_track_design: float = 0.0
+    """The design half track (mm) that track_change is measured from."""
+
+    @property
+    def name(self) -> str:
+        return self.corner.wheel
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.reason.shape
+
+    @property
+    def reachable(self) -> np.ndarray:
+        """True at the nodes that were reached (the others are NaN)."""
+        return self.reason == ""
+
+    def table(self) -> pd.DataFrame:
+        """Long table, one row per node (travel outer, rack inner), units in the headers."""
+        import pandas as pd
+
+        if self.rack is None:
+            cols: dict[str, Any] = {TRAVEL.header: self.travel}
+        else:
+            t, r = np.meshgrid(self.travel, self.rack, indexing="ij")
+            cols = {TRAVEL.header: t.ravel(), RACK.header: r.ravel()}
+        for f in FIELDS:
+            cols[f.header] = self.values[f.name].ravel()
+        cols[REASON] = self.reason.ravel().astype(str)
+        return pd.DataFrame(cols)
+
+
+@dataclass
+class Maps:
+    """The maps of a car: {corner name: CornerMap}, and where they came from."""
+
+    car: str
+    workbook: str | None
+    corners: dict[str, CornerMap]
+    seconds: float = 0.0
+
+    def __getitem__(self, corner: str) -> CornerMap:
+        return self.corners[corner]
+
+    def description(self, files: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+        """The maps.json content (`description`)."""
+        return description(self, files or {})
+
+    def write(
+        self,
+        directory: str | Path,
+        formats: Sequence[str] = ("csv", "parquet"),
+        *,
+        force: bool = False,
+    ) -> list[Path]:
+        """Write every corner's table (CSV and/or Parquet) and ``maps.json`` into
+        `directory` (created if missing; its parent must exist). An existing file is
+        replaced only with force=True; nothing is written if one would be refused."""
+        return write_maps(self, directory, formats, force=force)
+
+    @classmethod
+    def read(cls, directory: str | os.PathLike[str]) -> Maps:
+        """Maps written by `write` (Parquet preferred, else CSV)."""
+        return read_maps(directory)
 
 
 def file_stem(corner: str) -> str:
@@ -191,9 +272,6 @@ def read_maps(directory: str | os.PathLike[str]) -> Maps:
     written and pyarrow is there, else its CSV). A file that does not match maps.json
     is an `InputError` naming it."""
     import pandas as pd
-
-    from suspension_sim.maps.grid import CornerMap, Maps
-    from suspension_sim.maps.solve import Corner
 
     folder = Path(directory)
     desc_path = folder / DESCRIPTION
