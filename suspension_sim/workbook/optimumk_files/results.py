@@ -4,17 +4,22 @@ Layout (docs/optimumk_files.md, "Results (.O2Res)"), little-endian, every number
 units (m, rad, N, N m, N/m):
 
 * from byte 0: a type flag (0x81), strings version ("2.3.0"), GUID and the result's
-  name, 4 bytes (a colour), 1 byte; the vehicle (0xA1, strings version, GUID, name, 1
-  byte); then full copies of the setup and of the front and rear suspensions the result
-  was computed on (a definition file's header and body, without its SHA-1); zeros up to
-  `BLOCK`;
+  name, 4 bytes (a colour), 1 byte; the vehicle (0xA1, strings version, GUID, name);
+  then, each after a byte 1, full copies of the setup and of the front and rear
+  suspensions the result was computed on (a definition file's header and body, without
+  its SHA-1; the copies have GUIDs of their own, so they are taken in order); zeros up
+  to `BLOCK`;
 * at `BLOCK` (20000): int32 channel count, int32 step count, int32 file size, int32
-  offset of the data;
+  offset of the data; at `FORCE_BLOCK` (20100), in a force result: int32 force-element
+  count, int32 step count, int32 offsets of their names and of their values;
 * at `TABLE` (22000): one record per channel: string name, int32 unit code, int32 type
   code (`DOUBLE`, 14), int64 offset of its data from the file's start;
 * the data: channel i's `step count` doubles at ``data offset + 8 * steps * i``;
-* a force result: then the force elements' names (strings, no count stored) and float32
+* a force result: then the force elements' names (strings) and float32
   [elements][steps][9] (application point x y z m, force x y z N, moment x y z N m).
+
+The layout was checked on the 14 result files of a public OptimumK project
+(docs/optimumk_files.md, "Evidence").
 
 Every problem (another version, a truncated file, a count or offset that does not fit
 the file, a corrupted channel record) is an `OptimumKFileError` naming the file and the
@@ -48,8 +53,8 @@ from suspension_sim.workbook.optimumk_files.stream import (
 
 RESULT_FLAG = 0x81
 """The first byte of a result file."""
-VEHICLE_FLAG = 0x81 ^ 0x20
-"""The byte that opens the vehicle record (0xA1)."""
+VEHICLE_FLAG = 0xA1
+"""The byte that opens the vehicle record."""
 SETUP_FLAG = 0x61
 SUSPENSION_FLAG = 0x54
 PRESENT = 0x01
@@ -203,7 +208,7 @@ def read_result(path: str | Path) -> OkResult:
     guid = r.guid("the result's GUID")
     name = r.string("the result's name")
     r.raw(4, "the result's colour")
-    r.byte()
+    r.byte("a byte after the colour")
     at = r.pos
     if r.byte() != VEHICLE_FLAG:
         raise _error(p, at, f"expected the vehicle record (0x{VEHICLE_FLAG:02X}) here")
@@ -371,9 +376,7 @@ def _table(
                 f"channel {name!r} (record {i + 1}): its data offset is {offset}, expected "
                 f"{expected} (data offset + 8 x steps x {i})",
             )
-        out.append(
-            ResultChannel(name, unit, values[i].astype(float), record, expected)
-        )
+        out.append(ResultChannel(name, unit, values[i].astype(float), record, expected))
     return tuple(out)
 
 
