@@ -6,13 +6,14 @@ import argparse
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from suspension_sim.commands.solve import add_pose_arguments, parse_shocks
 from suspension_sim.description import SIGN_CONVENTIONS
 from suspension_sim.errors import InputError
 
-if TYPE_CHECKING:  # pragma: no cover
+if TYPE_CHECKING:  # pragma: no cover - pandas only when a table is made (printing needs none)
+    import pandas as pd
+
     from suspension_sim.solve.pose import Pose
 
 REPORT_SHEET = "Design sheet"
@@ -69,12 +70,13 @@ def check_outputs(args: argparse.Namespace) -> None:
     """Refuse bad output options before solving (the writers check again): the rules
     of ``sweep --out`` (an existing file of any type only with --force) and
     ``sweep --into-workbook``."""
-    from suspension_sim.outputs.tables import check_table_path
-    from suspension_sim.outputs.xlsx_append import check_sheet_target
-
     if args.out:
+        from suspension_sim.outputs.tables import check_table_path
+
         check_table_path(args.out, option="--out", protect=args.workbook, force=args.force)
     if args.into_workbook:
+        from suspension_sim.outputs.xlsx_append import check_sheet_target
+
         check_sheet_target(args.workbook, REPORT_SHEET, force=args.force, option="--into-workbook")
 
 
@@ -82,6 +84,8 @@ def optimumk_rows(pose: Pose) -> pd.DataFrame:
     """OptimumK's channels of one pose as rows: index = OptimumK's header (the
     channel text with its unit, `suspension_sim.sweeps.okcolumns.optimumk_header`),
     one column ``value`` (OptimumK's display units)."""
+    import pandas as pd
+
     from suspension_sim.sweeps.okcolumns import optimumk_columns
 
     model = pose.model
@@ -103,8 +107,6 @@ def format_optimumk_rows(rows: pd.DataFrame) -> str:
 def run(args: argparse.Namespace) -> int:
     from suspension_sim import load
     from suspension_sim.outputs.design_sheet import design_sheet, format_design_sheet
-    from suspension_sim.outputs.tables import write_table
-    from suspension_sim.outputs.xlsx_append import add_sheet
 
     if args.tolerance is not None and not (args.tolerance > 0):
         raise InputError("must be positive", where="--tolerance")
@@ -118,6 +120,10 @@ def run(args: argparse.Namespace) -> int:
     )  # a pose that does not close raises SolveError (exit 3): nothing is written
     sheet = design_sheet(pose, args.convention)
     print(format_design_sheet(sheet))
+    if not (args.optimumk_channels or args.out or args.into_workbook):
+        return 0  # nothing more to print or write: no table (and no pandas)
+    import pandas as pd
+
     table = sheet.frame()
     if args.optimumk_channels:
         channels = optimumk_rows(pose)
@@ -125,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
         table = pd.concat([table, channels])
         table.attrs.update(sheet.frame().attrs)
     if args.out:
+        from suspension_sim.outputs.tables import write_table
+
         path = write_table(
             table,
             args.out,
@@ -135,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"wrote {path}")
     if args.into_workbook:
+        from suspension_sim.outputs.xlsx_append import add_sheet
+
         used = add_sheet(
             args.workbook, REPORT_SHEET, table, force=args.force, option="--into-workbook"
         )
