@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 from suspension_sim.errors import InputError
 
@@ -77,9 +76,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--charts",
-        default="all",
-        metavar="all|none|LIST",
-        help="tornado charts: every metric (default), none, or these metric columns",
+        default="key",
+        metavar="key|all|none|LIST",
+        help="tornado charts, one per metric with a panel per wheel/axle: key (camber, toe, "
+        "caster, KPI, scrub, trail, motion ratio, camber gain, bump steer, roll-centre height; "
+        "default), all, none, or these metrics (e.g. toe,camber_gain)",
     )
     p.add_argument(
         "--format",
@@ -131,7 +132,7 @@ def check_options(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from suspension_sim import load
-    from suspension_sim.explore.charts import chart_name, write_tornado
+    from suspension_sim.explore.charts import KEY_IDS, chart_groups, chart_name, write_tornado
     from suspension_sim.explore.sensitivity import sensitivity
     from suspension_sim.files import check_output
     from suspension_sim.outputs.tables import check_table_path, write_table
@@ -159,46 +160,57 @@ def run(args: argparse.Namespace) -> int:
         convention=args.convention,
     )
     seconds = time.perf_counter() - started
-    if charts == "all":
-        chart_metrics = list(result.metrics)
+    groups = chart_groups(result)
+    if charts == "key":
+        chosen = [k for k in KEY_IDS if k in groups]
+    elif charts == "all":
+        chosen = list(groups)
     elif charts == "none":
-        chart_metrics = []
+        chosen = []
     else:
-        chart_metrics = _list(args.charts) or []
-        unknown = [m for m in chart_metrics if m not in result.metrics]
+        chosen = _list(args.charts) or []
+        unknown = [m for m in chosen if m not in groups]
         if unknown:
             raise InputError(
-                f"no sensitivity for {', '.join(unknown)}",
+                f"no chart for {', '.join(unknown)}",
                 where="--charts",
-                hint="all, none, or metric columns such as " + ", ".join(result.metrics[:4]),
+                hint="key, all, none, or metrics such as " + ", ".join(list(groups)[:6]),
             )
-    if args.force is False:
-        for m in chart_metrics:
-            existing = Path(out) / chart_name(m)
-            if existing.exists():
-                raise InputError(f"{existing} exists", where="--out", hint="add --force")
+    chart_dir = out / "charts"
+    if not args.force:
+        for key in chosen:
+            if (chart_dir / chart_name(key)).exists():
+                raise InputError(
+                    f"{chart_dir / chart_name(key)} exists", where="--out", hint="add --force"
+                )
     out.mkdir(exist_ok=True)
     table = result.table()
     written = [
         write_table(table, out / f"{TABLE}.{fmt}", option="--out", force=args.force)
         for fmt in formats
     ]
-    chart_dir = out / "charts"
-    if chart_metrics:
+    if chosen:
         chart_dir.mkdir(exist_ok=True)
-    for m in chart_metrics:
-        written.append(write_tornado(result, m, chart_dir / chart_name(m), args.top))
+    for key in chosen:
+        written.append(write_tornado(result, groups[key], chart_dir / chart_name(key), args.top))
     n_coords = len(result.coordinates)
     pairs = f", {len(result.pairs)} mirror pairs moved together" if args.symmetric else ""
     print(
         f"{model.car.name}: {len(result.metrics)} metrics x {n_coords} coordinates"
         f"{pairs} ({result.what}) in {seconds:.2f} s"
     )
+    if result.redundant:
+        print(
+            f"note: the linkage is over-constrained ({result.redundant} redundant joint "
+            f"equations, at {', '.join(result.redundant_points) or 'its joints'}): moving a "
+            "point of those links alone may lock it; the derivatives hold for moves that "
+            "keep the alignment"
+        )
     print(summary(result))
     for path in written[: len(formats)]:
         print(f"wrote {path}")
-    if chart_metrics:
-        print(f"wrote {len(chart_metrics)} tornado charts in {chart_dir}")
+    if chosen:
+        print(f"wrote {len(chosen)} tornado charts in {chart_dir}")
     return 0
 
 

@@ -20,30 +20,66 @@ if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.explore.sensitivity import SensitivityResult
 
 
-def tornado_figure(result: SensitivityResult, metric: str, count: int = 12) -> Figure:
-    """The `count` coordinates that move `metric` most, as a tornado chart."""
+KEY_IDS: tuple[str, ...] = (
+    "camber",
+    "toe",
+    "caster",
+    "kpi",
+    "scrub_radius",
+    "mechanical_trail",
+    "motion_ratio",
+    "camber_gain",
+    "bump_steer",
+    "roll_centre_height",
+)
+"""The metrics charted by default (``--charts key``)."""
+
+
+def chart_groups(result: SensitivityResult) -> dict[str, list[str]]:
+    """Metric id -> its columns in the result (one chart per id, a panel per column)."""
+    from suspension_sim.metrics.catalogue import metric_of
+
+    groups: dict[str, list[str]] = {}
+    for column in result.metrics:
+        found = metric_of(column)
+        key = found[0].id if found is not None else column
+        if found is not None and found[0].suffix and not column.endswith(found[0].suffix):
+            key = column
+        groups.setdefault(key, []).append(column)
+    return groups
+
+
+def tornado_figure(result: SensitivityResult, columns: list[str], count: int = 12) -> Figure:
+    """One panel per column: the `count` coordinates that move it most, as a tornado chart
+    (bars in the metric's unit per mm, largest at the top; red +, blue -)."""
     from matplotlib.figure import Figure
 
     from suspension_sim.metrics.catalogue import label
 
-    rows = [r for r in result.top(metric, count) if r[2] != 0.0 and np.isfinite(r[2])]
-    unit = result.units[result.metrics.index(metric)]
-    per = f"{unit}/mm" if unit not in ("-", "") else "1/mm"
-    fig = Figure(figsize=(7.0, 0.45 * max(len(rows), 1) + 1.6))
-    ax = fig.add_subplot()
-    names = [_coordinate_label(result, p, a) for p, a, _ in rows][::-1]
-    values = [v for _, _, v in rows][::-1]
-    colours = ["tab:red" if v > 0 else "tab:blue" for v in values]
-    ax.barh(range(len(values)), values, color=colours)
-    ax.set_yticks(range(len(values)), names)
-    ax.axvline(0.0, color="black", linewidth=0.8)
-    ax.set_xlabel(f"d {label(metric)} / d coordinate [{per}]")
-    what = "design" if result.what == "design" else result.what
-    pairs = ", mirror pairs together" if result.symmetric else ""
-    ax.set_title(f"{label(metric)}: {what}{pairs}", fontsize=10)
-    if not rows:
-        ax.text(0.5, 0.5, "no hardpoint moves this metric", ha="center", transform=ax.transAxes)
-    ax.grid(axis="x", alpha=0.3)
+    n = len(columns)
+    ncols = 1 if n == 1 else 2
+    nrows = (n + ncols - 1) // ncols
+    fig = Figure(figsize=(6.5 * ncols, (0.32 * count + 1.3) * nrows))
+    what = result.what + (", mirror pairs together" if result.symmetric else "")
+    fig.suptitle(f"hardpoint sensitivities ({what})", fontsize=11)
+    for k, metric in enumerate(columns):
+        ax = fig.add_subplot(nrows, ncols, k + 1)
+        rows = [r for r in result.top(metric, count) if r[2] != 0.0 and np.isfinite(r[2])]
+        unit = result.units[result.metrics.index(metric)]
+        per = f"{unit}/mm" if unit not in ("-", "") else "1/mm"
+        names = [_coordinate_label(result, p, a) for p, a, _ in rows][::-1]
+        values = [v for _, _, v in rows][::-1]
+        ax.barh(
+            range(len(values)), values, color=["tab:red" if v > 0 else "tab:blue" for v in values]
+        )
+        ax.set_yticks(range(len(values)), names, fontsize=8)
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        ax.set_xlabel(f"d {label(metric)} / d coordinate [{per}]", fontsize=9)
+        value = result.values[result.metrics.index(metric)]
+        ax.set_title(f"{label(metric)} = {value:.4g}", fontsize=9)
+        if not rows:
+            ax.text(0.5, 0.5, "no hardpoint moves it", ha="center", transform=ax.transAxes)
+        ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig
 
@@ -53,19 +89,19 @@ def _coordinate_label(result: SensitivityResult, point: str, axis: str) -> str:
     return f"{point} + {partner} {axis}" if partner else f"{point} {axis}"
 
 
-def chart_name(metric: str) -> str:
-    """File name of a metric's tornado chart: ``tornado_<column>.png`` (safe characters)."""
-    return "tornado_" + re.sub(r"[^A-Za-z0-9_.-]+", "_", metric) + ".png"
+def chart_name(key: str) -> str:
+    """File name of a chart: ``tornado_<metric>.png`` (safe characters only)."""
+    return "tornado_" + re.sub(r"[^A-Za-z0-9_.-]+", "_", key) + ".png"
 
 
 def write_tornado(
     result: SensitivityResult,
-    metric: str,
+    columns: list[str],
     path: str | os.PathLike[str],
     count: int = 12,
     option: str = "--out",
 ) -> Path:
-    """Write one metric's tornado chart as a PNG (atomically, `save_figure`)."""
+    """Write the tornado chart of these columns as a PNG (atomically, `save_figure`)."""
     from suspension_sim.outputs.chart_files import save_figure
 
-    return save_figure(tornado_figure(result, metric, count), path, option=option)
+    return save_figure(tornado_figure(result, columns, count), path, option=option)

@@ -22,6 +22,11 @@ import numpy as np
 
 Array = np.ndarray
 
+DualArray = Any
+"""A `Dual` where it flows through numpy-typed code (the metric formulas are annotated
+with ``np.ndarray`` and take Duals through numpy's dispatch, which the type checker
+cannot see)."""
+
 
 def value(x: Any) -> Any:
     """The value part of a Dual, or x itself."""
@@ -127,32 +132,32 @@ class Dual:
 
     # -- arithmetic -------------------------------------------------------------------------
     def __add__(self, o: Any) -> Dual:
-        return np.add(self, o)  # type: ignore[no-any-return]
+        return np.add(self, o)
 
     __radd__ = __add__
 
     def __sub__(self, o: Any) -> Dual:
-        return np.subtract(self, o)  # type: ignore[no-any-return]
+        return np.subtract(self, o)
 
     def __rsub__(self, o: Any) -> Dual:
-        return np.subtract(o, self)  # type: ignore[no-any-return]
+        return np.subtract(o, self)
 
     def __mul__(self, o: Any) -> Dual:
-        return np.multiply(self, o)  # type: ignore[no-any-return]
+        return np.multiply(self, o)
 
     __rmul__ = __mul__
 
     def __truediv__(self, o: Any) -> Dual:
-        return np.true_divide(self, o)  # type: ignore[no-any-return]
+        return np.true_divide(self, o)
 
     def __rtruediv__(self, o: Any) -> Dual:
-        return np.true_divide(o, self)  # type: ignore[no-any-return]
+        return np.true_divide(o, self)
 
     def __matmul__(self, o: Any) -> Dual:
-        return np.matmul(self, o)  # type: ignore[no-any-return]
+        return np.matmul(self, o)
 
     def __rmatmul__(self, o: Any) -> Dual:
-        return np.matmul(o, self)  # type: ignore[no-any-return]
+        return np.matmul(o, self)
 
     def __neg__(self) -> Dual:
         return Dual(-self.val, -self.der)
@@ -166,22 +171,22 @@ class Dual:
         return Dual(self.val**k, k * self.val ** (k - 1) * self.der)
 
     def __lt__(self, o: Any) -> Array:
-        return self.val < value(o)  # type: ignore[no-any-return]
+        return self.val < value(o)
 
     def __le__(self, o: Any) -> Array:
-        return self.val <= value(o)  # type: ignore[no-any-return]
+        return self.val <= value(o)
 
     def __gt__(self, o: Any) -> Array:
-        return self.val > value(o)  # type: ignore[no-any-return]
+        return self.val > value(o)
 
     def __ge__(self, o: Any) -> Array:
-        return self.val >= value(o)  # type: ignore[no-any-return]
+        return self.val >= value(o)
 
     def __eq__(self, o: Any) -> Array:  # type: ignore[override]
-        return self.val == value(o)  # type: ignore[no-any-return]
+        return self.val == value(o)
 
     def __ne__(self, o: Any) -> Array:  # type: ignore[override]
-        return self.val != value(o)  # type: ignore[no-any-return]
+        return self.val != value(o)
 
     __hash__ = None  # type: ignore[assignment]
 

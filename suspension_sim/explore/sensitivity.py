@@ -38,7 +38,7 @@ import numpy as np
 
 from suspension_sim.description import CHASSIS
 from suspension_sim.errors import InputError
-from suspension_sim.explore.dual import Dual, lstsq, value
+from suspension_sim.explore.dual import Dual, DualArray, lstsq, value
 from suspension_sim.metrics.catalogue import CATALOGUE
 from suspension_sim.metrics.centres import centre_columns
 from suspension_sim.metrics.conventions import preset
@@ -60,6 +60,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.pose import Pose
     from suspension_sim.solve.state import State
     from suspension_sim.sweeps.motions import Motion
 
@@ -122,6 +123,13 @@ class SensitivityResult:
     symmetric: bool = False
     pairs: dict[str, str] = dataclasses.field(default_factory=dict)
     """With `symmetric`: point -> its mirror partner (the column's point is the first)."""
+    redundant: int = 0
+    """Redundant joint equations at design (an over-constrained linkage, e.g. a solid axle
+    located by more links than it needs): its mobility rests on an exact alignment of
+    points, so moving one point of those links alone may lock it (`redundant_points` are
+    the joints that carry the redundancy); the derivatives then hold only for moves that
+    keep the alignment."""
+    redundant_points: tuple[str, ...] = ()
 
     def table(self) -> pd.DataFrame:
         """Tidy table: metric, unit, point, axis, value (metric unit per mm), metric value."""
@@ -239,18 +247,18 @@ def _build_layout(model: KinematicModel) -> _Layout:
     return lay
 
 
-def _frames_from_axes(z_axis: Dual, origin: Dual) -> tuple[Dual, Dual]:
+def _frames_from_axes(z_axis: DualArray, origin: DualArray) -> tuple[DualArray, DualArray]:
     """`model.screws.frame_from_axis` for many axes (n, 3) on Duals: local z along the
     axis, x perpendicular to z and to the model axis least aligned with z (locally
     constant), y = z x x. Returns rotations (n, 3, 3) and origins (n, 3)."""
     z = unit(z_axis)
-    helper = np.eye(3)[np.argmin(np.abs(z.val), axis=-1)]
+    helper = np.eye(3)[np.argmin(np.abs(value(z)), axis=-1)]
     x = unit(cross(helper, z))
     y = cross(z, x)
-    return np.stack([x, y, z], axis=-1), origin  # type: ignore[call-overload]
+    return np.stack([x, y, z], axis=-1), origin
 
 
-def _frames(model: KinematicModel, lay: _Layout, p: Dual) -> tuple[Dual, Dual]:
+def _frames(model: KinematicModel, lay: _Layout, p: DualArray) -> tuple[DualArray, DualArray]:
     """Rotation (n_parts, 3, 3) and origin (n_parts, 3) of every part's local frame, built
     from the points exactly as `model.topology.classify` builds them."""
     n = p.n
@@ -267,7 +275,7 @@ def _frames(model: KinematicModel, lay: _Layout, p: Dual) -> tuple[Dual, Dual]:
         if kind in ("axis", "rack"):
             axis = p[idx[:, 0]] - p[idx[:, 1]]
             if kind == "rack":  # oriented toward +Y
-                axis = unit(axis) * np.where(unit(axis).val[:, 1] > 0, 1.0, -1.0)[:, None]
+                axis = unit(axis) * np.where(value(unit(axis))[:, 1] > 0, 1.0, -1.0)[:, None]
             R[parts], o[parts] = _frames_from_axes(axis, p[idx[:, 1]])
         elif kind == "at":
             o[parts] = p[idx[:, 0]]
@@ -284,7 +292,7 @@ def _frames(model: KinematicModel, lay: _Layout, p: Dual) -> tuple[Dual, Dual]:
     return R, o
 
 
-def _transforms(model: KinematicModel, q: Dual) -> Dual | np.ndarray:
+def _transforms(model: KinematicModel, q: DualArray) -> DualArray:
     """Local PoE transforms and their derivatives, (n_parts, 1 + kmax, 3, 4): the shipped
     templates (sin/cos of the joint parameters) evaluated on Duals; a plain array when q
     carries no derivative (at design q = 0 whatever the hardpoints)."""
@@ -307,13 +315,13 @@ def _transforms(model: KinematicModel, q: Dual) -> Dual | np.ndarray:
         flat = np.stack(
             [e if isinstance(e, Dual) else np.full(len(idx), float(e)) for e in entries]
         )
-        T = flat.reshape(1 + k, 3, 4, len(idx)).transpose(3, 0, 1, 2)  # type: ignore[union-attr]
+        T = flat.reshape(1 + k, 3, 4, len(idx)).transpose(3, 0, 1, 2)
         if k < kmax:
             T = np.concatenate([T, np.zeros((len(idx), kmax - k, 3, 4))], axis=1)
         blocks.append(T)
         order.extend(int(i) for i in idx)
     allT = np.concatenate([b if isinstance(b, Dual) else Dual.constant(b, n) for b in blocks])
-    return allT[np.argsort(np.array(order))]  # type: ignore[no-any-return]
+    return allT[np.argsort(np.array(order))]
 
 
 @dataclass
@@ -321,17 +329,17 @@ class _Placed:
     """Point copies of one state on Duals: P (n_inst, 3), dP (n_inst, kmax, 3) d/d slot,
     the frames and transforms (for body twists), chassis rotation (plain) and translation."""
 
-    P: Dual
-    dP: Dual
-    R_F: Dual
-    o_F: Dual
-    T: Dual | np.ndarray
+    P: DualArray
+    dP: DualArray
+    R_F: DualArray
+    o_F: DualArray
+    T: DualArray
     Rc: np.ndarray
-    tc: Dual
+    tc: DualArray
 
 
 def _place(
-    model: KinematicModel, lay: _Layout, q: Dual, p: Dual, chassis: Sequence[float]
+    model: KinematicModel, lay: _Layout, q: DualArray, p: DualArray, chassis: Sequence[float]
 ) -> _Placed:
     R_F, o_F = _frames(model, lay, p)
     T = _transforms(model, q)
@@ -348,10 +356,10 @@ def _place(
     Rc = rotation_xyz(np.radians(roll), np.radians(pitch), np.radians(yaw))
     ref = p[lay.ref] if lay.ref >= 0 else Dual.constant(np.zeros(3), p.n)
     tc = ref + np.array([xs, ys, zs]) - np.einsum("ij,j->i", Rc, ref)
-    return _Placed(P, dP, R_F, o_F, T, Rc, tc)  # type: ignore[arg-type]
+    return _Placed(P, dP, R_F, o_F, T, Rc, tc)
 
 
-def _jacobian(model: KinematicModel, pl: _Placed) -> Dual:
+def _jacobian(model: KinematicModel, pl: _Placed) -> DualArray:
     """d joint residuals / d every parameter (3 rows per active pair, n_params), gathered
     from the copies' slot derivatives with the model's own CSR layout."""
     lay = model.layout(np.arange(model.n_params))
@@ -364,7 +372,9 @@ def _jacobian(model: KinematicModel, pl: _Placed) -> Dual:
     return Dual(val, der)
 
 
-def _residuals(model: KinematicModel, lay: _Layout, pl: _Placed, state: State, p: Dual) -> Dual:
+def _residuals(
+    model: KinematicModel, lay: _Layout, pl: _Placed, state: State, p: DualArray
+) -> DualArray:
     """Joint residuals of the active pairs and the state's target residuals (mm)."""
     act = model.active_pairs
     r = (pl.P[model.pair_b[act]] - pl.P[model.pair_a[act]]).reshape(-1)
@@ -388,7 +398,7 @@ def _residuals(model: KinematicModel, lay: _Layout, pl: _Placed, state: State, p
             P = pl.P[copy]
             coord = dot(pl.Rc[a], P) + pl.tc[a] if tg.frame == "world" else P[a]
             rows.append((coord - tg.value).reshape(1))
-    return np.concatenate(rows)  # type: ignore[no-any-return]
+    return np.concatenate(rows)
 
 
 def _unknowns(model: KinematicModel, state: State) -> np.ndarray:
@@ -422,18 +432,20 @@ def _parameter_rates(
     return out
 
 
-# -- metrics on Duals -------------------------------------------------------------------------------
-def _tangent_rates(model: KinematicModel, A: Dual, rhs: np.ndarray, columns: np.ndarray) -> Dual:
+# -- metrics on Duals ------------------------------------------------------------------------
+def _tangent_rates(
+    model: KinematicModel, A: DualArray, rhs: np.ndarray, columns: np.ndarray
+) -> DualArray:
     """Least-squares tangents dq (n_params, n_cols) of a bordered Jacobian A over `columns`."""
     sol = lstsq(A[:, columns], rhs)
     rest = np.setdiff1d(np.arange(model.n_params), columns)
     parts = [sol] + ([Dual.constant(np.zeros((len(rest), rhs.shape[1])), A.n)] if len(rest) else [])
     stacked = np.concatenate(parts)
     order = np.argsort(np.concatenate([columns, rest]))
-    return stacked[order]  # type: ignore[no-any-return]
+    return stacked[order]
 
 
-def _twists(model: KinematicModel, pl: _Placed, parts: np.ndarray, dq: Dual) -> Dual:
+def _twists(model: KinematicModel, pl: _Placed, parts: np.ndarray, dq: DualArray) -> DualArray:
     """Spatial twists (w, v) of `parts` per tangent column, chassis frame: (n, 6, cols)
     (`solve.sensitivity.part_twists` on Duals)."""
     R_F, o_F = pl.R_F[parts], pl.o_F[parts]
@@ -454,12 +466,12 @@ def _twists(model: KinematicModel, pl: _Placed, parts: np.ndarray, dq: Dual) -> 
     Wm = np.einsum("niju,nkj->niku", GRdot, GR)
     w = np.stack([Wm[:, 2, 1], Wm[:, 0, 2], Wm[:, 1, 0]], axis=1)
     v = Gtdot - np.einsum("niku,nk->niu", Wm, Gt)
-    return np.concatenate([w, v], axis=1)  # type: ignore[no-any-return]
+    return np.concatenate([w, v], axis=1)
 
 
 def _kingpins(
-    model: KinematicModel, st: WheelSet, pl: _Placed, J: Dual, lay: _Layout
-) -> tuple[Dual, Dual]:
+    model: KinematicModel, st: WheelSet, pl: _Placed, J: DualArray, lay: _Layout
+) -> tuple[DualArray, DualArray]:
     """Kingpin direction (up) and a point on it, chassis frame, (1, n_w, 3) each
     (`metrics.geometry.kingpin_axes`): from the kingpin points, else the carrier's
     screw axis per mm of rack with every stroke held."""
@@ -491,7 +503,7 @@ def _kingpins(
         tw = steer_tw[i, :, 0]
         w, v = tw[:3], tw[3:]
         ww = dot(w, w)
-        if ww.val <= MIN_STEER_TWIST**2:
+        if value(ww) <= MIN_STEER_TWIST**2:
             nan = Dual.constant(np.full(3, np.nan), n)
             ks.append(nan)
             k0s.append(nan)
@@ -499,18 +511,18 @@ def _kingpins(
         direction = w / np.sqrt(ww)
         ks.append(direction if direction.val[2] >= 0 else -direction)
         k0s.append(cross(w, v) / ww)
-    return np.stack(ks)[None], np.stack(k0s)[None]  # type: ignore[call-overload,return-value]
+    return np.stack(ks)[None], np.stack(k0s)[None]
 
 
 def _metrics_at(
     model: KinematicModel,
     lay: _Layout,
-    q: Dual,
-    p: Dual,
+    q: DualArray,
+    p: DualArray,
     chassis: Sequence[float],
     convention: str | None,
     rates: bool,
-) -> dict[Slot, Dual]:
+) -> dict[Slot, DualArray]:
     """Every supported metric of one state, as Duals of shape (1,) (directions of p)."""
     pre = preset(convention if convention is not None else model.car.options.sign_convention)
     st0 = wheel_set(model)
@@ -530,11 +542,11 @@ def _metrics_at(
         reference=p[lay.ref] if lay.ref >= 0 else st0.reference,
     )
     dP4 = pl.dP[:, :, :, None]
-    g = place_wheels(st, pl.P[None], pl.Rc[None], pl.tc[None], dP4)  # type: ignore[arg-type]
+    g = place_wheels(st, pl.P[None], pl.Rc[None], pl.tc[None], dP4)
     J = _jacobian(model, pl)
     k_c, k0_c = _kingpins(model, st, pl, J, lay)
     out: dict[Slot, Any] = dict(
-        geometry_columns(st, g, pre, k_c, k0_c, ackermann=False, ids=GEOMETRY_IDS)  # type: ignore[arg-type]
+        geometry_columns(st, g, pre, k_c, k0_c, ackermann=False, ids=GEOMETRY_IDS)
     )
     if rates and len(wheels):
         n_w = len(wheels)
@@ -550,24 +562,24 @@ def _metrics_at(
         n_cols = n_w + int(st.has_rack)
         rhs = np.zeros((A.shape[0], n_cols))
         rhs[J.shape[0] :] = np.eye(n_cols)
-        dq = _tangent_rates(model, A, rhs, np.arange(model.n_params))  # type: ignore[arg-type]
+        dq = _tangent_rates(model, A, rhs, np.arange(model.n_params))
         W = dq[None]
-        v_C = point_velocities(model, dP4, W, st.i_centre)  # type: ignore[arg-type]
-        v_A = point_velocities(model, dP4, W, st.i_axis)  # type: ignore[arg-type]
+        v_C = point_velocities(model, dP4, W, st.i_centre)
+        v_A = point_velocities(model, dP4, W, st.i_axis)
         Wd = W[:, st.damper_params]
-        out.update(rate_columns(st, g, v_C, v_A, Wd, pre, ids=RATE_IDS))  # type: ignore[arg-type]
+        out.update(rate_columns(st, g, v_C, v_A, Wd, pre, ids=RATE_IDS))
         twists = _twists(model, pl, st.part, dq)
-        out.update(centre_columns(st, g, twists[None], model.car.options, ids=CENTRE_IDS))  # type: ignore[arg-type]
+        out.update(centre_columns(st, g, twists[None], model.car.options, ids=CENTRE_IDS))
     return {k: v for k, v in out.items() if isinstance(v, Dual) and k[0] in SUPPORTED_IDS}
 
 
-# -- the public function -------------------------------------------------------------------------------
-def _solve_path(model: KinematicModel, motion: Motion) -> list[Any]:
+# -- the public function ---------------------------------------------------------------------
+def _solve_path(model: KinematicModel, motion: Motion) -> list[Pose]:
     """Solved poses of the motion's first and last steps, reached step by step from the
     step nearest design (each solve warm-started from its neighbour)."""
     steps = list(motion)
     start = int(np.argmin([abs(s.values[0]) for s in steps]))
-    poses: dict[int, Any] = {}
+    poses: dict[int, Pose] = {}
     poses[start] = _solve_state(model, steps[start].state, None)
     for direction in (-1, 1):
         i = start
@@ -577,8 +589,11 @@ def _solve_path(model: KinematicModel, motion: Motion) -> list[Any]:
     return [poses[0], poses[len(steps) - 1]]
 
 
-def _solve_state(model: KinematicModel, state: State, guess: Any) -> Any:
-    return model.solve(  # type: ignore[attr-defined]
+def _solve_state(model: KinematicModel, state: State, guess: Pose | None) -> Pose:
+    from suspension_sim.solve.solver import solve
+
+    return solve(
+        model,
         shocks=dict(state.shocks),
         rack=state.rack,
         chassis=state.chassis,
@@ -645,7 +660,8 @@ def sensitivity(
             q = Dual(pose.params, dq.T)
             per_end.append(_metrics_at(model, lay, q, p, pose.chassis, convention, rates))
         found = {k: per_end[1][k] - per_end[0][k] for k in per_end[0] if k in per_end[1]}
-        what = f"change over {motion.name} ({motion[0].values[0]:g} to {motion[len(motion) - 1].values[0]:g})"
+        first, last = motion[0].values[0], motion[len(motion) - 1].values[0]
+        what = f"change over {motion.name} ({first:g} to {last:g})"
     from suspension_sim.metrics.core import layout as metric_layout
 
     order = [s for s in metric_layout(model, rates) if s in found]
@@ -669,7 +685,21 @@ def sensitivity(
     pairs: dict[str, str] = {}
     if symmetric:
         mat, coords, pairs = _symmetric(model, lay, mat)
-    return SensitivityResult(tuple(keys), units, vals, coords, mat, what, symmetric, pairs)
+    from suspension_sim.solve.diagnostics import design_mobility
+
+    mob = design_mobility(model)
+    return SensitivityResult(
+        tuple(keys),
+        units,
+        vals,
+        coords,
+        mat,
+        what,
+        symmetric,
+        pairs,
+        mob.redundant,
+        tuple(mob.redundant_points),
+    )
 
 
 def _symmetric(
@@ -704,5 +734,3 @@ __all__ = [
     "mirror_pairs",
     "sensitivity",
 ]
-
-_ = value  # re-exported helper used by callers that inspect Duals
