@@ -14,8 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from suspension_sim.metrics.catalogue import CATALOGUE, Metric
 from suspension_sim.metrics.centres import ANTI_CENTRES, ANTIS, anti_cases, centre_metrics
 from suspension_sim.metrics.conventions import preset
@@ -32,6 +30,8 @@ from suspension_sim.solve.sensitivity import part_twists, wheel_tangents
 from suspension_sim.solve.solver import blas_controller
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from suspension_sim.model import KinematicModel
     from suspension_sim.solve.pose import Pose
 
@@ -141,6 +141,8 @@ def metrics_table(poses: Iterable[Pose], convention: str | None = None) -> pd.Da
         if name is None:
             name = pose.model.car.options.sign_convention
         rows.append(pose_metrics(pose, name, rates=True))
+    import pandas as pd
+
     table = pd.DataFrame(rows)
     table.attrs["convention"] = preset(name).name
     return table

@@ -18,11 +18,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
-
-import openpyxl
-from openpyxl.utils.cell import get_column_letter, range_boundaries
-from openpyxl.worksheet.worksheet import Worksheet
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from suspension_sim.description import Source
 from suspension_sim.errors import WorkbookError
@@ -35,6 +31,10 @@ from suspension_sim.workbook.schema import (
     SECTION_NAMES,
     Column,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    import openpyxl
+    from openpyxl.worksheet.worksheet import Worksheet
 
 MAX_ROW = 1_048_576
 """Rows of an Excel sheet."""
@@ -53,6 +53,16 @@ def read_section(
     return None if table is None else records(table, columns)
 
 
+def column_letter(col: int) -> str:
+    """Excel's letters of a 1-based column number (1 -> A, 27 -> AA), without importing
+    openpyxl (a cached car never loads it)."""
+    letters = ""
+    while col > 0:
+        col, rest = divmod(col - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters
+
+
 # -- cells ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Cell:
@@ -67,7 +77,7 @@ class Cell:
     @property
     def ref(self) -> str:
         """The cell's A1 reference, e.g. 'C12'."""
-        return f"{get_column_letter(self.col)}{self.row}"
+        return f"{column_letter(self.col)}{self.row}"
 
     @property
     def source(self) -> Source:
@@ -123,6 +133,8 @@ class Book:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
+                import openpyxl
+
                 return openpyxl.load_workbook(self.path, data_only=data_only)
         except Exception as exc:
             fail(
@@ -294,6 +306,8 @@ def _range_bounds(book: Book, cell: Cell, ws: Worksheet, cells: str) -> tuple[in
     """Bounds of a range on a sheet, clipped to the sheet's data."""
     hint = "write it like A1:D90 (columns A..XFD, rows 1..1048576)"
     try:
+        from openpyxl.utils.cell import range_boundaries
+
         c0, r0, c1, r1 = range_boundaries(cells.upper())
     except (ValueError, TypeError):
         fail(cell, f"malformed range {cells!r}", hint)
@@ -306,7 +320,7 @@ def _range_bounds(book: Book, cell: Cell, ws: Worksheet, cells: str) -> tuple[in
     if c1 > MAX_COL or r1 > MAX_ROW:
         fail(cell, f"range {cells!r} lies outside the sheet (beyond XFD1048576)", hint)
     if r0 > ws.max_row or c0 > ws.max_column:
-        end = f"{get_column_letter(ws.max_column)}{ws.max_row}"
+        end = f"{column_letter(ws.max_column)}{ws.max_row}"
         fail(
             cell,
             f"range {ws.title}!{cells} lies outside the data of sheet {ws.title!r},"

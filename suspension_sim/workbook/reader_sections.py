@@ -13,13 +13,21 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from openpyxl.utils.cell import get_column_letter
-
 from suspension_sim import units
 from suspension_sim.description import Body, Options
 from suspension_sim.names import did_you_mean
 from suspension_sim.tolerances import MAX_COORDINATE_MM, SAME_PLACE_MM
-from suspension_sim.workbook.cells import Book, Cell, Table, fail, norm, number, positive, records
+from suspension_sim.workbook.cells import (
+    Book,
+    Cell,
+    Table,
+    column_letter,
+    fail,
+    norm,
+    number,
+    positive,
+    records,
+)
 from suspension_sim.workbook.schema import (
     OPTION_NAMES,
     OPTIONS,
@@ -205,7 +213,7 @@ class SectionReader:
                 continue
             if any(self.inside(other, table.sheet, r1 + 1, c0) for other in self.tables.values()):
                 continue
-            where = f"{self.book.file}: {table.sheet}!{get_column_letter(c0)}{r1 + 1}"
+            where = f"{self.book.file}: {table.sheet}!{column_letter(c0)}{r1 + 1}"
             self.warnings.append(
                 f"{where}: {value!r} is right below section {table.name!r} but outside its range"
                 f" {table.index_cell.text} (not read); extend the range in"
