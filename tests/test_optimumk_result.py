@@ -548,3 +548,35 @@ def test_an_O2For_force_case_with_an_excel_export(
     argv = ["validate", str(CAR), str(FORCES), "--out", str(out), "--no-plots"]
     assert main([*argv, "--force-case", str(o2for)]) == 0
     assert capsys.readouterr().out.startswith("PASS: 157 channels over 13 steps")
+
+
+def test_random_corruption_reads_or_names_a_byte(tmp_path: Path, copies: list[bytes]) -> None:
+    """Bytes changed anywhere (header and copies, counts, table and data) or the file cut
+    short: either the file still reads (a changed number) or the error is an
+    OptimumKFileError naming a byte; never another exception."""
+    import random
+
+    data = result_bytes(
+        "F",
+        copies,
+        [("Motion [Heave]", 12, [0.0, 0.001]), ("Camber Angle [Left] [Front]", 3, [0.0, 0.0])],
+        force_elements=[("A", np.zeros((2, 9)))],
+    )
+    rng = random.Random(22)
+    regions = [(0, 7000), (20000, 20120), (TABLE, len(data))]
+    p = tmp_path / "fuzz.O2Res"
+    errors = 0
+    for i in range(300):
+        a, b = regions[i % 3]
+        d = bytearray(data)
+        for _ in range(rng.randint(1, 3)):
+            d[rng.randrange(a, b)] = rng.randrange(256)
+        if rng.random() < 0.2:
+            d = d[: rng.randrange(len(d))]
+        p.write_bytes(bytes(d))
+        try:
+            read_result(p)
+        except OptimumKFileError as exc:
+            errors += 1
+            assert re.search(r"fuzz\.O2Res: byte \d+", exc.where or ""), exc.render()
+    assert 50 < errors < 300  # some changes are plain numbers; many are caught
