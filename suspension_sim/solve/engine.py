@@ -42,8 +42,10 @@ module). The work itself is split by job, each module readable in one sitting:
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import Iterator
 
 from suspension_sim.solve.engine_codes import (
     BRANCH,
@@ -144,6 +146,33 @@ solves two poses (~5-20 ms on numpy) is not slowed by a load it cannot win back.
 worst a process spends twice the best choice's time (the ski-rental rule)."""
 
 
+_HELD = 0
+"""How many `hold_load` blocks are open (process-wide)."""
+_HELD_SINCE = -1.0
+"""`time.perf_counter()` when the outermost open `hold_load` block began."""
+
+
+@contextlib.contextmanager
+def hold_load() -> Iterator[None]:
+    """No lazy load of the compiled kernel inside this block: `kernel_compiled` answers
+    from what is loaded already and does not count the question, and the time spent
+    inside is taken off the `LOAD_AFTER_S` clock. For work known to be short (a sweep
+    of a few steps: ~0.15 s of numpy solving) whose solves could not win back a load
+    (~0.35-0.8 s), while other work (building motions, loading a second car) would
+    otherwise run the clock. An explicit `load_kernel_if_cached` or `compile_kernel`
+    inside still loads. Nests; process-wide (every thread's solves are held)."""
+    global _HELD, _HELD_SINCE, _FIRST_ASKED
+    if _HELD == 0:
+        _HELD_SINCE = time.perf_counter()
+    _HELD += 1
+    try:
+        yield
+    finally:
+        _HELD -= 1
+        if _HELD == 0 and _FIRST_ASKED >= 0:  # the clock runs only outside held blocks
+            _FIRST_ASKED += time.perf_counter() - max(_HELD_SINCE, _FIRST_ASKED)
+
+
 def kernel_on_disk() -> bool:
     """True when a complete compile of the kernels is in this user's private code
     folder and belongs to this package (`solve.warmup.on_disk`: a manifest written
@@ -198,15 +227,21 @@ def kernel_compiled() -> bool:
     process's second solve (`LOAD_AT_QUESTION`), once it has been solving for
     `LOAD_AFTER_S`, it loads the kernel if a complete compile is on disk, or starts the
     background compile (`load_kernel_if_cached`): the first pose never waits, a loop of
-    solves turns compiled.
+    solves turns compiled. Inside `hold_load` it never loads. A kernel module that
+    another thread is still importing counts as not loaded.
     """
     global _READY, _QUESTIONS, _FIRST_ASKED
     if not _READY:
         k = sys.modules.get("suspension_sim.solve.kernel")
+        sequence = getattr(k, "solve_sequence", None)  # None while k is half imported
+        single = getattr(k, "solve_single", None)
         _READY = (
-            k is not None and bool(k.solve_sequence.signatures) and bool(k.solve_single.signatures)
+            sequence is not None
+            and single is not None
+            and bool(sequence.signatures)
+            and bool(single.signatures)
         )
-        if not _READY and not _LOAD_TRIED:
+        if not _READY and not _LOAD_TRIED and not _HELD:
             now = time.perf_counter()
             if _QUESTIONS == 0:
                 _FIRST_ASKED = now
