@@ -580,3 +580,21 @@ def test_random_corruption_reads_or_names_a_byte(tmp_path: Path, copies: list[by
             errors += 1
             assert re.search(r"fuzz\.O2Res: byte \d+", exc.where or ""), exc.render()
     assert 50 < errors < 300  # some changes are plain numbers; many are caught
+
+
+def test_a_channel_given_twice(tmp_path: Path, copies: list[bytes]) -> None:
+    """The same channel twice: with the same values the second is listed, with other values
+    an error naming the second record (as for a column repeated in an export)."""
+    motion = ("Motion [Heave]", 12, [0.0, 0.001])
+    camber = ("Camber Angle [Left] [Front]", 3, [0.01, 0.02])
+
+    def export(chs: list[Channel]) -> Export:
+        return result_export(read_result(write_result(tmp_path / "d.O2Res", "D", copies, chs)))
+
+    e = export([motion, camber, camber])
+    assert len(e.columns) == 2 and "the same values as" in e.ignored[0]
+    with pytest.raises(InputError) as exc:
+        export([motion, camber, ("Camber Angle [Left] [Front]", 3, [0.01, 0.03])])
+    assert "same channel" in exc.value.message
+    first = read_result(tmp_path / "d.O2Res").channels[2].record
+    assert f"byte {first}" in (exc.value.where or "")

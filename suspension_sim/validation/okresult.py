@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from suspension_sim.errors import InputError
+from suspension_sim.tolerances import REPEATED_COLUMN_ATOL
 from suspension_sim.validation.export_table import OK_FORCE, Column, Export
 from suspension_sim.validation.headers import check_unit
 from suspension_sim.validation.okheaders import parse_optimumk_header
@@ -118,7 +119,7 @@ def result_export(result: OkResult) -> Export:
         key = h.name.lower()
         twin = seen.get(key)
         if twin is not None:
-            if np.allclose(twin.values, values, equal_nan=True, rtol=0, atol=1e-9):
+            if np.allclose(twin.values, values, equal_nan=True, rtol=0, atol=REPEATED_COLUMN_ATOL):
                 ignored.append(f"{text} (the same values as {twin.header.text!r})")
                 continue
             raise InputError(
