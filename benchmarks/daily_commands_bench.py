@@ -19,8 +19,9 @@ what the machine's load cannot inflate much), with the core count and load avera
   compiled kernel takes over).
 
 Inputs and outputs are made in a temporary folder (the workbooks are only read).
-``--source DIR`` times another checkout of the package (e.g. a ``git worktree`` of
-an older commit, for a before/after table), ``--only NAME ...`` some of the items.
+``--source DIR ...`` times other checkouts of the package (e.g. a ``git worktree`` of
+an older commit; several: their runs interleaved, for a before/after table),
+``--only NAME ...`` some of the items.
 The first use after an install (an empty cache: the background compile) is
 ``first_use_bench.py``'s. On a shared machine the figures swing by 2x: read the best.
 """
@@ -47,6 +48,8 @@ WORKBOOKS = ROOT / "workbooks"
 CAR = WORKBOOKS / "fsae_car.xlsx"
 OTHER_CAR = WORKBOOKS / "fsae_car_arb.xlsx"
 MAP = WORKBOOKS / "replay_example" / "map.yaml"
+NEUTRAL = tempfile.gettempdir()
+"""The children's working folder: not a checkout (``python -m`` puts it first on the path)."""
 LOG_SAMPLES = 200_000
 LOG_HZ = 500.0
 
@@ -138,7 +141,11 @@ def whole_process(
         cpu = children_cpu()
         t = time.perf_counter()
         proc = subprocess.run(
-            [sys.executable, "-m", "suspension_sim", *args], env=env, capture_output=True, text=True
+            [sys.executable, "-m", "suspension_sim", *args],
+            env=env,
+            capture_output=True,
+            cwd=NEUTRAL,
+            text=True,
         )
         took = time.perf_counter() - t
         if proc.returncode not in ok:
@@ -158,6 +165,7 @@ def first_pose(env: dict[str, str]) -> Callable[[], tuple[float, float]]:
             [sys.executable, "-c", FIRST_POSE, str(CAR)],
             env=env,
             capture_output=True,
+            cwd=NEUTRAL,
             text=True,
             check=True,
         )
@@ -168,107 +176,125 @@ def first_pose(env: dict[str, str]) -> Callable[[], tuple[float, float]]:
 
 def kernels_on_disk(env: dict[str, str]) -> bool:
     code = "from suspension_sim.solve import warmup; print(warmup.on_disk())"
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, cwd=NEUTRAL, text=True
+    )
     return out.stdout.strip() == "True"
+
+
+def source_env(source: Path) -> dict[str, str]:
+    """The environment that runs the package of `source` (a checkout's root)."""
+    path = os.pathsep.join(p for p in (str(source.resolve()), os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "PYTHONPATH": path}
+
+
+def timers(
+    env: dict[str, str], folder: Path, log: Path, tag: str
+) -> dict[str, Callable[[], tuple[float, float]]]:
+    """Every item's timer for one checkout (`env`); outputs in `folder` under `tag`."""
+    car, other, out = str(CAR), str(OTHER_CAR), str(folder / tag)
+    replay = ["replay", car, str(log), "--map", str(MAP), "--quiet", "--force", "--out"]
+    return {
+        "--help": whole_process(["--help"], env),
+        "--version": whole_process(["--version"], env),
+        "check": whole_process(["check", car], env),
+        "report": whole_process(["report", car], env),
+        "solve": whole_process(["solve", car], env),
+        "sweep heave + charts": whole_process(
+            ["sweep", car, "heave", "--out", f"{out}/h.csv", "--plot", f"{out}/h", "--force"], env
+        ),
+        "sweep heave, no charts": whole_process(
+            ["sweep", car, "heave", "--out", f"{out}/h2.csv", "--force"], env
+        ),
+        "compare 2 cars + charts": whole_process(
+            ["compare", car, other, "heave", "--out", f"{out}/cmp"], env
+        ),
+        "view --screenshot": whole_process(["view", car, "--screenshot", f"{out}/view.png"], env),
+        "replay -> parquet": whole_process([*replay, f"{out}/r.parquet"], env, ok=(0, 3)),
+        "replay -> csv": whole_process([*replay, f"{out}/r.csv"], env, ok=(0, 3)),
+        "first pose (Python)": first_pose(env),
+    }
+
+
+def solve_loop(env: dict[str, str], steps: int) -> str:
+    """first_use_bench's loop of `model.solve` in a fresh process, as one line."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from first_use_bench import LOOP
+
+    proc = subprocess.run(
+        [sys.executable, "-c", LOOP, str(CAR), str(steps)],
+        env=env,
+        capture_output=True,
+        cwd=NEUTRAL,
+        text=True,
+        check=True,
+    )
+    loop = json.loads(proc.stdout)
+    times, used = loop["steps"], loop["used"]
+    k = used.index(True) if True in used else len(used)
+    where = f"compiled from step {k + 1}" if k < len(times) else "numpy throughout"
+    return (
+        f"model.solve loop of {len(times)} steps in a fresh process: {sum(times):.2f} s ({where})"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="fresh processes per item")
-    parser.add_argument("--source", type=Path, default=ROOT, help="checkout to time")
+    parser.add_argument(
+        "--source",
+        type=Path,
+        nargs="+",
+        default=[ROOT],
+        help="checkouts to time (several: their runs interleaved, for a before/after table)",
+    )
     parser.add_argument("--only", nargs="*", default=None, help="items to time (names below)")
     parser.add_argument("--samples", type=int, default=LOG_SAMPLES, help="replay log length")
     parser.add_argument("--loop", type=int, default=1000, help="model.solve loop steps")
     a = parser.parse_args()
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(
-            p for p in (str(a.source.resolve()), os.environ.get("PYTHONPATH")) if p
-        ),
-    }
-    if not kernels_on_disk(env):
-        raise SystemExit("the compiled kernels are not on disk: run `suspension-sim warm-up`")
+    envs = [source_env(s) for s in a.source]
+    for source, env in zip(a.source, envs, strict=True):
+        if not kernels_on_disk(env):
+            raise SystemExit(f"{source}: the compiled kernels are not on disk: run warm-up")
     folder = Path(tempfile.mkdtemp(prefix="suspension_sim_daily_"))
     try:
         log = folder / "log.csv"
         made = write_log(log, a.samples)
-        car, other, out = str(CAR), str(OTHER_CAR), str(folder)
-        replay = ["replay", car, str(log), "--map", str(MAP), "--quiet", "--force", "--out"]
-        items: dict[str, Callable[[], tuple[float, float]]] = {
-            "--help": whole_process(["--help"], env),
-            "--version": whole_process(["--version"], env),
-            "check": whole_process(["check", car], env),
-            "report": whole_process(["report", car], env),
-            "solve": whole_process(["solve", car], env),
-            "sweep heave + charts": whole_process(
-                ["sweep", car, "heave", "--out", f"{out}/h.csv", "--plot", f"{out}/h", "--force"],
-                env,
-            ),
-            "sweep heave, no charts": whole_process(
-                ["sweep", car, "heave", "--out", f"{out}/h2.csv", "--force"], env
-            ),
-            "compare 2 cars + charts": whole_process(
-                ["compare", car, other, "heave", "--out", f"{out}/cmp"], env
-            ),
-            "view --screenshot": whole_process(
-                ["view", car, "--screenshot", f"{out}/view.png"], env
-            ),
-            "replay -> parquet": whole_process(
-                [*replay, f"{out}/r.parquet"],
-                env,
-                ok=(0, 3),
-            ),
-            "replay -> csv": whole_process(
-                [*replay, f"{out}/r.csv"],
-                env,
-                ok=(0, 3),
-            ),
-            "first pose (Python)": first_pose(env),
-        }
-        wanted = a.only if a.only is not None else list(items)
-        unknown = [w for w in wanted if w not in items]
+        runs = [timers(env, folder, log, f"s{k}") for k, env in enumerate(envs)]
+        wanted = a.only if a.only is not None else list(runs[0])
+        unknown = [w for w in wanted if w not in runs[0]]
         if unknown:
-            raise SystemExit(f"unknown items {unknown}; known: {list(items)}")
-        print(
-            f"cores: {os.cpu_count()}, load average at start: {os.getloadavg()[0]:.2f}, "
-            f"source: {a.source}"
-        )
+            raise SystemExit(f"unknown items {unknown}; known: {list(runs[0])}")
+        print(f"cores: {os.cpu_count()}, load average at start: {os.getloadavg()[0]:.2f}")
+        for k, source in enumerate(a.source):
+            print(f"source {k}: {source}")
         print(
             f"replay log: {made['samples']} samples at {LOG_HZ:g} Hz, {made['dropouts']} "
             f"dropouts, {made['gaps']} time gaps, {made['spikes']} spikes and "
             f"{made['jumps']} jumps beyond the travel"
         )
-        whole_process(["check", car], env)()  # the cars into the cache
-        whole_process(["check", other], env)()
+        for env in envs:  # the cars into each checkout's cache
+            whole_process(["check", str(CAR)], env)()
+            whole_process(["check", str(OTHER_CAR)], env)()
         for name in wanted:
-            items[name]()  # one run first: the page cache, the outputs in place
-            runs = [items[name]() for _ in range(a.repeat)]
-            wall = [w for w, _ in runs]
-            cpu = statistics.median(c for _, c in runs)
-            print(
-                f"{name:>24}: best {min(wall):6.2f} s, median {statistics.median(wall):6.2f} s"
-                f" (CPU {cpu:5.2f} s; {a.repeat} runs)",
-                flush=True,
-            )
+            for timer in runs:
+                timer[name]()  # one run first: the page cache, the outputs in place
+            got: list[list[tuple[float, float]]] = [[] for _ in runs]
+            for _ in range(a.repeat):
+                for k, timer in enumerate(runs):
+                    got[k].append(timer[name]())
+            for k, times in enumerate(got):
+                wall = [w for w, _ in times]
+                cpu = statistics.median(c for _, c in times)
+                label = name if len(runs) == 1 else f"{name} [{k}]"
+                print(
+                    f"{label:>28}: best {min(wall):6.2f} s, median "
+                    f"{statistics.median(wall):6.2f} s (CPU {cpu:5.2f} s; {a.repeat} runs)",
+                    flush=True,
+                )
         if a.only is None and a.loop:
-            sys.path.insert(0, str(Path(__file__).parent))
-            from first_use_bench import LOOP
-
-            proc = subprocess.run(
-                [sys.executable, "-c", LOOP, str(CAR), str(a.loop)],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            loop = json.loads(proc.stdout)
-            steps, used = loop["steps"], loop["used"]
-            k = used.index(True) if True in used else len(used)
-            where = f"compiled from step {k + 1}" if k < len(steps) else "numpy throughout"
-            print(
-                f"model.solve loop of {len(steps)} steps in a fresh process: {sum(steps):.2f} s "
-                f"({where})"
-            )
+            for k, env in enumerate(envs):
+                print(("" if len(envs) == 1 else f"[{k}] ") + solve_loop(env, a.loop))
         print(f"load average at end: {os.getloadavg()[0]:.2f}")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
