@@ -211,13 +211,15 @@ def reference_module() -> ModuleType:
 def reference_copies(
     move: tuple[str, str, str, int, float] | None = None,
     setup: Mapping[str, float] | None = None,
+    front_extra: Sequence[bytes] = (),
 ) -> list[bytes]:
     """The setup and the front and rear suspensions of the SolveSpace reference car as a
     result embeds them (header and body, no SHA-1), through tests/_optimumk_binary.py's
     writer from make_reference's own numbers (model frame; the rear file's X is the common
     X plus the Reference Distance). move: (axle "Front"/"Rear", point name, side "L"/"R",
     axis 0/1/2, mm) shifts one point of the copies (a result of another car); setup:
-    values of make_reference.SETUP replaced (``{"Center of Gravity Height": 300.0}``)."""
+    values of make_reference.SETUP replaced (``{"Center of Gravity Height": 300.0}``);
+    front_extra: element objects written into the front suspension after its Wheels."""
     from _optimumk_binary import header_bytes, new_guid, setup_body, suspension_body
 
     ref = reference_module()
@@ -251,6 +253,7 @@ def reference_copies(
             push_pull_on=ref.PUSH_PULL_ON[axle],
             rack_ratio=ref.RACK_MM_PER_REV if axle == "Front" else None,
             springs={s: ref.SPRING_N_PER_MM[axle] for s in ("L", "R")},
+            extra_elements=front_extra if axle == "Front" else (),
         )
         copies.append(header_bytes("suspension", f"Reference {axle}", guids[axle]) + body)
     return copies

@@ -598,3 +598,16 @@ def test_a_channel_given_twice(tmp_path: Path, copies: list[bytes]) -> None:
     assert "same channel" in exc.value.message
     first = read_result(tmp_path / "d.O2Res").channels[2].record
     assert f"byte {first}" in (exc.value.where or "")
+
+
+def test_an_anti_roll_bar_in_the_copies_is_named_not_fatal(model: Model, tmp_path: Path) -> None:
+    """The importer does not read OptimumK's bars (no kinematic constraint): the check
+    leaves the bar out, names it, and still compares every point."""
+    from _optimumk_binary import element
+
+    copies = reference_copies(front_extra=[element("2.0", "U-Bar")])
+    path = write_result(tmp_path / "b.O2Res", "B", copies, [("Motion [Heave]", 12, [0.0])])
+    check = check_car(model, read_result(path), CAR)
+    assert not check.differs and check.compared == 64
+    assert any("'U-Bar'" in n and n.startswith("not checked") for n in check.notes)
+    assert any("U-Bar" in line for line in check.lines())
