@@ -22,7 +22,13 @@ from suspension_sim import cli, load
 from suspension_sim.api import Model
 from suspension_sim.description import Car
 from suspension_sim.errors import InputError, ModelError
-from suspension_sim.explore import SensitivityResult, mirror_pairs, sensitivity
+from suspension_sim.explore import (
+    SensitivityResult,
+    hardpoint_names,
+    mirror_pairs,
+    pose_derivatives,
+    sensitivity,
+)
 from suspension_sim.explore.dual import Dual, lstsq
 from suspension_sim.metrics import pose_metrics
 from suspension_sim.sweeps import motions
@@ -277,6 +283,41 @@ def test_table_and_metric_selection() -> None:
     with pytest.raises(InputError) as err:
         sensitivity(model, metrics=["toe_XX_deg"])
     assert err.value.where == "metrics"
+
+
+def test_pose_derivatives_along_chosen_moves() -> None:
+    """A few directions at one solved step of a motion: the same numbers as the full
+    result, combined (the optimiser's entry point)."""
+    model = example("fsae_car")
+    heave = motions.heave(model, [0.0, 15.0, 30.0])
+    full = sensitivity(model, motions.heave(model, [0.0, 30.0]))
+    names = hardpoint_names(model)
+    assert names == tuple(p for p, _ in full.coordinates[::3])
+    moves = np.zeros((2, len(names), 3))
+    moves[0, names.index("FL_TIE_I"), 2] = 1.0
+    moves[1, names.index("FL_UBJ"), 0] = 0.5
+    moves[1, names.index("FL_LBJ"), 1] = -2.0
+    pose = None
+    for step in heave:  # walked from design like the sensitivity's own path
+        s = step.state
+        pose = model.solve(chassis=s.chassis, targets=dict(s.targets), guess=pose)
+    assert pose is not None
+    end = pose_derivatives(model, pose.params, pose.chassis, heave[2].state, moves)
+    start = pose_derivatives(model, np.zeros(model.n_params), (0,) * 6, heave[0].state, moves)
+    for column in ("toe_FL_deg", "roll_centre_height_front_mm", "motion_ratio_FL"):
+        change = end[column][1] - start[column][1]
+        expect = [
+            full.derivative(column, "FL_TIE_I", "z"),
+            0.5 * full.derivative(column, "FL_UBJ", "x")
+            - 2.0 * full.derivative(column, "FL_LBJ", "y"),
+        ]
+        np.testing.assert_allclose(change, expect, rtol=1e-9, atol=1e-12)
+        assert end[column][0] - start[column][0] == pytest.approx(
+            full.values[full.metrics.index(column)], abs=1e-9
+        )
+    with pytest.raises(InputError) as err:
+        pose_derivatives(model, pose.params, pose.chassis, heave[2].state, moves[:, :3])
+    assert err.value.where == "directions"
 
 
 def test_dual_least_squares_matches_its_closed_form() -> None:

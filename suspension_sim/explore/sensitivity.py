@@ -411,23 +411,30 @@ def _unknowns(model: KinematicModel, state: State) -> np.ndarray:
 
 
 def _parameter_rates(
-    model: KinematicModel, lay: _Layout, q0: np.ndarray, state: State, chassis: Sequence[float]
+    model: KinematicModel,
+    lay: _Layout,
+    q0: np.ndarray,
+    state: State,
+    chassis: Sequence[float],
+    directions: np.ndarray,
 ) -> np.ndarray:
-    """dq/dp (n_params, 3 n_points) at a closed pose: -(dr/dq_x)^+ dr/dp (IFT)."""
-    n_q, n_p = model.n_params, lay.p0.size
-    n = n_q + n_p
+    """dq/dp (n_params, n_dir) at a closed pose along hardpoint moves `directions`
+    (n_dir, n_points, 3): -(dr/dq_x)^+ dr/dp (IFT). One forward pass carries the
+    parameters' own directions (dr/dq, targets included) and the hardpoint moves."""
+    n_q, n_d = model.n_params, len(directions)
+    n = n_q + n_d
     dq = np.zeros((n, n_q))
     dq[:n_q] = np.eye(n_q)
     dp = np.zeros((n, *lay.p0.shape))
-    dp[n_q:] = np.eye(n_p).reshape(n_p, *lay.p0.shape)
+    dp[n_q:] = directions
     q, p = Dual(q0, dq), Dual(lay.p0, dp)
     pl = _place(model, lay, q, p, chassis)
     r = _residuals(model, lay, pl, state, p)
     x = _unknowns(model, state)
     r_q = r.der[:n_q].T  # (rows, n_q)
-    r_p = r.der[n_q:].T  # (rows, n_p)
+    r_p = r.der[n_q:].T  # (rows, n_dir)
     sol = lstsq(r_q[:, x], -r_p)
-    out = np.zeros((n_q, n_p))
+    out = np.zeros((n_q, n_d))
     out[x] = sol
     return out
 
@@ -602,6 +609,131 @@ def _solve_state(model: KinematicModel, state: State, guess: Pose | None) -> Pos
     )
 
 
+def _check_motion(motion: Motion) -> None:
+    """Refuse motions whose states depend on the design in a way not differentiated here."""
+    if len(motion) < 2:
+        raise InputError("a motion for sensitivities needs two or more steps", where="motion")
+    for step in motion:
+        for tg in step.state.targets.values():
+            if tg.kind == "contact_z" and tg.value != 0.0:
+                raise InputError(
+                    f"the motion holds {tg.describe()}: a ground height taken from the design "
+                    "(OptimumK's motion style) moves with the hardpoints, which the "
+                    "sensitivities do not follow",
+                    where="motion",
+                    hint="build the motion in our style (contact points at z = 0), e.g. "
+                    "motions.heave(model, values, style='ours')",
+                )
+
+
+def _derivatives(
+    model: KinematicModel,
+    lay: _Layout,
+    motion: Motion | None,
+    convention: str | None,
+    rates: bool,
+) -> tuple[dict[Slot, DualArray], str]:
+    """Every supported metric (at design, or its change over the motion) as Duals along
+    the hardpoint coordinates, and what was evaluated."""
+    directions = _unit_moves(lay)
+    if motion is None:
+        q = Dual.constant(np.zeros(model.n_params), len(directions))  # q = 0 at design
+        p = Dual(lay.p0, directions)
+        return _metrics_at(model, lay, q, p, (0.0,) * 6, convention, rates), "design"
+    ends = _solve_path(model, motion)
+    per_end = [
+        _state_metrics(
+            model, lay, pose.params, pose.chassis, step.state, directions, convention, rates
+        )
+        for pose, step in zip(ends, (motion[0], motion[len(motion) - 1]), strict=True)
+    ]
+    found = {k: per_end[1][k] - per_end[0][k] for k in per_end[0] if k in per_end[1]}
+    first, last = motion[0].values[0], motion[len(motion) - 1].values[0]
+    return found, f"change over {motion.name} ({first:g} to {last:g})"
+
+
+def _unit_moves(lay: _Layout) -> np.ndarray:
+    """One direction per hardpoint coordinate: (3 n_points, n_points, 3)."""
+    n_p = lay.p0.size
+    return np.eye(n_p).reshape(n_p, *lay.p0.shape)
+
+
+def _state_metrics(
+    model: KinematicModel,
+    lay: _Layout,
+    params: np.ndarray,
+    chassis: Sequence[float],
+    state: State,
+    directions: np.ndarray,
+    convention: str | None,
+    rates: bool,
+) -> dict[Slot, DualArray]:
+    """The metrics of one solved state as Duals along `directions` (IFT for the pose)."""
+    dq = _parameter_rates(model, lay, params, state, chassis, directions)
+    q = Dual(params, dq.T)
+    return _metrics_at(model, lay, q, Dual(lay.p0, directions), chassis, convention, rates)
+
+
+def hardpoint_names(model: KinematicModel) -> tuple[str, ...]:
+    """The hardpoints in the order of the `directions` axis of `pose_derivatives` (and of
+    `SensitivityResult.coordinates`): every point of the car, workbook order."""
+    return _layout(model).names
+
+
+def pose_derivatives(
+    model: KinematicModel,
+    params: np.ndarray,
+    chassis: Sequence[float],
+    state: State,
+    directions: np.ndarray,
+    metrics: Iterable[str] | None = None,
+    convention: str | None = None,
+    rates: bool = True,
+) -> dict[str, tuple[float, np.ndarray]]:
+    """Metrics of one solved pose and their derivatives along hardpoint moves.
+
+    params, chassis: a solved pose's ``Pose.params`` and ``Pose.chassis``; state: the
+    `State` it was solved for (its targets say which inputs are free); directions:
+    (n_dir, n_points, 3) moves of the hardpoints (mm per unit of each direction, points
+    in `hardpoint_names` order: a design variable moves one coordinate, a mirror pair
+    two). Returns {column: (value, gradient (n_dir,))}, metric unit per unit of
+    direction, for the supported metrics (`SUPPORTED_IDS`; `metrics`: only these
+    columns). The pose's chassis state and target values are taken as given.
+    """
+    from suspension_sim.metrics.core import layout as metric_layout
+    from suspension_sim.solve.solver import blas_controller
+
+    lay = _layout(model)
+    moves = np.asarray(directions, dtype=float)
+    if moves.ndim != 3 or moves.shape[1:] != lay.p0.shape:
+        raise InputError(
+            f"directions of shape {moves.shape}: expected (n_dir, {len(lay.names)}, 3)",
+            where="directions",
+            hint="one (n_points, 3) move per direction, points in hardpoint_names order",
+        )
+    with blas_controller().limit(limits=1, user_api="blas"):
+        found = _state_metrics(
+            model, lay, np.asarray(params, dtype=float), chassis, state, moves, convention, rates
+        )
+    out: dict[str, tuple[float, np.ndarray]] = {}
+    for slot in metric_layout(model, rates):
+        if slot in found:
+            v = found[slot]
+            value_ = float(v.val.reshape(-1)[0])
+            grad = v.der.reshape(len(moves), -1)[:, 0].copy()
+            out[CATALOGUE[slot[0]].key(slot[1], slot[2])] = (
+                value_,
+                grad if np.isfinite(value_) else np.full(len(moves), np.nan),
+            )
+    if metrics is not None:
+        wanted = list(metrics)
+        unknown = [m for m in wanted if m not in out]
+        if unknown:
+            raise InputError(f"no sensitivity for {', '.join(unknown)}", where="metrics")
+        out = {m: out[m] for m in wanted}
+    return out
+
+
 def mirror_pairs(model: KinematicModel, tolerance_mm: float = 1e-6) -> dict[str, str]:
     """Left point -> its right mirror image (same x and z, opposite y within `tolerance_mm`)."""
     pmap = model.car.point_map()
@@ -642,26 +774,14 @@ def sensitivity(
     Derivatives are exact (forward mode through the model and the metric formulas, the
     implicit function theorem for the pose): metric unit per mm of the coordinate.
     """
+    from suspension_sim.solve.solver import blas_controller
+
     lay = _layout(model)
     n_p = lay.p0.size
-    p = Dual(lay.p0, np.eye(n_p).reshape(n_p, *lay.p0.shape))
-    if motion is None:
-        q = Dual.constant(np.zeros(model.n_params), n_p)  # q = 0 at design for every p
-        found = _metrics_at(model, lay, q, p, (0.0,) * 6, convention, rates)
-        what = "design"
-    else:
-        if len(motion) < 2:
-            raise InputError("a motion for sensitivities needs two or more steps", where="motion")
-        ends = _solve_path(model, motion)
-        per_end = []
-        for pose in ends:
-            state = motion[0].state if pose is ends[0] else motion[len(motion) - 1].state
-            dq = _parameter_rates(model, lay, pose.params, state, pose.chassis)
-            q = Dual(pose.params, dq.T)
-            per_end.append(_metrics_at(model, lay, q, p, pose.chassis, convention, rates))
-        found = {k: per_end[1][k] - per_end[0][k] for k in per_end[0] if k in per_end[1]}
-        first, last = motion[0].values[0], motion[len(motion) - 1].values[0]
-        what = f"change over {motion.name} ({first:g} to {last:g})"
+    if motion is not None:
+        _check_motion(motion)
+    with blas_controller().limit(limits=1, user_api="blas"):  # small systems: threads only cost
+        found, what = _derivatives(model, lay, motion, convention, rates)
     from suspension_sim.metrics.core import layout as metric_layout
 
     order = [s for s in metric_layout(model, rates) if s in found]
@@ -731,6 +851,8 @@ __all__ = [
     "RATE_IDS",
     "SUPPORTED_IDS",
     "SensitivityResult",
+    "hardpoint_names",
     "mirror_pairs",
+    "pose_derivatives",
     "sensitivity",
 ]
