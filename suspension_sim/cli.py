@@ -49,7 +49,8 @@ COMMANDS: dict[str, str] = {
     "view": "show a pose in 3-D (window, image, or sweep animation)",
     "validate": "compare the model with an OptimumK results export and write a report",
     "replay": "replay a data-logger export (damper pots, steering) into wheel attitude",
-    "import-optimumk": "convert an OptimumK suspension/vehicle export (.xlsx) into a car workbook",
+    "import-optimumk": "convert an OptimumK export (.xlsx) or project file (.O2Sus/.O2Set) "
+    "into a car workbook",
     "loads": "forces in every link, damper and chassis pickup for load cases",
     "springs": "wheel rates (k MR^2 + F dMR/dz) at a pose and the static ride height",
     "optimumk-info": "list what each OptimumK project file is (type, name, version, dates, "

@@ -23,7 +23,8 @@ PARAMETER_OPTIONS: dict[str, str] = {}
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "import-optimumk",
-        help="convert an OptimumK suspension/vehicle export (.xlsx) into a car workbook",
+        help="convert an OptimumK export (.xlsx) or project file (.O2Sus/.O2Set) into a car "
+        "workbook",
         description=__doc__.splitlines()[0],
     )
     p.add_argument(
