@@ -1175,3 +1175,37 @@ def test_a_coordinate_matrix_row_with_a_fourth_number(
     code, _, err = run_cli(import_argv(*files, tmp_path / "car.xlsx"), capsys)
     assert code == 2 and "holds 4 numbers, not 3" in err
     assert f"Front.xlsx: {sheet}!F{row}" in err
+
+
+def test_reference_point_block_in_optimumks_own_layout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A real OptimumK export (a public Formula Student project) writes the block with a
+    header row on the title row, ``Reference Point | Reference Point Name | | Attachement |
+    | X | Y | Z``, one point per row: empty, it is skipped; a point row under it is left
+    out with a warning naming its cell (a measuring point moves no link)."""
+    import openpyxl
+    from _optimumk_files import cell_of, set_cells
+
+    front, rear, setup = real_files(tmp_path)
+    sheet, ref = cell_of(front, "Reference Point")
+    row = int(ref[1:])
+    book = openpyxl.load_workbook(front)
+    for merged in [m for m in book[sheet].merged_cells.ranges if m.min_row <= row <= m.max_row]:
+        book[sheet].unmerge_cells(str(merged))
+    book.save(front)
+    header = {"B": "Reference Point Name", "D": "Attachement", "F": "X", "G": "Y", "H": "Z"}
+    set_cells(front, sheet, {f"{c}{row}": v for c, v in header.items()})
+    out = tmp_path / "car.xlsx"
+    code, _, err = run_cli(import_argv(front, rear, setup, out), capsys)
+    assert code == 0, err
+    assert "Reference Point Name" not in err
+    baseline = read_car(out)
+
+    point = {"B": "Datum", "D": "Chassis", "F": 1000, "G": 0, "H": 0}
+    set_cells(front, sheet, {f"{c}{row + 1}": v for c, v in point.items()})
+    out2 = tmp_path / "car2.xlsx"
+    code, _, err = run_cli(import_argv(front, rear, setup, out2), capsys)
+    assert code == 0, err
+    assert f"{front.name}: {sheet}!B{row + 1}: Reference Point 'Datum' is not imported" in err
+    assert read_car(out2).points == baseline.points

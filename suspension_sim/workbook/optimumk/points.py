@@ -97,6 +97,8 @@ def read_reference_points(block: Block, export: AxleExport) -> None:
     ``Attachment`` row (the body in the next cell). An empty block is skipped."""
     sheet = block.sheet
     export.reference_cell = block.title_cell
+    if _listed_layout(block, export):
+        return
     left_col, right_col = block.side_columns()
     limit = MAX_COORDINATE_MM / units.length_factor(export.length_unit)
     for r in block.rows():
@@ -141,6 +143,36 @@ def read_reference_points(block: Block, export: AxleExport) -> None:
             )
         export.reference_points[name] = sides
         block.note_stray(r, xyz_columns(left_col, right_col))
+
+
+def _listed_layout(block: Block, export: AxleExport) -> bool:
+    """OptimumK's own export writes the Reference Point block with a header row
+    (``Reference Point Name | Attachement | X Y Z``, one point per row, no Left/Right;
+    seen in a real export with the block empty). True when the block has that header:
+    an empty block is skipped, and point rows under it are left out with a warning
+    naming each (a reference point only measures, it moves no link, and how this layout
+    attaches a point to a side is not established)."""
+    sheet = block.sheet
+    rows = block.rows()
+    header = next(
+        (r for r in rows if label_key(sheet.text(r, 2)) in ("referencepointname", "pointname")),
+        None,
+    )
+    if header is None or not any(
+        label_key(sheet.text(header, c)) in ("attachement", "attachment") for c in range(3, 7)
+    ):
+        return False
+    for r in rows:
+        if r <= header:
+            continue
+        cells = [sheet.cell(r, c) for c in range(2, 12)]
+        if any(c.value not in (None, "") for c in cells):
+            export.warnings.append(
+                f"{sheet.cell(r, 2).where}: Reference Point {sheet.text(r, 2)!r} is not"
+                " imported (a measuring point; OptimumK's one-point-per-row layout is not"
+                " read yet)"
+            )
+    return True
 
 
 # -- Wheels ---------------------------------------------------------------------------------------
