@@ -197,6 +197,24 @@ def test_a_coordinate_a_metric_cannot_see_gives_exactly_zero() -> None:
     assert result.derivative("wheel_centre_FL_z_mm", "FL_WC", "z") == 1.0
 
 
+def test_caster_and_toe_derivatives_in_closed_form() -> None:
+    """caster = atan2(-k.x, k.z) of k = UBJ - LBJ: d/d UBJ.x = -k.z / (k.x^2 + k.z^2) rad;
+    toe = atan2(s.x, |s.y|) of the unit spin axis s (outboard, WC and WA L apart):
+    d/d WA.x = -|s.y| / (L (s.x^2 + s.y^2)) rad (the terms of the normalisation cancel)."""
+    model = example("fsae_car")
+    result = design_result("fsae_car")
+    pts = model.car.point_map()
+    k = pts["FL_UBJ"] - pts["FL_LBJ"]
+    d_caster = -np.degrees(k[2] / (k[0] ** 2 + k[2] ** 2))
+    assert result.derivative("caster_FL_deg", "FL_UBJ", "x") == pytest.approx(d_caster, rel=1e-12)
+    assert result.derivative("caster_FL_deg", "FL_LBJ", "x") == pytest.approx(-d_caster, rel=1e-12)
+    axis = pts["FL_WA"] - pts["FL_WC"]
+    length = float(np.linalg.norm(axis))
+    s = -axis / length  # FL's axis point is inboard: s points outboard
+    d_toe = np.degrees(-abs(s[1]) / length / (s[0] ** 2 + s[1] ** 2))
+    assert result.derivative("toe_FL_deg", "FL_WA", "x") == pytest.approx(d_toe, rel=1e-9)
+
+
 def _rigid_sum(result: SensitivityResult, axis: str, points: set[str] | None = None) -> np.ndarray:
     """Derivative of every metric for all (or these) points moved together along an axis."""
     cols = [

@@ -184,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
                     f"{chart_dir / chart_name(key)} exists", where="--out", hint="add --force"
                 )
     out.mkdir(exist_ok=True)
-    table = result.table()
+    table = result.table().set_index("metric")  # the first column of the files
     written = [
         write_table(table, out / f"{TABLE}.{fmt}", option="--out", force=args.force)
         for fmt in formats

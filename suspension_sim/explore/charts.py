@@ -64,7 +64,9 @@ def tornado_figure(result: SensitivityResult, columns: list[str], count: int = 1
     fig.suptitle(f"hardpoint sensitivities ({what})", fontsize=11)
     for k, metric in enumerate(columns):
         ax = fig.add_subplot(nrows, ncols, k + 1)
-        rows = [r for r in result.top(metric, count) if r[2] != 0.0 and np.isfinite(r[2])]
+        rows = [r for r in result.top(metric, count) if np.isfinite(r[2])]
+        biggest = max((abs(r[2]) for r in rows), default=0.0)
+        rows = [r for r in rows if abs(r[2]) > 1e-9 * biggest]  # round-off is not a bar
         unit = result.units[result.metrics.index(metric)]
         per = f"{unit}/mm" if unit not in ("-", "") else "1/mm"
         names = [_coordinate_label(result, p, a) for p, a, _ in rows][::-1]
