@@ -192,6 +192,7 @@ def timers(
     env: dict[str, str], folder: Path, log: Path, tag: str
 ) -> dict[str, Callable[[], tuple[float, float]]]:
     """Every item's timer for one checkout (`env`); outputs in `folder` under `tag`."""
+    (folder / tag).mkdir(exist_ok=True)
     car, other, out = str(CAR), str(OTHER_CAR), str(folder / tag)
     replay = ["replay", car, str(log), "--map", str(MAP), "--quiet", "--force", "--out"]
     return {

@@ -678,3 +678,36 @@ def test_sweep_without_poses_holds_none(model: Model) -> None:
     assert _live_poses() - before == 0 and len(lean.table) == 12
     kept = run_sweep(model, spec)  # the count does see kept poses
     assert _live_poses() - before >= 12 and len(kept.poses) == 12
+
+
+# -- when a sweep loads the compiled kernel -----------------------------------------------
+def test_short_sweeps_never_load_the_kernel_long_ones_do(
+    model: Model, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sweep of fewer than KERNEL_PAYS_STEPS steps stays on numpy (inside
+    `engine.hold_load`, even where the lazy load would fire at once); a longer one loads
+    the kernel once, before its steps. The load is recorded, not done (no numba here)."""
+    import sys
+
+    from suspension_sim.solve import engine
+    from suspension_sim.sweeps import run as sweep_run
+
+    loads: list[str] = []
+    monkeypatch.delitem(sys.modules, "suspension_sim.solve.kernel", raising=False)
+    for name, value in (
+        ("_READY", False),
+        ("_QUESTIONS", 0),
+        ("_FIRST_ASKED", -1.0),
+        ("_LOAD_TRIED", False),
+        ("LOAD_AT_QUESTION", 1),  # outside hold_load, the first question would load
+        ("LOAD_AFTER_S", 0.0),
+    ):
+        monkeypatch.setattr(engine, name, value)
+    monkeypatch.setattr(engine, "load_kernel_if_cached", lambda: loads.append("load") or False)
+    short = SweepSpec("short", MotionSpec("heave", (-5.0, 0.0, 5.0)))
+    result = run_sweep(model, short)
+    assert result.ok and len(result.steps) == 3 and loads == []
+    n = sweep_run.KERNEL_PAYS_STEPS
+    long = SweepSpec("long", MotionSpec("heave", tuple(np.linspace(-5.0, 5.0, n).tolist())))
+    result = run_sweep(model, long, keep_poses=False)
+    assert result.ok and len(result.steps) == n and loads[0] == "load"

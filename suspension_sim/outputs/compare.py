@@ -513,6 +513,24 @@ def compare(
     damper of the first car runs on each car's wheel or damper at that corner.
     InputError for fewer than two cars, or cars whose wheels are at other corners.
     """
+    from suspension_sim.solve import engine
+
+    # Short work for the numpy engine (the cars' corners, the design poses, sweeps of a
+    # few steps): no lazy kernel load; `run_sweep` still loads it for a long sweep.
+    with engine.hold_load():
+        return _compare(models_or_paths, sweep, sweep_file, convention, names, resolve, progress)
+
+
+def _compare(
+    models_or_paths: Sequence[KinematicModel | str | os.PathLike[str]],
+    sweep: SweepSpec | str,
+    sweep_file: str | os.PathLike[str] | None,
+    convention: str | None,
+    names: Sequence[str] | None,
+    resolve: Callable[[str, KinematicModel], SweepSpec] | None,
+    progress: Callable[[int, int], None] | None,
+) -> Comparison:
+    """`compare`'s work."""
     from suspension_sim.metrics import pose_metrics, preset
     from suspension_sim.solve.solver import solve
 

@@ -26,6 +26,7 @@ Finding definitions is `suspension_sim.sweeps.find` and the result
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import time
@@ -62,6 +63,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
     from suspension_sim.solve.pose import ChassisState, Pose
     from suspension_sim.solve.state import State
+    from suspension_sim.sweeps.motions import Motion
 from suspension_sim.sweeps.find import find_named_sweep, find_sweep, load_sweeps, named_sweeps
 from suspension_sim.sweeps.result import MetricRows, Problem, SweepResult, damper_limit_notes
 
@@ -106,12 +108,46 @@ def run_sweep(
     moves in its style (``motion_style="optimumk"``, the default under the optimumk
     convention).
     """
-    style = resolve_style(motion_style, convention, model)
-    motion = spec.build(model, style)
-    if len(motion) >= KERNEL_PAYS_STEPS:
-        from suspension_sim.solve import engine
+    from suspension_sim.solve import engine
 
+    style = resolve_style(motion_style, convention, model)
+    with engine.hold_load():  # building the motion is no loop of solves to load it for
+        motion = spec.build(model, style)
+    held = contextlib.ExitStack()
+    if len(motion) >= KERNEL_PAYS_STEPS:
         engine.load_kernel_if_cached()  # well under a second when a process compiled it
+    else:  # a short sweep (~0.15 s of numpy) cannot win back a load (~0.35-0.8 s)
+        held.enter_context(engine.hold_load())
+    with held:
+        return _solve_steps(
+            model,
+            spec,
+            motion,
+            progress,
+            convention,
+            style,
+            optimumk_channels,
+            keep_poses,
+            max_step_mm,
+            max_step_deg,
+            halvings,
+        )
+
+
+def _solve_steps(
+    model: KinematicModel,
+    spec: SweepSpec,
+    motion: Motion,
+    progress: Callable[[int, int], None] | None,
+    convention: str | None,
+    style: str,
+    optimumk_channels: bool,
+    keep_poses: bool,
+    max_step_mm: float,
+    max_step_deg: float,
+    halvings: int,
+) -> SweepResult:
+    """`run_sweep`'s steps from design, the motion built."""
     design = solve(model)
     pose = design
     rows = None
