@@ -303,9 +303,9 @@ def test_upright_moment_balance_closes_only_with_mz(
 def test_steering_torque_is_its_definition_and_virtual_work(
     channels: dict[str, float], ok_model: Model, ok_pose: Pose
 ) -> None:
-    """Steering Torque [Front] Mz = -(tie rods' force on the rack along its +Y axis) x rack
-    travel per radian of steering wheel (m/rad); and the same from virtual work: the
-    pinion's force = minus the loads' power per mm of rack."""
+    """Steering Torque [Front] Mz = (tie rods' force on the rack along its +Y axis) x rack
+    travel per radian of steering wheel (m/rad), OptimumK's sign; and the same from
+    virtual work: the loads' power per mm of rack."""
     rack = ok_model.car.rack
     assert rack is not None and rack.ratio_mm_per_deg
     per_rad = rack.ratio_mm_per_deg * 180.0 / math.pi / 1000.0
@@ -315,14 +315,14 @@ def test_steering_torque_is_its_definition_and_virtual_work(
         channels, "Tie Rod To Rack", "Front Right"
     )
     torque = channels["Steering Torque [Front] Mz"]
-    assert torque == pytest.approx(-(on_rack @ axis) * per_rad, rel=1e-9)
+    assert torque == pytest.approx((on_rack @ axis) * per_rad, rel=1e-9)
     p_d = design_contact_points(ok_model)
     work = 0.0
     for k, wheel in enumerate(ok_model.car.wheels):
         load = CASE.wheels[wheel.name]
         v, omega = _rates(ok_model, ok_pose, wheel.body, p_d[k], "rack")
         work += np.asarray(load.force) @ v + 1000.0 * np.asarray(load.moment) @ omega
-    assert torque == pytest.approx(-work * per_rad, rel=1e-6)
+    assert torque == pytest.approx(work * per_rad, rel=1e-6)
     assert abs(torque) > 0.5
 
 

@@ -198,9 +198,11 @@ def joint_channels(
 
 
 def steering_torque(model: KinematicModel, st: Statics) -> dict[str, np.ndarray]:
-    """``Steering Torque [<axle>] Mz`` (B, C) N m: minus the tie rods' force on the rack
-    along its axis (+Y-pointing, carried by the chassis) times the rack travel per
-    radian of steering wheel (m/rad). {} without a rack or a steering ratio."""
+    """``Steering Torque [<axle>] Mz`` (B, C) N m: the tie rods' force on the rack along
+    its axis (+Y-pointing, carried by the chassis) times the rack travel per radian of
+    steering wheel (m/rad): the torque the loads put on the steering wheel. The sign is
+    OptimumK's own, read from the ten force results of a public team project (equal at
+    every step; docs/loads.md). {} without a rack or a steering ratio."""
     car = model.car
     rack = car.rack
     if rack is None or not rack.ratio_mm_per_deg or st.inst_force is None:
@@ -221,7 +223,7 @@ def steering_torque(model: KinematicModel, st: Statics) -> dict[str, np.ndarray]
             axle = corners[prefix].split()[0]
     along = np.einsum("bnic,i->bc", st.inst_force[:, on_rack], axis)  # chassis frame
     per_rad = rack.ratio_mm_per_deg * 180.0 / math.pi / 1000.0  # m of rack per rad
-    return {STEERING_TORQUE.format(axle=axle): -along * per_rad}
+    return {STEERING_TORQUE.format(axle=axle): along * per_rad}
 
 
 def contact_channels(

@@ -952,8 +952,9 @@ def force_channels(
       push/pull mount the split along its pivot axis is that of this script's slvs bars
       (not OptimumK's, whose rule is not established), the sum of the two pivots and each
       component normal to the pivot axis are exact whatever the split;
-    * Steering Torque [Front] Mz = -dW/d(theta) / 1000, theta the steering-wheel angle (rad),
-      the member lengths held: the torque the driver holds the wheel with.
+    * Steering Torque [Front] Mz = dW/d(theta) / 1000, theta the steering-wheel angle (rad),
+      the member lengths held: the torque the loads put on the steering wheel (OptimumK's
+      sign, as its own force results show).
     """
     car = fslv.car
     lengths = refkit.damper_lengths(car, pts)
@@ -1017,7 +1018,7 @@ def force_channels(
                 put(f"{arm} To Chassis ({leg}) - {comp} [{WORDS[c]}] (N)", float(vec[k]))
     dsw = 0.01
     dw = work(solve(dsw=-dsw), solve(dsw=dsw), math.radians(dsw))
-    put("Steering Torque [Front] Mz (N m)", -sum(dw.values()) / 1000.0)
+    put("Steering Torque [Front] Mz (N m)", sum(dw.values()) / 1000.0)
 
 
 def run_forces(out: Path, held: bool = False) -> None:
