@@ -316,8 +316,27 @@ def _bad_files() -> dict[str, tuple[str, bytes, str, int]]:
     name_at = good.index(string_bytes("Test car - Front"))
     not_utf8 = with_sha1(good[: name_at + 1] + b"\xff" + good[name_at + 2 : -20])
     return {
-        "corrupted byte": ("Front.O2Sus", _flip(good, half_track + 3), "damaged file", n - 20),
-        "wrong checksum": ("Front.O2Sus", good[:-20] + bytes(20), "damaged file", n - 20),
+        "corrupted byte": (
+            "Front.O2Sus",
+            _flip(good, half_track + 3),
+            "damaged file: the SHA-1 in its last 20 bytes does not match the bytes before them,"
+            " which read as a whole file: a value was changed",
+            n - 20,
+        ),
+        "corrupted structure": (
+            "Front.O2Sus",
+            good[:2] + b"9" + good[3:],  # the version's first digit
+            "damaged file: the SHA-1 in its last 20 bytes does not match the bytes before them,"
+            " and they cannot be read here: format version '9.0.2'",
+            1,
+        ),
+        "wrong checksum": (
+            "Front.O2Sus",
+            good[:-20] + bytes(20),
+            "which read as a whole file: a value was changed after OptimumK saved it (nothing"
+            " of it is used), or the checksum itself is damaged",
+            n - 20,
+        ),
         "another version": (
             "Front.O2Sus",
             front_bytes(version="2.1.0"),

@@ -734,8 +734,10 @@ def read_bytes(path: Path) -> bytes:
 
 def parse_definition(data: bytes, file: str, kind: Kind | None = None) -> Definition:
     """A definition file's bytes: SHA-1, type flag (`kind`, when the suffix says one),
-    version and body. A bad SHA-1 is a damaged file, unless the bytes end before a value
-    they must hold (then: truncated)."""
+    version and body. A bad SHA-1 is a damaged file, told apart by what the bytes before
+    it are: a file that ends before a value it must hold is truncated; bytes that cannot
+    be read (a bad length, an unknown element ...) are named at the byte where reading
+    stops; bytes that read as a whole file mean a changed value or a damaged checksum."""
     if not sha1_ok(data):
         try:
             _parse(data, file, kind, max(len(data) - SHA1_SIZE, 0))
@@ -747,11 +749,17 @@ def parse_definition(data: bytes, file: str, kind: Kind | None = None) -> Defini
                 where=exc.where,
                 hint="copy the file again from the OptimumK project",
             ) from None
-        except OptimumKFileError:
-            pass
+        except OptimumKFileError as exc:
+            raise DamagedFileError(
+                "damaged file: the SHA-1 in its last 20 bytes does not match the bytes before"
+                f" them, and they cannot be read here: {exc.message}",
+                where=exc.where,
+                hint="copy the file again from the OptimumK project, or save it again in OptimumK",
+            ) from None
         raise DamagedFileError(
             "damaged file: the SHA-1 in its last 20 bytes does not match the bytes before"
-            " them (a byte was changed, or the file is not an OptimumK file)",
+            " them, which read as a whole file: a value was changed after OptimumK saved it"
+            " (nothing of it is used), or the checksum itself is damaged",
             where=where(file, max(len(data) - SHA1_SIZE, 0)),
             hint="copy the file again from the OptimumK project, or save it again in OptimumK",
         )
