@@ -58,6 +58,8 @@ COMMANDS: dict[str, str] = {
     "sensitivity": "derivatives of every metric with respect to every hardpoint coordinate "
     "(per mm)",
     "maps": "kinematic maps per corner (wheel travel x rack) for vehicle simulators, CSV/Parquet",
+    "optimise": "move hardpoints toward kinematic targets (SLSQP, analytic gradients); writes a "
+    "new workbook",
     "doe": "design of experiments: sample hardpoint ranges, run each design's motions, "
     "write one Parquet table",
     "warm-up": "compile the fast solver kernels now (once per install; for CI images and lab PCs)",

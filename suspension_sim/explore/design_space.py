@@ -164,7 +164,7 @@ def read_study(path: str | Path) -> Study:
         if root is None:
             raise InputError("the study file is empty", where=file, hint=STUDY_HINT)
         top = Node(root, file, loader).mapping("the study file")
-        _known_keys(top, STUDY_KEYS, "study file")
+        known_keys(top, STUDY_KEYS, "study file")
         if "version" in top and top["version"][1].value() != VERSION:
             top["version"][1].fail(
                 f"unsupported version {top['version'][1].value()!r}",
@@ -173,9 +173,9 @@ def read_study(path: str | Path) -> Study:
         for key in ("variables", "motions", "samples"):
             if key not in top:
                 raise InputError(f"no '{key}:' in the study file", where=file, hint=STUDY_HINT)
-        variables = _variables(top["variables"][1])
+        variables = read_variables(top["variables"][1])
         motions = _motions(top["motions"][1])
-        samples = _integer(top["samples"][1], "samples", 1, MAX_SAMPLES)
+        samples = read_integer(top["samples"][1], "samples", 1, MAX_SAMPLES)
         method = "sobol"
         if "method" in top:
             method = top["method"][1].text("method").strip().lower()
@@ -183,7 +183,7 @@ def read_study(path: str | Path) -> Study:
                 top["method"][1].fail(
                     f"method {method!r} is not known", hint="method: sobol or lhs"
                 )
-        seed = _integer(top["seed"][1], "seed", 0, 2**32 - 1) if "seed" in top else 0
+        seed = read_integer(top["seed"][1], "seed", 0, 2**32 - 1) if "seed" in top else 0
         convention = None
         if "convention" in top:
             from suspension_sim.description import SIGN_CONVENTIONS
@@ -199,7 +199,8 @@ def read_study(path: str | Path) -> Study:
         loader.dispose()
 
 
-def _known_keys(items: dict[str, tuple[Node, Node]], keys: Sequence[str], what: str) -> None:
+def known_keys(items: dict[str, tuple[Node, Node]], keys: Sequence[str], what: str) -> None:
+    """InputError at the first key of `items` not in `keys` (with a did-you-mean)."""
     for key, (knode, _) in items.items():
         if key not in keys:
             knode.fail(
@@ -208,14 +209,16 @@ def _known_keys(items: dict[str, tuple[Node, Node]], keys: Sequence[str], what: 
             )
 
 
-def _integer(node: Node, what: str, low: int, high: int) -> int:
+def read_integer(node: Node, what: str, low: int, high: int) -> int:
+    """A whole number from low to high (InputError at the node's line otherwise)."""
     value = node.number(what)
     if value != math.floor(value) or not low <= value <= high:
         node.fail(f"{what} must be a whole number from {low} to {high}, found {value:g}")
     return int(value)
 
 
-def _variables(node: Node) -> tuple[Variable, ...]:
+def read_variables(node: Node) -> tuple[Variable, ...]:
+    """The ``variables:`` list (shared by the study and the optimisation spec)."""
     import yaml
 
     if not isinstance(node.node, yaml.SequenceNode) or not node.node.value:
@@ -224,7 +227,7 @@ def _variables(node: Node) -> tuple[Variable, ...]:
     for item in node.node.value:
         vnode = Node(item, node.file, node.loader)
         fields = vnode.mapping("a variable")
-        _known_keys(fields, VARIABLE_KEYS, "variable")
+        known_keys(fields, VARIABLE_KEYS, "variable")
         for key in ("point", "axis", "range"):
             if key not in fields:
                 vnode.fail(f"the variable has no {key!r}", STUDY_HINT)
@@ -270,10 +273,10 @@ def _motions(node: Node) -> tuple[MotionRequest, ...]:
             out.append(MotionRequest(mnode.text("motion").strip(), where=mnode.where))
             continue
         fields = mnode.mapping("a motion")
-        _known_keys(fields, MOTION_KEYS, "motion")
+        known_keys(fields, MOTION_KEYS, "motion")
         if "motion" not in fields:
             mnode.fail("the motion has no 'motion:' name", STUDY_HINT)
-        steps = _integer(fields["steps"][1], "steps", 2, 1001) if "steps" in fields else None
+        steps = read_integer(fields["steps"][1], "steps", 2, 1001) if "steps" in fields else None
         start = fields["start"][1].number("start") if "start" in fields else None
         stop = fields["stop"][1].number("stop") if "stop" in fields else None
         name = fields["motion"][1].text("motion").strip()
