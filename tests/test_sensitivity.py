@@ -104,7 +104,16 @@ def over_heave(model: Model) -> dict[str, float]:
     return {k: high[k] - low[k] for k in low}
 
 
-CHECKED = ("camber", "toe", "caster", "kpi", "scrub_radius", "roll_centre_height", "motion_ratio")
+CHECKED = (
+    "camber",
+    "toe",
+    "caster",
+    "kpi",
+    "scrub_radius",
+    "roll_centre_height",
+    "motion_ratio",
+    "anti_",
+)
 """Metric stems compared with finite differences."""
 
 

@@ -99,7 +99,13 @@ RATE_IDS = frozenset(
 CENTRE_IDS = frozenset({"roll_centre_height", "roll_centre_lateral", "pitch_centre"})
 """Instant-centre metrics differentiated (`metrics.centres.centre_columns`)."""
 
-SUPPORTED_IDS = GEOMETRY_IDS | RATE_IDS | CENTRE_IDS
+ANTI_IDS = frozenset({"anti_dive", "anti_lift", "anti_squat"})
+"""Anti percentages, differentiated where the anti is taken at the contact point (outboard
+brakes, a drive through the uprights); one taken at the wheel centre (inboard brakes, a
+chassis-mounted drive) goes through its side-view centre, which is not differentiated yet,
+and is left out."""
+
+SUPPORTED_IDS = GEOMETRY_IDS | RATE_IDS | CENTRE_IDS | ANTI_IDS
 """Every metric id `sensitivity` reports (the others, e.g. the OptimumK-comparison contact
 patch, Ackermann and the antis, are not differentiated yet)."""
 
@@ -547,6 +553,7 @@ def _metrics_at(
         toe0=wheel_formulas.toe(s0),
         toe_wp0=wheel_formulas.toe_wheel_plane(s0),
         reference=p[lay.ref] if lay.ref >= 0 else st0.reference,
+        design_wheelbase=_design_wheelbase(model, st0, centre0, s0),
     )
     dP4 = pl.dP[:, :, :, None]
     g = place_wheels(st, pl.P[None], pl.Rc[None], pl.tc[None], dP4)
@@ -576,8 +583,43 @@ def _metrics_at(
         Wd = W[:, st.damper_params]
         out.update(rate_columns(st, g, v_C, v_A, Wd, pre, ids=RATE_IDS))
         twists = _twists(model, pl, st.part, dq)
-        out.update(centre_columns(st, g, twists[None], model.car.options, ids=CENTRE_IDS))
+        # every anti evaluated at the contact point, then those the car takes at the wheel
+        # centre dropped (their side-view centre is not differentiated)
+        opts = model.car.options
+        at_contact = dataclasses.replace(
+            opts, front_brakes_inboard=False, rear_brakes_inboard=False, drive_inboard=False
+        )
+        found = centre_columns(st, g, twists[None], at_contact, ids=CENTRE_IDS | ANTI_IDS)
+        out.update({k: v for k, v in found.items() if k not in _antis_at_centre(model, st)})
     return {k: v for k, v in out.items() if isinstance(v, Dual) and k[0] in SUPPORTED_IDS}
+
+
+def _design_wheelbase(
+    model: KinematicModel, st: WheelSet, centre0: DualArray, s0: DualArray
+) -> DualArray | float:
+    """The wheelbase the antis use (`metrics.geometry.WheelSet.design_wheelbase`): the
+    workbook's, else the mean of the sides' design wheelbases (contact points, moving with
+    the hardpoints)."""
+    from suspension_sim.metrics import wheel as wheel_formulas
+
+    if model.car.options.wheelbase_mm is not None or not st.sides:
+        return st.design_wheelbase
+    cp0 = wheel_formulas.contact_point(centre0, s0, st.radius)
+    bases = [cp0[f, 0] - cp0[r, 0] for f, r in st.sides.values()]
+    return sum(bases[1:], bases[0]) / len(bases)
+
+
+def _antis_at_centre(model: KinematicModel, st: WheelSet) -> set[Slot]:
+    """The anti slots the car takes at the wheel centre (see `ANTI_IDS`)."""
+    from suspension_sim.metrics.centres import anti_cases
+
+    opts = model.car.options
+    return {
+        (mid, name, "")
+        for i, name in enumerate(st.names)
+        for mid, _, at_centre in anti_cases(bool(st.front[i]), bool(st.rear[i]), opts)
+        if at_centre
+    }
 
 
 # -- the public function ---------------------------------------------------------------------
