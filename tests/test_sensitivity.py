@@ -31,6 +31,7 @@ from suspension_sim.explore import (
 )
 from suspension_sim.explore.dual import Dual, lstsq
 from suspension_sim.metrics import pose_metrics
+from suspension_sim.solve.pose import Pose
 from suspension_sim.sweeps import motions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -345,6 +346,38 @@ def test_pose_derivatives_along_chosen_moves() -> None:
     with pytest.raises(InputError) as err:
         pose_derivatives(model, pose.params, pose.chassis, heave[2].state, moves[:, :3])
     assert err.value.where == "directions"
+
+
+def test_ackermann_at_a_steered_pose() -> None:
+    """Ackermann (spelt out on Duals, its library formula takes plain arrays): the value
+    of `pose_metrics` at 20 mm of rack on the ground, the derivatives those of re-solved
+    cars."""
+    model = example("fsae_car")
+    steer = motions.steer(model, [0.0, 10.0, 20.0])
+
+    def steered(m: Model) -> Pose:
+        pose = None
+        for step in steer:
+            s = step.state
+            pose = m.solve(rack=s.rack, targets=dict(s.targets), guess=pose)
+        assert pose is not None
+        return pose
+
+    pose = steered(model)
+    names = hardpoint_names(model)
+    moves = np.zeros((3, len(names), 3))
+    moves[0, names.index("FL_TIE_O"), 0] = 1.0
+    moves[1, names.index("RACK_L" if "RACK_L" in names else "FL_TIE_I"), 1] = 1.0
+    moves[2, names.index("RL_WC"), 0] = 1.0  # the wheelbase
+    value, grad = pose_derivatives(model, pose.params, pose.chassis, steer[2].state, moves)[
+        "ackermann_front_pct"
+    ]
+    assert value == pytest.approx(pose_metrics(pose)["ackermann_front_pct"], rel=1e-12)
+    for k in range(3):
+        point = names[int(np.flatnonzero(moves[k].any(axis=1))[0])]
+        axis = int(np.flatnonzero(moves[k].any(axis=0))[0])
+        fd = central(model, point, axis, lambda m: pose_metrics(steered(m)))
+        assert grad[k] == pytest.approx(fd["ackermann_front_pct"], rel=1e-6, abs=5e-8)
 
 
 def test_dual_least_squares_matches_its_closed_form() -> None:

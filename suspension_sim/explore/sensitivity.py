@@ -105,7 +105,7 @@ brakes, a drive through the uprights); one taken at the wheel centre (inboard br
 chassis-mounted drive) goes through its side-view centre, which is not differentiated yet,
 and is left out."""
 
-SUPPORTED_IDS = GEOMETRY_IDS | RATE_IDS | CENTRE_IDS | ANTI_IDS
+SUPPORTED_IDS = GEOMETRY_IDS | RATE_IDS | CENTRE_IDS | ANTI_IDS | {"ackermann"}
 """Every metric id `sensitivity` reports (the others, e.g. the OptimumK-comparison contact
 patch, Ackermann and the antis, are not differentiated yet)."""
 
@@ -562,6 +562,8 @@ def _metrics_at(
     out: dict[Slot, Any] = dict(
         geometry_columns(st, g, pre, k_c, k0_c, ackermann=False, ids=GEOMETRY_IDS)
     )
+    if "front" in st.axles and st.has_rack and st.has_wheelbase:
+        out[("ackermann", "front", "")] = _ackermann(model, st, g, centre0, s0)
     if rates and len(wheels):
         n_w = len(wheels)
         B = np.einsum(
@@ -607,6 +609,32 @@ def _design_wheelbase(
     cp0 = wheel_formulas.contact_point(centre0, s0, st.radius)
     bases = [cp0[f, 0] - cp0[r, 0] for f, r in st.sides.values()]
     return sum(bases[1:], bases[0]) / len(bases)
+
+
+def _ackermann(
+    model: KinematicModel, st: WheelSet, g: Any, centre0: DualArray, s0: DualArray
+) -> DualArray:
+    """Ackermann percentage of the front axle (`metrics.linkage.ackermann_percents`, whose
+    inputs it turns into plain arrays, spelt out here on Duals; the design wheelbase and
+    track move with the hardpoints). The tests compare its value with `pose_metrics`."""
+    from suspension_sim.metrics import wheel as wheel_formulas
+    from suspension_sim.tolerances import STRAIGHT_AHEAD_RAD
+
+    il, ir = st.axles["front"]
+    steer = wheel_formulas.steer(g.toe, st.toe0, st.side)
+    left, right = steer[:, il], steer[:, ir]
+    cp0 = wheel_formulas.contact_point(centre0, s0, st.radius)
+    track = st.side[il] * cp0[il, 1] + st.side[ir] * cp0[ir, 1]
+    wheelbase = st.design_wheelbase
+    mean = 0.5 * (left + right)
+    turning = np.isfinite(value(mean)) & (np.abs(value(mean)) >= STRAIGHT_AHEAD_RAD)
+    left_turn = value(mean) > 0  # left turn: left wheel inside
+    d_i = np.where(left_turn, left, -right)
+    d_o = np.where(left_turn, right, -left)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ideal = np.arctan(wheelbase / (wheelbase / np.tan(d_o) - track))
+        percent = (d_i - d_o) / (ideal - d_o) * 100.0
+    return np.where(turning, percent, np.nan)
 
 
 def _antis_at_centre(model: KinematicModel, st: WheelSet) -> set[Slot]:
