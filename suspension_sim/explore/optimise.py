@@ -42,6 +42,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from suspension_sim.description import Car
     from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.pose import Pose
+    from suspension_sim.solve.state import State
     from suspension_sim.sweeps.spec import SweepSpec
 
 FD_STEP_MM = 1e-3
@@ -56,6 +58,7 @@ FAILED_OBJECTIVE = 1e6
 """Objective value returned for a candidate that cannot be solved (the line search then
 steps back)."""
 MAX_ITERATIONS = 100
+GRADIENT_MODES = ("auto", "analytic", "finite")
 
 ANALYTIC = "analytic (IFT)"
 CLOSED = "closed form"
@@ -79,6 +82,20 @@ class Evaluation:
     values: list[np.ndarray]
     series: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     reason: str = ""
+    model: KinematicModel | None = None
+    runs: dict[tuple[Any, ...], MotionRun] = field(default_factory=dict)
+    design_pose: Pose | None = None
+
+
+@dataclass
+class MotionRun:
+    """One motion solved for a candidate: its table, swept values (first column), and the
+    solved poses and their states (kept when analytic gradients need them)."""
+
+    table: pd.DataFrame
+    swept: np.ndarray
+    poses: list[Pose]
+    states: list[State]
 
 
 @dataclass(frozen=True)
@@ -201,25 +218,48 @@ class Problem:
         spec: OptimiseSpec,
         specs: dict[tuple[Any, ...], SweepSpec],
         supported: frozenset[str],
+        geometry: frozenset[str] = frozenset(),
     ) -> None:
         self.car = car
         self.spec = spec
         self.specs = specs
         self.supported = supported
+        self.geometry = geometry
         self.variables = spec.variables
         self.n = len(spec.variables)
         self.cache: dict[bytes, Evaluation] = {}
         self.evaluations = 0
         self.gradient_evaluations = 0
         self.base_xyz = car.point_map()
-        self.sources = [self._source(t) for t in spec.terms]
+        self.sources = [self._source(t, analytic=True) for t in spec.terms]
 
-    def _source(self, t: Term) -> str:
+    def _source(self, t: Term, *, analytic: bool) -> str:
         if t.kind in ("link", "box"):
             return CLOSED
-        if t.over is None and t.at is None and t.metric in self.supported:
+        if analytic and t.metric in self.supported:
             return ANALYTIC
         return FINITE
+
+    def use(self, analytic: bool) -> None:
+        """Differentiate the supported metrics analytically (else by finite differences)."""
+        self.sources = [self._source(t, analytic=analytic) for t in self.spec.terms]
+
+    def poses_needed(self, ev: Evaluation) -> int:
+        """Solved poses the analytic gradient visits (one `pose_derivatives` call each)."""
+        seen: set[tuple[Any, int]] = set()
+        for t, src in zip(self.spec.terms, self.sources, strict=True):
+            if src != ANALYTIC:
+                continue
+            if t.over is None and t.at is None:
+                seen.add((None, 0))
+                continue
+            key = _motion_of(t)
+            n = len(ev.runs[key].swept)
+            seen.update((key, k) for k in (range(n) if t.over is not None else [n - 1]))
+            if t.relative:
+                ref = _reference(t, ev.runs)
+                seen.add((None, 0) if ref is None else (key, ref))
+        return len(seen)
 
     # the model of a candidate
     def model(self, x: np.ndarray) -> KinematicModel:
@@ -256,23 +296,17 @@ class Problem:
         wanted = [not only_finite or s == FINITE for s in self.sources]
         metric_terms = [t for t, w in zip(terms, wanted, strict=True) if w and t.kind == "metric"]
         model = self.model(x) if metric_terms else None
+        keep = not only_finite and ANALYTIC in self.sources
         convention = self.spec.convention
-        design: dict[str, float] = {}
-        if any((t.over is None and t.at is None) or t.relative for t in metric_terms):
-            assert model is not None
-            try:
-                design = pose_metrics(solve(model), convention)
-            except SuspensionSimError as exc:
-                raise UnsolvedError(f"the design pose cannot be solved: {exc.render()}") from None
-        tables: dict[tuple[Any, ...], tuple[pd.DataFrame, np.ndarray]] = {}
+        runs: dict[tuple[Any, ...], MotionRun] = {}
         for t in metric_terms:
             for m in (t.over, t.at):
-                if m is None or motion_key(m) in tables:
+                if m is None or motion_key(m) in runs:
                     continue
                 assert model is not None
                 spec = self.specs[motion_key(m)]
                 try:
-                    result = run_sweep(model, spec, convention=convention, keep_poses=False)
+                    result = run_sweep(model, spec, convention=convention, keep_poses=keep)
                 except SuspensionSimError as exc:
                     raise UnsolvedError(f"{m.name}: {exc.render()}") from None
                 if result.problems:
@@ -282,7 +316,18 @@ class Problem:
                         f"{p.message}"
                     )
                 swept = np.asarray(result.motion.values, dtype=float)
-                tables[motion_key(m)] = (result.table, swept.reshape(len(swept), -1)[:, 0])
+                s = swept.reshape(len(swept), -1)[:, 0]
+                states = [result.motion[i].state for i in result.steps]
+                runs[motion_key(m)] = MotionRun(result.table, s, list(result.poses), states)
+        design: dict[str, float] = {}
+        design_pose = None
+        if any(_needs_design(t, runs) for t in metric_terms):
+            assert model is not None
+            try:
+                design_pose = solve(model)
+                design = pose_metrics(design_pose, convention)
+            except SuspensionSimError as exc:
+                raise UnsolvedError(f"the design pose cannot be solved: {exc.render()}") from None
         values: list[np.ndarray] = []
         series: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         moved = None
@@ -303,17 +348,17 @@ class Problem:
             if t.over is None and t.at is None:
                 values.append(np.array([_number(design, t.metric)]))
                 continue
-            m = t.over if t.over is not None else t.at
-            assert m is not None
-            table, s = tables[motion_key(m)]
-            col = np.asarray(table[t.metric], dtype=float)
-            series[i] = (s, col)
+            run = runs[_motion_of(t)]
+            col = np.asarray(run.table[t.metric], dtype=float)
+            series[i] = (run.swept, col)
             if t.gain_per is not None:
-                values.append(np.array([_slope(s, col) * t.gain_per]))
+                values.append(np.array([_slope(run.swept, col) * t.gain_per]))
                 continue
-            q = col - _number(design, t.metric) if t.relative else col
-            values.append(q if t.over is not None else q[-1:])
-        return Evaluation(values, series)
+            if t.relative:
+                ref = _reference(t, runs)
+                col = col - (col[ref] if ref is not None else _number(design, t.metric))
+            values.append(col if t.over is not None else col[-1:])
+        return Evaluation(values, series, model=model, runs=runs, design_pose=design_pose)
 
     def points(self, x: np.ndarray) -> dict[str, np.ndarray]:
         """Design positions of every point at offsets x (mm)."""
@@ -350,31 +395,94 @@ class Problem:
                 jac[i] = np.stack([c[k] for c in cols], axis=1)
         analytic = [i for i, s in enumerate(self.sources) if s == ANALYTIC]
         if analytic:
-            got = self._analytic(x, [self.spec.terms[i].metric for i in analytic])
-            for i in analytic:
-                jac[i] = got[self.spec.terms[i].metric][None, :]
+            for i, rows in self._analytic(base, analytic).items():
+                jac[i] = rows
         for i, t in enumerate(self.spec.terms):
             if self.sources[i] == CLOSED:
                 jac[i] = self._closed(x, t)
         return [np.asarray(j) for j in jac]
 
-    def _analytic(self, x: np.ndarray, metrics: list[str]) -> dict[str, np.ndarray]:
-        """d metric / d offset at design from `explore.sensitivity` (a variable moves its
-        point, and its twin mirrored in y)."""
-        from suspension_sim.explore.sensitivity import sensitivity
+    def directions(self, model: KinematicModel) -> np.ndarray:
+        """(n_variables, n_points, 3): each variable's move of the hardpoints per mm."""
+        from suspension_sim.explore.sensitivity import hardpoint_names
 
-        names = list(dict.fromkeys(metrics))
-        result = sensitivity(self.model(x), None, metrics=names, convention=self.spec.convention)
-        index = {c: k for k, c in enumerate(result.coordinates)}
-        out: dict[str, np.ndarray] = {}
-        for name in names:
-            col = result.column(name)
-            g = np.zeros(self.n)
-            for j, v in enumerate(self.variables):
-                g[j] = col[index[(v.point, v.axis)]]
-                if v.twin is not None:
-                    g[j] += (-1.0 if v.axis == "y" else 1.0) * col[index[(v.twin, v.axis)]]
-            out[name] = g
+        index = {n: k for k, n in enumerate(hardpoint_names(model))}
+        out = np.zeros((self.n, len(index), 3))
+        for j, v in enumerate(self.variables):
+            a = AXES.index(v.axis)
+            out[j, index[v.point], a] += 1.0
+            if v.twin is not None:
+                out[j, index[v.twin], a] += -1.0 if v.axis == "y" else 1.0
+        return out
+
+    def _analytic(self, ev: Evaluation, terms: list[int]) -> dict[int, np.ndarray]:
+        """Rows of d quantity / d offset for metric terms, exact: `pose_derivatives` (the
+        implicit function theorem) at each solved pose the term uses, chained through the
+        term (a step's value, minus the reference step's, or the slope's weights)."""
+        from suspension_sim.explore.sensitivity import pose_derivatives
+        from suspension_sim.solve.state import State
+
+        assert ev.model is not None
+        model = ev.model
+        moves = self.directions(model)
+        convention = self.spec.convention
+        wanted: dict[tuple[Any, ...] | None, dict[int, set[str]]] = {}
+        for i in terms:
+            t = self.spec.terms[i]
+            if t.over is None and t.at is None:
+                wanted.setdefault(None, {}).setdefault(0, set()).add(t.metric)
+                continue
+            key = _motion_of(t)
+            run = ev.runs[key]
+            steps = range(len(run.swept)) if t.over is not None else [len(run.swept) - 1]
+            for k in steps:
+                wanted.setdefault(key, {}).setdefault(k, set()).add(t.metric)
+            if t.relative:
+                ref = _reference(t, ev.runs)
+                if ref is None:
+                    wanted.setdefault(None, {}).setdefault(0, set()).add(t.metric)
+                else:
+                    wanted.setdefault(key, {}).setdefault(ref, set()).add(t.metric)
+        grads: dict[tuple[Any, ...] | None, dict[int, dict[str, np.ndarray]]] = {}
+        for where, per_step in wanted.items():
+            for k, names in per_step.items():
+                if where is None:
+                    pose, state = ev.design_pose, State()
+                else:
+                    pose, state = ev.runs[where].poses[k], ev.runs[where].states[k]
+                assert pose is not None
+                rates = not names <= self.geometry
+                got = pose_derivatives(
+                    model,
+                    pose.params,
+                    pose.chassis,
+                    state,
+                    moves,
+                    metrics=sorted(names),
+                    convention=convention,
+                    rates=rates,
+                )
+                grads.setdefault(where, {})[k] = {n: g for n, (_, g) in got.items()}
+        out: dict[int, np.ndarray] = {}
+        for i in terms:
+            t = self.spec.terms[i]
+            if t.over is None and t.at is None:
+                out[i] = grads[None][0][t.metric][None, :]
+                continue
+            key = _motion_of(t)
+            run = ev.runs[key]
+            per = grads[key]
+            if t.gain_per is not None:
+                s = run.swept
+                w = (s - s.mean()) / float(np.dot(s - s.mean(), s - s.mean())) * t.gain_per
+                out[i] = (w @ np.array([per[k][t.metric] for k in range(len(s))]))[None, :]
+                continue
+            chosen = list(range(len(run.swept))) if t.over is not None else [len(run.swept) - 1]
+            g = np.array([per[k][t.metric] for k in chosen])
+            if t.relative:
+                ref = _reference(t, ev.runs)
+                g = g - (per[ref][t.metric] if ref is not None else grads[None][0][t.metric])
+            out[i] = g
         return out
 
     def _closed(self, x: np.ndarray, t: Term) -> np.ndarray:
@@ -394,6 +502,31 @@ class Problem:
         length = float(np.linalg.norm(d))
         u = d / length if length > 0 else np.zeros(3)
         return np.asarray(u @ (moves[0] - moves[1]))[None, :]
+
+
+def _motion_of(t: Term) -> tuple[Any, ...]:
+    m = t.over if t.over is not None else t.at
+    assert m is not None
+    return motion_key(m)
+
+
+def _reference(t: Term, runs: dict[tuple[Any, ...], MotionRun]) -> int | None:
+    """The step a relative term is measured from: the motion's step at 0 (design) when it
+    has one, else None (the design pose). None also for terms that are not relative."""
+    if not t.relative or (t.over is None and t.at is None):
+        return None
+    run = runs.get(_motion_of(t))
+    if run is None:
+        return None
+    zero = np.flatnonzero(np.abs(run.swept) <= 1e-12)
+    return int(zero[0]) if len(zero) else None
+
+
+def _needs_design(t: Term, runs: dict[tuple[Any, ...], MotionRun]) -> bool:
+    """The term needs the design pose: a metric at design, or relative to it."""
+    if t.over is None and t.at is None:
+        return True
+    return t.relative and _reference(t, runs) is None
 
 
 def _number(row: dict[str, float], metric: str) -> float:
@@ -495,12 +628,23 @@ def constraint_slacks(
 
 # -- the optimiser ---------------------------------------------------------------------------
 def prepare(
-    model: KinematicModel, spec: OptimiseSpec, workbook: str | None = None
+    model: KinematicModel,
+    spec: OptimiseSpec,
+    workbook: str | None = None,
+    gradients: str = "auto",
 ) -> tuple[Problem, Evaluation]:
     """The problem on this car and its evaluation at design; InputError at the spec's
-    file:line for a term that does not fit the car (unknown metric, point, motion)."""
+    file:line for a term that does not fit the car (unknown metric, point, motion).
+
+    gradients: ``analytic`` (the supported metrics by `pose_derivatives`), ``finite``
+    (every metric by finite differences) or ``auto``: whichever costs less per gradient on
+    this problem, from the time of one design evaluation (x variables) against one
+    `pose_derivatives` call (x the poses the terms visit)."""
+    if gradients not in GRADIENT_MODES:
+        raise InputError(
+            f"gradients {gradients!r}", where="gradients", hint=" or ".join(GRADIENT_MODES)
+        )
     from suspension_sim.explore.doe import motion_specs
-    from suspension_sim.explore.sensitivity import sensitivity
 
     car = model.car
     check_variables(car, spec.variables)
@@ -516,14 +660,9 @@ def prepare(
     requests = spec.motions
     built = motion_specs(model, workbook, requests)
     specs = {motion_key(m): s for m, s in zip(requests, built, strict=True)}
-    wanted = [t.metric for t in spec.terms if t.kind == "metric"]
-    supported: frozenset[str] = frozenset()
-    if any(t.over is None and t.at is None for t in spec.terms if t.kind == "metric"):
-        try:
-            supported = frozenset(sensitivity(model, None, convention=spec.convention).metrics)
-        except SuspensionSimError:
-            supported = frozenset()
-    problem = Problem(car, spec, specs, supported)
+    supported, geometry, pd_seconds = differentiated(model, spec.convention, len(spec.variables))
+    problem = Problem(car, spec, specs, supported, geometry)
+    problem.use(gradients != "finite")
     columns = _columns(model, spec.convention)
     for t in spec.terms:
         if t.kind == "metric" and t.metric not in columns:
@@ -533,9 +672,38 @@ def prepare(
                 where=t.where,
                 hint="metric columns are those of a sweep table (docs/metrics.md)",
             )
-    _ = wanted
+    t0 = time.process_time()
     base = problem.evaluate(np.zeros(problem.n))
+    eval_seconds = time.process_time() - t0
+    if gradients == "auto" and not base.reason and ANALYTIC in problem.sources:
+        analytic_cost = problem.poses_needed(base) * pd_seconds
+        finite_cost = problem.n * eval_seconds
+        problem.use(analytic_cost <= finite_cost)
     return problem, base
+
+
+def differentiated(
+    model: KinematicModel, convention: str | None, n_dir: int = 1
+) -> tuple[frozenset[str], frozenset[str], float]:
+    """The metric columns `pose_derivatives` differentiates on this car: all, and those it
+    gives without the rate metrics (cheaper); and the CPU seconds of one call with rates
+    and `n_dir` directions (the second call, so one-time set-up is not counted)."""
+    from suspension_sim.explore.sensitivity import hardpoint_names, pose_derivatives
+    from suspension_sim.solve.solver import solve
+    from suspension_sim.solve.state import State
+
+    pose = solve(model)
+    moves = np.zeros((max(n_dir, 1), len(hardpoint_names(model)), 3))
+    found = []
+    seconds = 0.0
+    for rates in (False, True, True):
+        t0 = time.process_time()
+        got = pose_derivatives(
+            model, pose.params, pose.chassis, State(), moves, convention=convention, rates=rates
+        )
+        seconds = time.process_time() - t0
+        found.append(frozenset(got))
+    return found[1], found[0], seconds
 
 
 def _columns(model: KinematicModel, convention: str | None) -> set[str]:
@@ -554,6 +722,7 @@ def optimise(
     seed: int = 0,
     workbook: str | None = None,
     max_iterations: int = MAX_ITERATIONS,
+    gradients: str = "auto",
     progress: Callable[[int, int], None] | None = None,
 ) -> OptimiseResult:
     """Move the spec's variables to meet its objectives and constraints (module docstring).
@@ -561,7 +730,8 @@ def optimise(
     model: a `KinematicModel` (or `suspension_sim.load(...)`'s model: its ``.car`` is
     used). starts: SLSQP runs, the first from the design, the others from a scrambled
     Sobol sample of the variable box (seed). workbook: the car's workbook, so motions may
-    name its sweeps. progress(done, starts) after each start.
+    name its sweeps. gradients: ``auto``, ``analytic`` or ``finite`` (`prepare`).
+    progress(done, starts) after each start.
     """
     from scipy.optimize import minimize
 
@@ -574,7 +744,7 @@ def optimise(
         raise InputError(f"{starts} starts", where="starts", hint="give 1 or more")
     engine.load_kernel_if_cached()
     t0 = time.perf_counter()
-    problem, base = prepare(model, spec, workbook)
+    problem, base = prepare(model, spec, workbook, gradients)
     if base.reason:
         raise InputError(
             f"the design itself cannot be evaluated: {base.reason}",
