@@ -170,6 +170,35 @@ def test_heave_change_derivatives_match_finite_differences() -> None:
     assert not bad, "\n".join(bad[:10])
 
 
+def test_roll_about_a_reference_point_that_moves() -> None:
+    """Roll turns the chassis about its reference point, a hardpoint here: moving that
+    point moves the roll axis, and the derivatives follow it."""
+    base = example("fsae_car")
+    options = dataclasses.replace(base.car.options, chassis_reference_point="FL_LCA_F")
+    model = Model(dataclasses.replace(base.car, options=options))
+
+    def roll(m: Model) -> motions.Motion:
+        return motions.roll(m, [-2.0, -1.0, 0.0, 1.0, 2.0])
+
+    def change(m: Model) -> dict[str, float]:
+        ends = []
+        for sign in (-1.0, 1.0):
+            pose = None
+            for step in (roll(m)[2], roll(m)[int(2 + sign)], roll(m)[int(2 + 2 * sign)]):
+                s = step.state
+                pose = m.solve(chassis=s.chassis, targets=dict(s.targets), guess=pose)
+            assert pose is not None
+            ends.append(pose_metrics(pose))
+        return {k: ends[1][k] - ends[0][k] for k in ends[0]}
+
+    result = sensitivity(model, roll(model))
+    bad: list[str] = []
+    for a, axis in enumerate("xyz"):
+        bad += _compare(result, central(model, "FL_LCA_F", a, change, True), "FL_LCA_F", axis)
+    assert not bad, "\n".join(bad[:10])
+    assert abs(result.derivative("roll_centre_height_front_mm", "FL_LCA_F", "z")) > 0.1
+
+
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_values_are_pose_metrics(name: str) -> None:
     model = example(name)
