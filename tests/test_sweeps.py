@@ -711,3 +711,40 @@ def test_short_sweeps_never_load_the_kernel_long_ones_do(
     long = SweepSpec("long", MotionSpec("heave", tuple(np.linspace(-5.0, 5.0, n).tolist())))
     result = run_sweep(model, long, keep_poses=False)
     assert result.ok and len(result.steps) == n and loads[0] == "load"
+
+
+def test_sweeps_section_comes_from_the_cache_until_the_workbook_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second read of an unchanged workbook's Sweeps section does not open it (the
+    cells come from the cache) and gives the same sweeps, errors at the same cells; a
+    saved change is read again."""
+    from suspension_sim.sweeps import sheet
+
+    monkeypatch.setenv("SUSPENSION_SIM_CACHE_DIR", str(tmp_path / "cache"))
+    rows: list[list[object]] = [["heave", "heave", -10, 10, 3], ["b", "bump FL", 5, None, 1]]
+    path = sweeps_workbook(tmp_path, rows)
+    first = sheet.load_sheet(path)
+    opened: list[Path] = []
+    real = sheet.read_section
+
+    def counted(*args: object) -> object:
+        opened.append(Path(str(args[0])))
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sheet, "read_section", counted)
+    again = sheet.load_sheet(path)
+    assert opened == [] and again == first and again["b"].where == "car.xlsx: Sweeps!A4"
+    rows[1][2] = 7  # the workbook changes: read again
+    path.unlink()
+    path = sweeps_workbook(tmp_path, rows)
+    changed = sheet.load_sheet(path)
+    assert opened == [path] and changed["b"].motion.values == (7.0,)
+    rows[1][4] = "x"  # an error names its cell, from the cache as from the workbook
+    path.unlink()
+    path = sweeps_workbook(tmp_path, rows)
+    for _ in range(2):
+        with pytest.raises(WorkbookError) as exc:
+            sheet.load_sheet(path)
+        assert exc.value.where == "car.xlsx: Sweeps!E4"
+    assert len(opened) == 2

@@ -6,13 +6,21 @@ cells follow the rules of every other section, and every error names the
 cell (``car.xlsx: Sweeps!E4``). ``Fixed`` and ``Targets`` hold ``NAME=VALUE``
 entries separated by ``;``; names may contain spaces (``FL Damper=3``).
 Units: mm and degrees.
+
+The section's cells are cached like the car (`suspension_sim.cache`, by the
+workbook's content, its file name and the package's code): every ``sweep`` looks
+for named sweeps in the workbook, and opening it with openpyxl costs ~0.3-0.5 s
+that an unchanged workbook need not pay again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 from suspension_sim.errors import InputError, WorkbookError
 from suspension_sim.solve.targets import Target
@@ -55,7 +63,7 @@ Record = dict[str, Cell | None]
 def load_sheet(path: Path) -> dict[str, SweepSpec]:
     """Sweep definitions by name from a workbook's Sweeps section ({} without one);
     WorkbookError at the cell."""
-    records = read_section(path, SWEEPS, SHEET_COLUMNS)
+    records = _section(path)
     if records is None:
         return {}
     specs: dict[str, SweepSpec] = {}
@@ -86,6 +94,66 @@ def load_sheet(path: Path) -> dict[str, SweepSpec]:
         except InputError as exc:  # the total step count of a grid
             raise WorkbookError(exc.message, where=exc.where, hint=exc.hint) from None
     return specs
+
+
+CACHE_KIND = "sweeps_section"
+"""The cache entries of Sweeps sections (`suspension_sim.cache`)."""
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:  # unreadable: the reader reports it
+        return None
+
+
+def _section(path: Path) -> list[Record] | None:
+    """`read_section` of the Sweeps section, from the cache when the workbook (its bytes
+    and name) and the package are unchanged; cells of other types than text, numbers
+    and booleans are not cached (read each time)."""
+    from suspension_sim import cache
+
+    before = _digest(path)
+    key = f"{before}|{path.name}|{cache.package_fingerprint()}" if before else None
+    if key is not None and (payload := cache.read_entry(CACHE_KIND, key)) is not None:
+        try:
+            return _records_from_json(payload)
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            cache.reject_entry(CACHE_KIND, key, f"is not a Sweeps section ({exc})")
+    records = read_section(path, SWEEPS, SHEET_COLUMNS)
+    text = _records_to_json(records)
+    if key is not None and text is not None and _digest(path) == before:
+        cache.write_entry(CACHE_KIND, key, text)
+    return records
+
+
+def _records_to_json(records: list[Record] | None) -> bytes | None:
+    """The records as JSON (a cell as [file, sheet, row, col, value]); None when a
+    value is not plain text, a number or a boolean."""
+    rows: list[dict[str, list[Any] | None]] | None = None
+    if records is not None:
+        rows = []
+        for rec in records:
+            row: dict[str, list[Any] | None] = {}
+            for name, c in rec.items():
+                if c is not None and not isinstance(c.value, str | int | float | bool | None):
+                    return None
+                row[name] = None if c is None else [c.file, c.sheet, c.row, c.col, c.value]
+            rows.append(row)
+    return json.dumps({"records": rows}).encode()
+
+
+def _records_from_json(payload: bytes) -> list[Record] | None:
+    rows = json.loads(payload)["records"]
+    if rows is None:
+        return None
+    return [
+        {
+            name: None if c is None else Cell(c[0], c[1], int(c[2]), int(c[3]), c[4])
+            for name, c in row.items()
+        }
+        for row in rows
+    ]
 
 
 def _motion(rec: Record, name: str, *, grid: bool) -> MotionSpec | None:
