@@ -77,7 +77,7 @@ QUANTITIES: tuple[OkQuantity, ...] = (
         "roll centre: where the front-view lines from the two contact patches to their "
         "front-view instant centres meet (X the contact patches' mean)",
         aliases=("Roll Centre",),
-        conditions=(STEERED_FRONT,),
+        conditions=(STEERED_FRONT, PITCH),
         evidence="2.4e-3 mm front, 4e-7 mm rear",
     ),
     *xyz_quantities(
@@ -86,7 +86,7 @@ QUANTITIES: tuple[OkQuantity, ...] = (
         "roll centre with Z measured from the axle's contact patch height (X, Y as the roll "
         "centre's)",
         aliases=("Roll Centre (Ground)",),
-        conditions=(STEERED_FRONT,),
+        conditions=(STEERED_FRONT, PITCH),
         evidence="1.5e-14 mm from the roll centre",
     ),
     ok_quantity(
@@ -230,7 +230,7 @@ QUANTITIES: tuple[OkQuantity, ...] = (
         "atan2(-dz, dx), (dx, dz) from the rear to the front roll centre: + = axis lower at "
         "the front",
         aliases=("Roll Axis Inclination",),
-        conditions=(STEERED_FRONT,),
+        conditions=(STEERED_FRONT, PITCH),
         evidence="7e-15 deg from the roll centres",
     ),
     *xyz_quantities(

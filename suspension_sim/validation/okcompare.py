@@ -139,6 +139,53 @@ with the steering wheel at 0 they are 0/0 (the steer is the rounding of the toe 
 the inner wheel its sign), in OptimumK's numbers as in ours, so they are not compared
 there."""
 STRAIGHT = "0/0 at the steps with the steering wheel at 0"
+STRAIGHT_SW_DEG = 1e-9
+"""A steering-wheel angle at most this (deg) is 0: OptimumK's own stepping leaves round-off
+there (9.5e-15 deg at the middle step of a -120..120 deg sweep in a real result), where
+its secants are 0/0 noise (its Steering Wheel Angle per Average Steer Angle: -0.115)."""
+FAR_SIDE_VIEW_MM = 10_000.0
+"""Side-view instant centres are compared only where OptimumK's centre is within this
+distance (mm) of its contact patch. Farther out the two lines that place it are nearly
+parallel and its position is ill-conditioned: in OptimumK's own results (all at 309 m or
+more) ours differ by at most 9.0e-10 mm per mm squared of the distance (8.2 mm at 309 m,
+the line's angle to 3e-11 deg), which is 0.09 mm at 10 m (docs/validation.md)."""
+FAR_CENTRE = (
+    "OptimumK's side-view instant centre farther than 10 m from its contact patch: its "
+    "position is ill-conditioned there (the swing-arm angle and the antis are compared)"
+)
+SIDE_VIEW_POSITIONS = ("Side View Instant Center", "Side View Swing Arm Length")
+"""Quantities (name prefixes) that are the side-view centre's position."""
+POLE_LIMITS = {"Motion Ratio Steering": 1000.0}
+"""Ratios compared only where OptimumK's value is at most this (its unit) in size: Motion
+Ratio Steering is d(SW)/d(CoilOver Length), infinite where the coilover stops moving with
+the steering. In OptimumK's own results its reciprocal agrees to 3.3e-7 mm/deg at every
+step and the ratio to 2.9e-5 relative up to 1000 deg/mm, but by 33 deg/mm at -58977
+deg/mm (5.5e-4 relative) next to the pole (docs/validation.md)."""
+NEAR_POLE = "a ratio near its pole (the denominator crosses 0): compared up to {limit:g}"
+
+
+def far_side_view_steps(export: Export, key: str) -> np.ndarray | None:
+    """Steps at which OptimumK's side-view instant centre of `key`'s corner is farther than
+    `FAR_SIDE_VIEW_MM` from its contact patch (bool per step), from the export's Side View
+    Swing Arm Length of that corner, else its centre's and contact patch's X and Z; None
+    when the export has neither."""
+    from suspension_sim.optimumk.registry import channel_key, split_key
+
+    _, side, axle = split_key(key)
+    by_key = {c.header.name: c.values for c in export.outputs()}
+    length = by_key.get(channel_key("Side View Swing Arm Length", side, axle))
+    if length is None:
+        xz = [
+            by_key.get(channel_key(f"{what} {c}", side, axle))
+            for what in ("Side View Instant Center", "Contact Patch")
+            for c in "XZ"
+        ]
+        if any(v is None for v in xz):
+            return None
+        ix, iz, cx, cz = (np.asarray(v, dtype=float) for v in xz)
+        length = np.hypot(ix - cx, iz - cz)
+    with np.errstate(invalid="ignore"):
+        return np.asarray(np.asarray(length, dtype=float) > FAR_SIDE_VIEW_MM)
 
 
 STEP0_REASON = (
@@ -284,10 +331,22 @@ def validate_optimumk(
             why_out.append(STEPS)
         ok = ok & free
         if col.quantity is not None and col.quantity.name in STEERING_SECANTS:
-            straight = inputs["steering"] == 0.0
+            straight = np.abs(inputs["steering"]) <= STRAIGHT_SW_DEG
             if (ok & straight).any():
                 why_out.append(STRAIGHT)
             ok = ok & ~straight
+        if col.quantity is not None and col.quantity.name.startswith(SIDE_VIEW_POSITIONS):
+            far = far_side_view_steps(export, col.header.name)
+            if far is not None and (ok & far).any():
+                why_out.append(FAR_CENTRE)
+                ok = ok & ~far
+        if col.quantity is not None and col.quantity.name in POLE_LIMITS:
+            limit = POLE_LIMITS[col.quantity.name]
+            with np.errstate(invalid="ignore"):
+                pole = np.abs(col.values) > limit
+            if (ok & pole).any():
+                why_out.append(NEAR_POLE.format(limit=limit))
+                ok = ok & ~pole
         if not np.isfinite(col.values[ok]).any():
             not_compared.append((text, "; ".join(why_out)))
             continue

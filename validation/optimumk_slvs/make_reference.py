@@ -30,7 +30,8 @@ Rates are central finite differences of slvs solves (each solve polished to
 step's own pitch axis) and steering-wheel increments with every tyre on the
 ground, and coilover-length increments with the chassis and rack held for the
 force-based instant centres (velocity of the contact patch as a point of the
-upright).
+upright; in the side view the centre is where that line meets the wheel centre's,
+as OptimumK's own results place it).
 
 Writes export.xlsx (OptimumK's result layout: title block, statistic rows,
 `Step [n]` rows, headers `Quantity [Side] [Axle] (unit)`) beside this script.
@@ -375,6 +376,30 @@ def view_ic(cp: Vec, v_cp: Vec, w: Vec, normal: Vec) -> Vec:
     return cp + np.cross(n, v_in) / wn if abs(wn) > 1e-300 else np.full(3, np.nan)
 
 
+def view_ic_two_points(cp: Vec, v_cp: Vec, p: Vec, v_p: Vec, normal: Vec) -> Vec:
+    """Side-view instant centre as OptimumK's own results place it: in the plane through
+    cp with this normal, where the line through cp perpendicular to its in-plane velocity
+    meets the line through p (the wheel centre, moved into the plane) perpendicular to
+    p's in-plane velocity. (The single-point formula `view_ic` puts a 309 m centre 7 %
+    nearer: the wheel centre and the contact patch are at different depths.)"""
+    n = _unit(normal)
+    d_cp = np.cross(n, v_cp - float(v_cp @ n) * n)
+    d_p = np.cross(n, v_p - float(v_p @ n) * n)
+    p_in = p - float((p - cp) @ n) * n
+    return intersect_on_first(cp, d_cp, p_in, d_p)
+
+
+def intersect_on_first(p1: Vec, d1: Vec, p2: Vec, d2: Vec) -> Vec:
+    """The point of the line p1 + a d1 where it meets the coplanar line p2 + b d2 (NaN if
+    they are parallel): exact on the first line, which carries the swing-arm angle."""
+    n12 = np.cross(d1, d2)
+    den = float(n12 @ n12)
+    if den <= 1e-30 * float(d1 @ d1) * float(d2 @ d2):
+        return np.full(3, np.nan)
+    a = float(np.cross(p2 - p1, d2) @ n12) / den
+    return p1 + a * d1
+
+
 def intersect_in_plane(p1: Vec, d1: Vec, p2: Vec, d2: Vec) -> Vec:
     """Intersection of two coplanar lines (least squares on p1 + a d1 = p2 + b d2)."""
     A = np.column_stack([d1, -d2])
@@ -475,7 +500,7 @@ def centres(
         v = point_velocity(tw[c], g.cp)
         vcp[c] = v
         fv[c] = view_ic(g.cp, v, tw[c][2], X)
-        sv[c] = view_ic(g.cp, v, tw[c][2], Y)
+        sv[c] = view_ic_two_points(g.cp, v, g.wc, point_velocity(tw[c], g.wc), Y)
     rc = {}
     for axle, (lc, rc_) in (("Front", ("FL", "FR")), ("Rear", ("RL", "RR"))):
         pl, pr = geo[lc].cp, geo[rc_].cp
