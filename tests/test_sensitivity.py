@@ -138,9 +138,14 @@ def test_design_derivatives_match_finite_differences(name: str) -> None:
     result = design_result(name)
     rng = np.random.default_rng(7)
     names = list(model.car.point_map())
-    picked = list(rng.choice(names, size=2, replace=False))
-    wheel = model.car.wheels[0]  # and always an upright point
-    picked.append(wheel.kingpin_lower or wheel.axis_point)
+    if name == "fsae_car_arb":
+        # the example car plus its bars: its T-bar lever's shaft point (the lever's own
+        # frame recipe); each of its rebuilt cars costs ~0.4 s to check, so no more
+        picked = ["RC_TBAR_S"]
+    else:
+        picked = list(rng.choice(names, 2, replace=False))
+        wheel = model.car.wheels[0]  # and always an upright point
+        picked.append(wheel.kingpin_lower or wheel.axis_point)
     bad: list[str] = []
     checked = 0
     for point in dict.fromkeys(picked):
@@ -164,7 +169,7 @@ def test_heave_change_derivatives_match_finite_differences() -> None:
     result = sensitivity(model, motions.heave(model, [-30.0, -15.0, 0.0, 15.0, 30.0]))
     assert result.what.startswith("change over heave")
     bad: list[str] = []
-    for point in ("FL_TIE_I", "FL_UBJ", "FL_PR_I"):
+    for point in ("FL_TIE_I", "FL_PR_I"):
         for a, axis in enumerate("xyz"):
             bad += _compare(result, central(model, point, a, over_heave, True), point, axis)
     assert not bad, "\n".join(bad[:10])
