@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sps
 
 from suspension_sim.description import CHASSIS
 from suspension_sim.errors import SuspensionSimError
@@ -121,7 +120,7 @@ def free_motions(model: KinematicModel) -> tuple[FreeMotion, ...]:
     x = np.setdiff1d(np.arange(model.n_params), u)
     q0 = np.zeros(model.n_params)
     lay = model.layout(x)
-    Jx = model.jacobian(q0, x).toarray()
+    Jx = model.dense_jacobian(q0, x)
     found: list[FreeMotion] = []
     for r_idx, c_idx in jacobian_blocks(Jx):
         A = Jx[np.ix_(r_idx, c_idx)]
@@ -178,6 +177,8 @@ def _follow(model: KinematicModel, x: np.ndarray, lay: JacobianLayout, dq: np.nd
                 if moved >= FOLLOW_KEPT * FOLLOW_MOVE_MM:
                     return True
                 break
+            import scipy.sparse as sps
+
             J = sps.csr_matrix((data[:, 0], lay.indices, lay.indptr), shape=lay.shape)
             step, *_ = np.linalg.lstsq(J.toarray(), -r[:, 0], rcond=None)
             q[x] += step

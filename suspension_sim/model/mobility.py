@@ -234,7 +234,7 @@ def _counts(model: KinematicModel) -> Mobility:
     u = model.input_params()
     x = np.setdiff1d(np.arange(model.n_params), u)
     q0 = np.zeros(model.n_params)
-    J = model.jacobian(q0, np.arange(model.n_params)).toarray()
+    J = model.dense_jacobian(q0, np.arange(model.n_params))
     Jx, Ju = J[:, x], J[:, u]
     m, n = Jx.shape
     rank, null_cols, null_rows, left_null = rank_and_nullspaces(Jx)

@@ -13,8 +13,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sps
-from scipy.sparse.csgraph import connected_components
 
 from suspension_sim.tolerances import LOCK_SINE, MODE_SHARE, RANK_TOL
 
@@ -33,7 +31,7 @@ def design_test(model: KinematicModel) -> tuple[int, set[str]]:
     inputs) at design: `mobility` without the reporting."""
     u = model.input_params()
     x = np.setdiff1d(np.arange(model.n_params), u)
-    J = model.jacobian(np.zeros(model.n_params), np.arange(model.n_params)).toarray()
+    J = model.dense_jacobian(np.zeros(model.n_params), np.arange(model.n_params))
     rank, _, _, left_null = rank_and_nullspaces(J[:, x], vectors=False)
     if rank < len(x):
         return -1, set()
@@ -82,14 +80,38 @@ def rank_and_nullspaces(
     return rank, sorted(cols), sorted(rows), left_null
 
 
+def graph_components(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
+    """Connected components of an undirected graph of n nodes with edges a[k] - b[k]:
+    (count, label per node), labels numbered in order of each component's lowest node,
+    as scipy's connected_components numbers them. Union-find in plain Python: the graphs
+    here have a few hundred nodes, and a first pose then needs no scipy.sparse (~0.2 s
+    to import)."""
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in zip(np.asarray(a).tolist(), np.asarray(b).tolist(), strict=True):
+        ri, rj = root(i), root(j)
+        if ri != rj:
+            parent[max(ri, rj)] = min(ri, rj)
+    order: dict[int, int] = {}
+    labels = np.empty(n, dtype=int)
+    for i in range(n):
+        labels[i] = order.setdefault(root(i), len(order))
+    return len(order), labels
+
+
 def jacobian_blocks(J: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     """(rows, columns) of J's independent blocks; an empty row or column is a block."""
     m, n = J.shape
-    pattern = sps.csr_matrix(J != 0)
-    graph = sps.bmat([[None, pattern], [pattern.T, None]], format="csr") if m and n else None
-    if graph is None:
+    if not (m and n):
         return [(np.arange(m), np.arange(n))] if m or n else []
-    count, labels = connected_components(graph, directed=False)
+    rows, cols = np.nonzero(J)
+    count, labels = graph_components(m + n, rows, m + cols)
     return [
         (np.flatnonzero(labels[:m] == c), np.flatnonzero(labels[m:] == c)) for c in range(count)
     ]

@@ -6,8 +6,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sps
-from scipy.sparse.csgraph import connected_components
 
 from suspension_sim.errors import ModelError
 from suspension_sim.model.mobility import Mobility, mobility
@@ -83,6 +81,9 @@ def singular_ratio(J: np.ndarray, blocks: Sequence[tuple[np.ndarray, np.ndarray]
     """
     if blocks is None:
         pattern = (J != 0).astype(float)
+        import scipy.sparse as sps
+        from scipy.sparse.csgraph import connected_components
+
         ncomp, labels = connected_components(sps.csr_matrix(pattern.T @ pattern), directed=False)
         found = []
         for c in range(ncomp):

@@ -12,9 +12,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sps
-from scipy.sparse.csgraph import connected_components
 from threadpoolctl import ThreadpoolController
+
+from suspension_sim.model.rank import graph_components
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import JacobianLayout, KinematicModel
@@ -42,6 +42,16 @@ def problem(model: KinematicModel, locked: np.ndarray) -> Problem:
     return model.derived.get(key, lambda: _build_problem(model, locked))
 
 
+def column_components(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[int, np.ndarray]:
+    """Connected components of a sparse pattern's columns (CSR `indptr`, `indices`, `n`
+    columns): two columns are connected when a row holds both. (count, label per
+    column), numbered as scipy's connected_components numbers them."""
+    counts = np.diff(indptr)
+    filled = counts > 0
+    first = np.repeat(indices[indptr[:-1][filled]], counts[filled])  # each row's first column
+    return graph_components(n, first, indices)
+
+
 def _build_problem(model: KinematicModel, locked: np.ndarray) -> Problem:
     mask = np.ones(model.n_params, dtype=bool)
     mask[locked] = False
@@ -49,8 +59,7 @@ def _build_problem(model: KinematicModel, locked: np.ndarray) -> Problem:
     lay = model.layout(unknowns)
     n = len(unknowns)
     rows = np.repeat(np.arange(lay.shape[0]), np.diff(lay.indptr))
-    S = sps.csr_matrix((np.ones(len(rows)), (rows, lay.indices)), shape=lay.shape)
-    ncomp, labels = connected_components((S.T @ S).tocsr(), directed=False) if n else (0, [])
+    ncomp, labels = column_components(lay.indptr, lay.indices, n)
     blocks = []
     for c in range(ncomp):
         cols = np.flatnonzero(labels == c)

@@ -31,8 +31,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sps
-from scipy.sparse.csgraph import dijkstra
 
 from suspension_sim.description import CHASSIS
 from suspension_sim.errors import SolveError
@@ -71,6 +69,20 @@ def link_bounds(model: KinematicModel) -> dict[str, tuple[float, float]]:
     return model.derived.get("reach: link bounds", lambda: _link_bounds(model))
 
 
+def chain_distances(n: int, rows: np.ndarray, cols: np.ndarray, dist: np.ndarray) -> np.ndarray:
+    """(n, n) shortest chain lengths (mm) between n points through rigid links: edges
+    rows[k] - cols[k] of length dist[k] (the shortest when given twice), inf where no
+    chain joins two points. Floyd-Warshall in numpy: a car has ~100 points, ~1 ms, and
+    a first pose needs no scipy.sparse import."""
+    D = np.full((n, n), np.inf)
+    np.fill_diagonal(D, 0.0)
+    if len(rows):
+        np.minimum.at(D, (rows, cols), dist)
+    for k in range(n):
+        np.minimum(D, D[:, k, None] + D[None, k, :], out=D)
+    return D
+
+
 def _link_bounds(model: KinematicModel) -> dict[str, tuple[float, float]]:
     car = model.car
     names = [p.name for p in car.points]
@@ -90,13 +102,12 @@ def _link_bounds(model: KinematicModel) -> dict[str, tuple[float, float]]:
                     cols.append(b)
     n = len(names)
     dist = np.linalg.norm(xyz[rows] - xyz[cols], axis=1) if rows else np.zeros(0)
-    # csgraph treats explicit zeros as missing edges: coincident points get a tiny length.
-    graph = sps.csr_matrix((np.maximum(dist, 1e-300), (rows, cols)), shape=(n, n))
+    graph = chain_distances(n, np.asarray(rows, dtype=int), np.asarray(cols, dtype=int), dist)
     chassis = [index[p] for p in car.body(CHASSIS).points]
     out: dict[str, tuple[float, float]] = {}
     for d in car.dampers:
         p, c = index[d.moving_point], index[d.chassis_point]
-        reach = dijkstra(graph, indices=p)
+        reach = graph[p]
         longest = float(reach[c])
         shortest = max([0.0, *(float(np.linalg.norm(xyz[k] - xyz[c]) - reach[k]) for k in chassis)])
         design = car.damper_design_length(d)
@@ -108,7 +119,7 @@ def _link_bounds(model: KinematicModel) -> dict[str, tuple[float, float]]:
 
 def _rack_bound(
     model: KinematicModel,
-    graph: sps.csr_matrix,
+    graph: np.ndarray,
     xyz: np.ndarray,
     index: dict[str, int],
     chassis: list[int],
@@ -127,7 +138,7 @@ def _rack_bound(
             continue
         i = model.inst_index[(point, car.rack.body)]
         axis = P[i, :, 0] - model.inst_design[i]  # mm per mm of travel
-        reach = dijkstra(graph, indices=index[point])
+        reach = graph[index[point]]
         for k in chassis:
             if not np.isfinite(reach[k]):
                 continue

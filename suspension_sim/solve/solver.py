@@ -28,7 +28,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import scipy.sparse as sps
 
 from suspension_sim.errors import InputError, SolveError
 from suspension_sim.solve.by_engine import (
@@ -61,6 +60,8 @@ from suspension_sim.tolerances import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    import scipy.sparse as sps
+
     from suspension_sim.model import KinematicModel
     from suspension_sim.model.mobility import Mobility
     from suspension_sim.solve.targets import CompiledTargets, Target
@@ -153,6 +154,8 @@ def _solve_params(
     last: dict[str, object] = {}
     deadline = t0 + SOLVE_TIME_LIMIT_S
     best = _Best(q[prob.unknowns].copy(), np.inf)
+
+    import scipy.sparse as sps
 
     def evaluate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray | sps.csr_matrix]:
         if last.get("x") is not None and np.array_equal(last["x"], x):  # type: ignore[arg-type]
