@@ -23,7 +23,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.explore.optimise import OptimiseResult
 
 HELP = "move hardpoints toward kinematic targets (SLSQP, analytic gradients); writes a new workbook"
-PARAMETER_OPTIONS = {"out": "--out", "starts": "--starts", "report": "--report", "seed": "--seed"}
+PARAMETER_OPTIONS = {
+    "out": "--out",
+    "starts": "--starts",
+    "report": "--report",
+    "seed": "--seed",
+    "gradients": "--gradients",
+}
 """Library parameter -> this command's option, for error messages (see `cli`)."""
 MAX_STARTS = 1024
 REPORT_FILES = ("optimise.md", "terms.csv", "variables.csv", "starts.csv")
@@ -50,6 +56,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "the variable ranges (default 1)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the Sobol starts (default 0)")
+    p.add_argument(
+        "--gradients",
+        choices=("auto", "analytic", "finite"),
+        default="auto",
+        help="analytic (implicit function theorem) where the sensitivities cover a metric, "
+        "finite differences, or auto: the cheaper on this problem (default)",
+    )
     p.add_argument("--force", action="store_true", help="replace an existing --out / report")
     p.set_defaults(run=run)
 
@@ -111,7 +124,14 @@ def run(args: argparse.Namespace) -> int:
         f"{len(spec.motions)} motion(s), {args.starts} start(s)",
         flush=True,
     )
-    result = optimise(model, spec, starts=args.starts, seed=args.seed, workbook=args.workbook)
+    result = optimise(
+        model,
+        spec,
+        starts=args.starts,
+        seed=args.seed,
+        workbook=args.workbook,
+        gradients=args.gradients,
+    )
     notes = [
         f"Optimised by suspension-sim optimise from {Path(args.workbook).name} "
         f"with {Path(args.spec).name}.",

@@ -7,15 +7,23 @@ variables' ranges, with scipy's SLSQP. Every evaluation builds the candidate car
 (`run_sweep`, continuation from design): a candidate with a step that cannot be solved is
 infeasible, with the solver's reason.
 
-Gradients (each term's source is in `OptimiseResult.gradients`):
+Gradients (each term's source is in `TermOutcome.gradient`):
 
-- metrics at design that `explore.sensitivity` differentiates: analytic, by the implicit
-  function theorem (``analytic (IFT)``);
-- link lengths and packaging boxes: closed form (``closed form``);
-- everything else (metrics over or at a motion, metrics the sensitivities do not cover
-  such as Ackermann): forward finite differences of re-solved designs, step `FD_STEP_MM`
-  (``finite differences``). The sensitivities' public API gives the change over a whole
-  motion, not each step, so per-step bands use this fallback.
+- the metrics `explore.sensitivity.pose_derivatives` differentiates (camber, toe, caster,
+  KPI, scrub, trail, track, motion ratio, camber gain, bump steer, roll-centre height, ...):
+  ``analytic (IFT)``, exact, by the implicit function theorem at every solved pose the term
+  visits (each step of a motion; a relative band subtracts the reference step's
+  derivative; a gain weights the steps' derivatives by the least-squares slope's weights);
+- link lengths and packaging boxes: ``closed form``;
+- everything else (metrics the sensitivities do not cover, e.g. the swing-arm lengths or
+  the steering-wheel gains): ``finite differences``, forward, of re-solved designs, step
+  `FD_STEP_MM`.
+
+``gradients="auto"`` (the default) takes, per problem, whichever of the analytic path and
+finite differences costs less per gradient (one timed design evaluation x variables
+against one timed `pose_derivatives` call x poses visited): with the compiled kernels a
+re-solved 13-step motion costs less than the Dual-number pass over its 13 poses, so many
+variables over long motions go to finite differences; ``analytic`` and ``finite`` force one.
 
 ``starts > 1`` adds starts from a scrambled Sobol sample of the variable box (seeded):
 the best feasible end wins. Units: offsets in mm; metric values in their columns' units.

@@ -70,6 +70,9 @@ SPEC_HINT = (
     "an optimisation spec holds 'variables:' (as a DOE study), 'objectives:' and/or "
     "'constraints:' (docs/exploration.md, Optimisation)"
 )
+AT_STEPS = 7
+"""Values from design to an ``at:`` value: the continuation's path (one long step can
+fail to close where short ones do, e.g. 0 to 90 deg of steering wheel)."""
 DEFAULT_PER = 1.0
 """A gain without ``per`` is per unit of the swept value (mm or deg)."""
 
@@ -388,7 +391,7 @@ def _steps(node: Node) -> int:
 
 def _at(node: Node) -> tuple[MotionRequest, float]:
     """``at: {motion: steer, value: 90}``: the motion swept from design (0) to the value
-    (``steps`` on the way, default 2), the last step taken."""
+    (``steps`` values on the way, default `AT_STEPS`), the last step taken."""
     f = node.mapping("at")
     known_keys(f, AT_KEYS, "at")
     if "motion" not in f or "value" not in f:
@@ -396,6 +399,6 @@ def _at(node: Node) -> tuple[MotionRequest, float]:
     value = f["value"][1].number("value")
     if value == 0:
         f["value"][1].fail("at: value 0 is the design: leave at: out")
-    steps = _steps(f["steps"][1]) if "steps" in f else 2
+    steps = _steps(f["steps"][1]) if "steps" in f else AT_STEPS
     name = f["motion"][1].text("motion").strip()
     return MotionRequest(name, 0.0, value, steps, node.where), value
