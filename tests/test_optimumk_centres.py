@@ -38,6 +38,7 @@ from suspension_sim.optimumk.centres import (
     pitch_centre,
     roll_centre,
     sv_instant_centre,
+    two_point_lam,
 )
 from suspension_sim.tolerances import CENTRE_AT_INFINITY_MM
 
@@ -162,3 +163,45 @@ def test_centres_beyond_ten_km_are_at_infinity_and_arms_keep_the_inboard_sense()
     assert far.at_infinity and np.all(np.isnan(far.centre()))
     assert far.arm(inward) == pytest.approx(-direction)  # taken toward the centreline
     assert ForceLine(cp, direction, 0.0).arm(inward) == pytest.approx(-direction)
+
+
+def test_side_view_centre_meets_the_wheel_centre_line() -> None:
+    """`two_point_lam`: the contact patch's line meets the wheel centre's line (moved into
+    the plane Y = CP.y) at a centre chosen by hand; the velocity's out-of-plane part is
+    ignored; parallel lines are at infinity (lam = 0)."""
+    m = np.array([0.0, 1.0, 0.0])
+    cp, wc = np.array([[0.0, 612.0, 0.0]]), np.array([[0.0, 608.0, 200.0]])
+    ic = np.array([5000.0, 612.0, 5.0])
+    d_cp = ic - cp
+    d_p = ic - (wc + np.array([0.0, 4.0, 0.0]))  # from the wheel centre moved into the plane
+    u_wc = np.cross(d_p, m) + 3.0 * m  # m x u_wc = d_p; + an out-of-plane part
+    assert two_point_lam(cp, d_cp, wc, u_wc, m) == pytest.approx([1.0], rel=1e-12)
+    assert two_point_lam(cp, 2.0 * d_cp, wc, u_wc, m) == pytest.approx([2.0], rel=1e-12)
+    parallel = np.cross(d_cp, m)  # the wheel centre's line parallel to the contact patch's
+    assert two_point_lam(cp, d_cp, wc, parallel, m) == pytest.approx([0.0], abs=0.0)
+
+
+def test_side_view_centre_of_a_skew_rotation_depends_on_the_wheel_centre_depth() -> None:
+    """A body turning about a skew axis (part of its rotation in the side-view plane): the
+    side-view velocities at the contact patch's and the wheel centre's depths are not one
+    planar rotation, so where their lines meet (solved here by Cramer's rule in X, Z) is not
+    the single-point centre CP + (m x v_CP) / (w.m): that is the difference OptimumK's own
+    results show (7 % at 309 m)."""
+    m = np.array([0.0, 1.0, 0.0])
+    w = np.array([0.05, 1.0, 0.02])  # rad per unit, mostly about Y
+    A = np.array([3000.0, 500.0, 120.0])  # a point of the axis
+    cp, wc = np.array([0.0, 612.0, 4.7]), np.array([1.0, 608.5, 210.4])
+
+    def vel(p: np.ndarray) -> np.ndarray:
+        return np.cross(w, p - A)
+
+    d_cp, d_wc = np.cross(m, vel(cp)), np.cross(m, vel(wc))
+    # cp + a d_cp = wc' + b d_wc in (x, z): Cramer's rule
+    det = -d_cp[0] * d_wc[2] + d_cp[2] * d_wc[0]
+    rx, rz = wc[0] - cp[0], wc[2] - cp[2]
+    a = (-rx * d_wc[2] + rz * d_wc[0]) / det
+    lam = two_point_lam(cp[None], d_cp[None], wc[None], vel(wc)[None], m)[0]
+    assert lam == pytest.approx(1.0 / a, rel=1e-10)
+    single = 1.0 / (w @ m)  # the single-point centre: cp + d_cp / (w.m)
+    apart = abs(1.0 / lam - single) * float(np.linalg.norm(d_cp))  # mm along the line
+    assert apart > 0.5  # 1.1 mm here, 3 m from the contact patch: a different point

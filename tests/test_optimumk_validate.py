@@ -706,3 +706,109 @@ def test_a_steered_step_0_with_roll_compares_nothing(
     table["Motion [Roll] (deg)"] = [0.0, 0.0]  # steering only: compared
     result = validate(car, read_export(write_ok_xlsx(tmp_path / "st2.xlsx", table)))
     assert result.compared and not result.blocked
+
+
+# -- what OptimumK's own results taught: far side-view centres, poles, round-off straight --
+def _edited_export(
+    src: Path, out: Path, edits: dict[tuple[str, int], float], keep: set[int], *, add: bool
+) -> Path:
+    """A copy of an export with cells changed: {(header, step): value}, added to the cell
+    when `add`, else written over it; only the `keep` steps stay."""
+    wb = openpyxl.load_workbook(src)
+    ws = wb.active
+    assert ws is not None
+    row = next(r for r in range(1, 30) if ws.cell(r, 2).value == "Motion [Heave] (mm)")
+    cols = {ws.cell(row, c).value: c for c in range(1, ws.max_column + 1)}
+    steps = {str(ws.cell(r, 1).value): r for r in range(row, ws.max_row + 1)}
+    for (header, step), value in edits.items():
+        cell = ws.cell(steps[f"Step [{step}]"], cols[header])
+        old = cell.value if isinstance(cell.value, (int, float)) else 0.0
+        cell.value = float(old) + value if add else value
+    _keep_steps(ws, keep)
+    wb.save(out)
+    return out
+
+
+def test_side_view_centres_beyond_10_m_are_not_compared(
+    slvs_car,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    """A side-view centre OptimumK places beyond `FAR_SIDE_VIEW_MM` (its Side View Swing
+    Arm Length) is not compared at that step, with the reason: 50 mm off there passes; the
+    same centre 0.2 mm off at a near step fails by name."""
+    from suspension_sim.validation import validate
+    from suspension_sim.validation.okcompare import FAR_CENTRE, FAR_SIDE_VIEW_MM
+
+    src = SLVS / "export_unsteered.xlsx"
+    ic = "Side View Instant Center X [Left] [Rear] (mm)"
+    arm = "Side View Swing Arm Length [Left] [Rear] (mm)"
+    keep = {0, 1, 2, 3}
+    far = _edited_export(
+        src, tmp_path / "a.xlsx", {(arm, 3): 2.0 * FAR_SIDE_VIEW_MM}, keep, add=False
+    )
+    far = _edited_export(far, tmp_path / "b.xlsx", {(ic, 3): 50.0}, keep, add=True)
+    v = validate(slvs_car, read_export(far))
+    assert v.passed, v.summary()
+    res = next(c for c in v.compared if c.column.header.text == ic)
+    assert np.isnan(res.theirs[3]) and np.isfinite(res.theirs[:3]).all()
+    assert any(FAR_CENTRE in n for n in res.notes)
+    near = _edited_export(src, tmp_path / "near.xlsx", {(ic, 3): 0.2}, {0, 1, 2, 3}, add=True)
+    bad = validate(slvs_car, read_export(near))
+    assert [c.channel for c in bad.failed_channels] == ["Side View Instant Center X Rear Left"]
+
+
+def test_motion_ratio_steering_is_not_compared_near_its_pole(
+    slvs_car,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    """Motion Ratio Steering beyond `POLE_LIMITS` (1000 deg/mm: the coilover barely moves
+    with the steering) is not compared at that step; 1 deg/mm off at an ordinary value
+    (about -112 deg/mm here) fails."""
+    from suspension_sim.validation import validate
+    from suspension_sim.validation.okcompare import POLE_LIMITS
+
+    src = SLVS / "export_unsteered.xlsx"
+    mr = "Motion Ratio Steering [Left] [Front] (deg/mm)"
+    limit = POLE_LIMITS["Motion Ratio Steering"]
+    pole = _edited_export(
+        src, tmp_path / "pole.xlsx", {(mr, 3): -5.0 * limit}, {0, 1, 2, 3}, add=False
+    )
+    v = validate(slvs_car, read_export(pole))
+    assert v.passed, v.summary()
+    res = next(c for c in v.compared if c.column.header.text == mr)
+    assert np.isnan(res.theirs[3]) and any("pole" in n for n in res.notes)
+    off = _edited_export(src, tmp_path / "off.xlsx", {(mr, 3): 1.0}, {0, 1, 2, 3}, add=True)
+    bad = validate(slvs_car, read_export(off))
+    assert [c.channel for c in bad.failed_channels] == ["Motion Ratio Steering Front Left"]
+
+
+def test_a_round_off_steering_wheel_angle_counts_as_straight(
+    slvs_car,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    """OptimumK's own stepping leaves 9.5e-15 deg where the steering wheel is at 0, and
+    its secant there is 0/0 noise (-0.115 in a real result): not compared, as at an
+    exact 0; at a real steering angle the same value fails."""
+    from suspension_sim.validation import validate
+    from suspension_sim.validation.okcompare import STRAIGHT
+
+    src = SLVS / "export.xlsx"
+    sw, secant = (
+        "Motion [Steering] (deg)",
+        "Steering Wheel Angle per Average Steer Angle [Front] (-)",
+    )
+    keep = {0, *range(30, 37)}  # pure steering out to 100 deg and back to 0 (step 36)
+    noisy = _edited_export(
+        src, tmp_path / "noisy.xlsx", {(sw, 36): 9.5e-15, (secant, 36): -0.115}, keep, add=False
+    )
+    v = validate(slvs_car, read_export(noisy))
+    assert v.passed, v.summary()
+    res = next(c for c in v.compared if c.column.header.text == secant)
+    assert np.isnan(res.theirs[-1]) and any(STRAIGHT in n for n in res.notes)
+    steered = _edited_export(
+        src, tmp_path / "steered.xlsx", {(secant, 33): -0.115}, keep, add=False
+    )
+    bad = validate(slvs_car, read_export(steered))
+    assert [c.channel for c in bad.failed_channels] == [
+        "Steering Wheel Angle per Average Steer Angle Front"
+    ]

@@ -208,7 +208,7 @@ def step0_off_design(inputs: dict[str, np.ndarray]) -> str:
     sw0 = float(inputs["steering"][0])
     turns = bool(np.any(inputs["roll"] != 0.0) or np.any(inputs["pitch"] != 0.0))
     if h == 0.0 and r == 0.0 and p == 0.0:
-        if sw0 != 0.0 and turns:
+        if abs(sw0) > STRAIGHT_SW_DEG and turns:
             return (
                 f"step 0 is steered ({sw0:g} deg) and the motion rolls or pitches: OptimumK "
                 "turns the chassis about the roll and pitch centres of step 0, which are not "
