@@ -15,6 +15,7 @@ import os
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ROOT / "workbooks" / "fsae_car.xlsx"
@@ -27,7 +28,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import suspension_sim
-    from suspension_sim.explore import sensitivity
+    from suspension_sim.explore.sensitivity import sensitivity
     from suspension_sim.solve.solver import blas_controller
     from suspension_sim.sweeps import motions
 
@@ -35,7 +36,7 @@ def main() -> None:
     cores = os.cpu_count()
     print(f"{Path(args.workbook).name}: {len(model.car.points)} hardpoints, cores: {cores}")
     heave = motions.heave(model, [-30.0 + 5.0 * i for i in range(13)])
-    cases = (
+    cases: tuple[tuple[str, dict[str, Any]], ...] = (
         ("at design", {}),
         ("at design, --symmetric", {"symmetric": True}),
         ("over heave -30..+30 mm", {"motion": heave}),

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import suspension_sim
 from suspension_sim import cli, load
 from suspension_sim.api import Model
 from suspension_sim.description import Car
@@ -27,9 +28,9 @@ from suspension_sim.explore import (
     hardpoint_names,
     mirror_pairs,
     pose_derivatives,
-    sensitivity,
 )
 from suspension_sim.explore.dual import Dual, lstsq
+from suspension_sim.explore.sensitivity import sensitivity
 from suspension_sim.metrics import pose_metrics
 from suspension_sim.solve.pose import Pose
 from suspension_sim.sweeps import motions
@@ -342,6 +343,7 @@ def test_table_and_metric_selection() -> None:
     row = table[(table.metric == "toe_FL_deg") & (table.point == "FL_WA") & (table.axis == "x")]
     assert row.unit.item() == "deg/mm"
     assert row.derivative.item() == result.derivative("toe_FL_deg", "FL_WA", "x")
+    assert suspension_sim.sensitivity is sensitivity  # the package's entry point
     with pytest.raises(InputError) as err:
         sensitivity(model, metrics=["toe_XX_deg"])
     assert err.value.where == "metrics"
