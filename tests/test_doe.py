@@ -204,3 +204,11 @@ def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main(args) == 2
     assert "--workers" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_the_bundled_study_fits_the_example_car(model: ss.Model) -> None:
+    """workbooks/study.yaml (docs/exploration.md's example) reads and names the car's points."""
+    study = read_study(ROOT / "workbooks" / "study.yaml")
+    check_variables(model.car, study.variables)
+    assert study.samples == 64 and [m.name for m in study.motions] == ["heave", "roll", "steer"]
+    assert len(motion_specs(model, str(CAR), study.motions)) == 3
