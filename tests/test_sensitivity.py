@@ -115,6 +115,7 @@ CHECKED = (
     "roll_centre_height",
     "motion_ratio",
     "anti_",
+    "roll_centre_line_angle",
 )
 """Metric stems compared with finite differences."""
 

@@ -96,7 +96,10 @@ RATE_IDS = frozenset(
 )
 """Rate metrics differentiated (`metrics.rates.rate_columns`)."""
 
-CENTRE_IDS = frozenset({"roll_centre_height", "roll_centre_lateral", "pitch_centre"})
+CENTRE_IDS = frozenset(
+    {"roll_centre_height", "roll_centre_lateral", "roll_centre_line_angle"}
+    | {"pitch_centre", "pitch_centre_line_angle"}
+)
 """Instant-centre metrics differentiated (`metrics.centres.centre_columns`)."""
 
 ANTI_IDS = frozenset({"anti_dive", "anti_lift", "anti_squat"})
