@@ -177,6 +177,29 @@ def test_heave_change_derivatives_match_finite_differences() -> None:
     assert not bad, "\n".join(bad[:10])
 
 
+def test_kingpin_from_the_steering_screw_axis() -> None:
+    """Without kingpin points the kingpin is the upright's screw axis under the rack with
+    the strokes held (docs/metrics.md), a rate: its derivatives come through the tangents.
+    On a double wishbone it is the ball-joint line, so caster's derivative is the
+    closed form of `test_caster_and_toe_derivatives_in_closed_form` again."""
+    base = example("fsae_car")
+    wheels = tuple(
+        dataclasses.replace(w, kingpin_lower=None, kingpin_upper=None) if w.name == "FL" else w
+        for w in base.car.wheels
+    )
+    model = Model(dataclasses.replace(base.car, wheels=wheels))
+    result = sensitivity(model)
+    ref = pose_metrics(model.solve())
+    for column in ("caster_FL_deg", "kpi_FL_deg", "scrub_radius_FL_mm", "mechanical_trail_FL_mm"):
+        assert result.values[result.metrics.index(column)] == pytest.approx(ref[column], rel=1e-9)
+    fd = central(model, "FL_UBJ", 0, at_design)
+    assert not _compare(result, fd, "FL_UBJ", "x")
+    pts = model.car.point_map()
+    k = pts["FL_UBJ"] - pts["FL_LBJ"]
+    d_caster = -np.degrees(k[2] / (k[0] ** 2 + k[2] ** 2))
+    assert result.derivative("caster_FL_deg", "FL_UBJ", "x") == pytest.approx(d_caster, rel=1e-9)
+
+
 def test_roll_about_a_reference_point_that_moves() -> None:
     """Roll turns the chassis about its reference point, a hardpoint here: moving that
     point moves the roll axis, and the derivatives follow it."""

@@ -30,7 +30,7 @@ Units: hardpoint coordinates in mm; each derivative is in the metric's unit per 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -486,11 +486,17 @@ def _twists(model: KinematicModel, pl: _Placed, parts: np.ndarray, dq: DualArray
 
 
 def _kingpins(
-    model: KinematicModel, st: WheelSet, pl: _Placed, J: DualArray, lay: _Layout
+    model: KinematicModel,
+    st: WheelSet,
+    pl: _Placed,
+    J: DualArray,
+    travel_twists: Callable[[], DualArray],
 ) -> tuple[DualArray, DualArray]:
     """Kingpin direction (up) and a point on it, chassis frame, (1, n_w, 3) each
     (`metrics.geometry.kingpin_axes`): from the kingpin points, else the carrier's
-    screw axis per mm of rack with every stroke held."""
+    screw axis per mm of rack with every stroke held (`metrics.geometry.steering_twists`;
+    a wheel that no damper moves: with every wheel's travel held, `travel_twists`, the
+    carriers' twists along the wheel tangents)."""
     n = pl.P.n
     ks: list[Any] = []
     k0s: list[Any] = []
@@ -501,22 +507,26 @@ def _kingpins(
             ks.append(unit(up - lo))
             k0s.append(lo)
             continue
-        if not st.has_rack or st.damper_of[i] < 0:
+        if not st.has_rack:
             nan = Dual.constant(np.full(3, np.nan), n)
             ks.append(nan)
             k0s.append(nan)
             continue
-        if steer_tw is None:
-            inputs = model.input_params()
-            x = np.setdiff1d(np.arange(model.n_params), inputs)
-            rhs_cols = Dual(J.val[:, inputs], J.der[:, :, inputs])
-            dqx = lstsq(J[:, x], -rhs_cols)
-            n_in = len(inputs)
-            full = np.concatenate([dqx, np.eye(n_in)])
-            order = np.argsort(np.concatenate([x, inputs]))
-            dq = full[order]
-            steer_tw = _twists(model, pl, st.part, dq[:, n_in - 1 : n_in])
-        tw = steer_tw[i, :, 0]
+        if st.damper_of[i] < 0:
+            tw_all = travel_twists()
+            tw = tw_all[i, :, tw_all.shape[2] - 1]
+        else:
+            if steer_tw is None:
+                inputs = model.input_params()
+                x = np.setdiff1d(np.arange(model.n_params), inputs)
+                rhs_cols = Dual(J.val[:, inputs], J.der[:, :, inputs])
+                dqx = lstsq(J[:, x], -rhs_cols)
+                n_in = len(inputs)
+                full = np.concatenate([dqx, np.eye(n_in)])
+                order = np.argsort(np.concatenate([x, inputs]))
+                dq = full[order]
+                steer_tw = _twists(model, pl, st.part, dq[:, n_in - 1 : n_in])
+            tw = steer_tw[i, :, 0]
         w, v = tw[:3], tw[3:]
         ww = dot(w, w)
         if value(ww) <= MIN_STEER_TWIST**2:
@@ -561,33 +571,47 @@ def _metrics_at(
     dP4 = pl.dP[:, :, :, None]
     g = place_wheels(st, pl.P[None], pl.Rc[None], pl.tc[None], dP4)
     J = _jacobian(model, pl)
-    k_c, k0_c = _kingpins(model, st, pl, J, lay)
+    memo: dict[str, DualArray] = {}
+
+    def tangents() -> DualArray:
+        """Wheel tangents (n_params, n_w [+ rack]) from the bordered Jacobian
+        (`solve.sensitivity.wheel_tangents` on Duals)."""
+        if "dq" not in memo:
+            B = np.einsum(
+                "nk,nkp->np",
+                pl.dP[st.i_centre][:, :, 2],
+                lay.onehot[st.i_centre][:, : pl.dP.shape[1]],
+            )
+            rows = [J, B]
+            if st.has_rack:
+                rack_row = np.zeros((1, model.n_params))
+                rack_row[0, model.topology.rack_param] = 1.0
+                rows.append(Dual.constant(rack_row, p.n))
+            A = np.concatenate(rows)
+            n_cols = len(wheels) + int(st.has_rack)
+            rhs = np.zeros((A.shape[0], n_cols))
+            rhs[J.shape[0] :] = np.eye(n_cols)
+            memo["dq"] = _tangent_rates(model, A, rhs, np.arange(model.n_params))
+        return memo["dq"]
+
+    def travel_twists() -> DualArray:
+        if "twists" not in memo:
+            memo["twists"] = _twists(model, pl, st.part, tangents())
+        return memo["twists"]
+
+    k_c, k0_c = _kingpins(model, st, pl, J, travel_twists)
     out: dict[Slot, Any] = dict(
         geometry_columns(st, g, pre, k_c, k0_c, ackermann=False, ids=GEOMETRY_IDS)
     )
     if "front" in st.axles and st.has_rack and st.has_wheelbase:
         out[("ackermann", "front", "")] = _ackermann(model, st, g, centre0, s0)
     if rates and len(wheels):
-        n_w = len(wheels)
-        B = np.einsum(
-            "nk,nkp->np", pl.dP[st.i_centre][:, :, 2], lay.onehot[st.i_centre][:, : pl.dP.shape[1]]
-        )
-        rows = [J, B]
-        if st.has_rack:
-            rack_row = np.zeros((1, model.n_params))
-            rack_row[0, model.topology.rack_param] = 1.0
-            rows.append(Dual.constant(rack_row, p.n))
-        A = np.concatenate(rows)
-        n_cols = n_w + int(st.has_rack)
-        rhs = np.zeros((A.shape[0], n_cols))
-        rhs[J.shape[0] :] = np.eye(n_cols)
-        dq = _tangent_rates(model, A, rhs, np.arange(model.n_params))
-        W = dq[None]
+        W = tangents()[None]
         v_C = point_velocities(model, dP4, W, st.i_centre)
         v_A = point_velocities(model, dP4, W, st.i_axis)
         Wd = W[:, st.damper_params]
         out.update(rate_columns(st, g, v_C, v_A, Wd, pre, ids=RATE_IDS))
-        twists = _twists(model, pl, st.part, dq)
+        twists = travel_twists()
         # every anti evaluated at the contact point, then those the car takes at the wheel
         # centre dropped (their side-view centre is not differentiated)
         opts = model.car.options
