@@ -104,10 +104,17 @@ def test_a_box_that_excludes_the_optimum_puts_the_variable_on_its_face(
 
 def test_a_range_end_is_reported(bad_car: KinematicModel, tmp_path: Path) -> None:
     body = BUMP_STEER.replace("range: [-10, 10]", "range: [-1.5, 10]")
-    result = optimise(bad_car, read_spec(spec_file(tmp_path, body)))
+    result = optimise(bad_car, read_spec(spec_file(tmp_path, body)), starts=3, seed=7)
     assert result.offsets[0] == pytest.approx(-1.5, abs=1e-9)
     assert result.at_bound == ["FL_TIE_I.z"]
     assert not result.met
+    # Multi-start: the design, then two scrambled-Sobol points of the range; all end on
+    # the range's end (the slope has one sign over the whole range), the best is kept.
+    firsts = [float(s.start[0]) for s in result.starts]
+    assert firsts[0] == 0.0 and len(set(firsts)) == 3
+    assert all(-1.5 <= f <= 10 for f in firsts)
+    assert [float(s.end[0]) for s in result.starts] == pytest.approx([-1.5] * 3, abs=1e-6)
+    assert result.objective_after == min(s.objective for s in result.starts)
 
 
 GRADIENTS = """version: 1

@@ -163,14 +163,22 @@ def summary_text(result: OptimiseResult) -> str:
     for o in result.outcomes:
         flag = "met" if o.met_after else "NOT met"
         binds = ", binds" if o.binds else ""
+        show = _xyz if o.term.kind == "box" else _span
         lines.append(
             f"  {o.term.role:10s} {o.term.label}: {o.term.requirement}: "
-            f"{_span(o.before)} -> {_span(o.after)} ({flag}{binds})"
+            f"{show(o.before)} -> {show(o.after)} ({flag}{binds})"
         )
     for v, d in zip(result.variables, result.offsets, strict=True):
         end = " (at its range's end)" if v.name in result.at_bound else ""
         lines.append(f"  {v.name}: {d:+.4f} mm{end}")
     return "\n".join(lines)
+
+
+def _xyz(values: object) -> str:
+    """A point's coordinates, e.g. ``(-65, 221.2, 185.2)``."""
+    import numpy as np
+
+    return "(" + ", ".join(f"{v:.6g}" for v in np.asarray(values, dtype=float)) + ")"
 
 
 def _span(values: object) -> str:
@@ -294,8 +302,9 @@ def report_markdown(
         "",
         "`analytic (IFT)`: exact derivatives by the implicit function theorem "
         "(explore.sensitivity); `closed form`: link lengths and boxes; `finite differences`: "
-        "forward differences of re-solved designs (step 0.001 mm), for terms the analytic "
-        "path does not cover.",
+        "forward differences of re-solved designs (step 0.001 mm), for the metrics the "
+        "analytic path does not cover, and for every metric when --gradients finite or when "
+        "--gradients auto found them cheaper per gradient on this problem.",
         "",
     ]
     lines += [f"- {label}: {src}" for src, label in sources]

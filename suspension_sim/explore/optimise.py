@@ -190,7 +190,8 @@ class OptimiseResult:
 
     def terms_table(self) -> pd.DataFrame:
         """Every objective and constraint: its requirement, min/max of its values before
-        and after, met before/after, binds, gradient source."""
+        and after (a box: of the point's x, y, z, also listed), met before/after, binds,
+        gradient source, the spec line."""
         import pandas as pd
 
         rows = []
@@ -204,6 +205,9 @@ class OptimiseResult:
                     "before_max": float(np.max(o.before)) if o.before.size else math.nan,
                     "after_min": float(np.min(o.after)) if o.after.size else math.nan,
                     "after_max": float(np.max(o.after)) if o.after.size else math.nan,
+                    "box_after_xyz_mm": " ".join(f"{v:.9g}" for v in o.after)
+                    if o.term.kind == "box"
+                    else "",
                     "met_before": o.met_before,
                     "met_after": o.met_after,
                     "binds": o.binds,
