@@ -622,7 +622,7 @@ def _batch_kernel() -> Any:
 
         if warmup.on_disk() and not warmup.verified():
             warmup.drop_compiled()
-        newest = Path(kernel.__file__).stat().st_mtime
+        newest = kernel.newest_source()
         for disp in batch_kernel.compiled_functions():
             with contextlib.suppress(AttributeError, OSError):
                 cache_file = disp._cache._cache_file

@@ -117,8 +117,14 @@ class Step:
 
 
 LOADS_STEP = "loads kernel"
-"""The step that needs nothing of the others: a foreground compile runs it in a second
-process at the same time when the machine has two cores or more."""
+"""The step that needs nothing of the others (it runs in the second lane)."""
+SECOND_LANE = ("solve kernel: points_and_slopes", "solve kernel: solve_single", LOADS_STEP)
+"""The steps a foreground compile runs in a second process, in this order, while this
+one runs the others, when the machine has two cores or more: about half the work
+each (the single solve ~40 % of the solve kernel, the loads kernel ~20 % of it all).
+A later step of this process that needs one of them (the batch-metrics kernel runs a
+compiled solve) loads it from the staging folder once it is there, else compiles it
+itself."""
 CHILD_MODULE = "suspension_sim.commands.warm_up"
 """What the compile process runs (``python -m``): it knows every kernel to compile
 (`commands.warm_up.compile_steps`), which sit in layers above this one."""
@@ -179,8 +185,8 @@ def run_compile(
     ``STEP weight label``, ``WAIT``, ``DONE``, ``SKIP``, ``FAIL``). steps: what to
     compile (`commands.warm_up.compile_steps`; tests pass cheap stand-ins to check the
     locking and publishing), called once the staging folder is named, so that the
-    kernel modules it imports write there. parallel: run the `LOADS_STEP` in a second process at
-    the same time when there are two cores or more."""
+    kernel modules it imports write there. parallel: run the `SECOND_LANE` steps in a
+    second process at the same time when there are two cores or more."""
     global _compiling
     folder = code_folder()
     if folder is None:
@@ -215,23 +221,28 @@ def run_compile(
         try:
             todo = steps()
             say(f"PLAN {len(todo)} {sum(s.weight for s in todo):g}")
-            at = next((i for i, st in enumerate(todo) if st.label == LOADS_STEP), -1)
-            if parallel and at >= 0 and (os.cpu_count() or 1) >= 2:
+            lane = [st for st in todo if st.label in SECOND_LANE]
+            lane.sort(key=lambda st: SECOND_LANE.index(st.label))
+            if not (parallel and lane and (os.cpu_count() or 1) >= 2):
+                lane = []
+            last = max((todo.index(st) for st in lane), default=-1)
+            if lane:
+                labels = [arg for st in lane for arg in ("--step", st.label)]
                 helper = subprocess.Popen(  # on a second core, while the others compile
-                    [*_child_command(background=False), "--step", LOADS_STEP],
+                    [*_child_command(background=False), *labels],
                     stdin=subprocess.DEVNULL,
                     env={**_child_env(), STAGING_ENV: staging_name},
                 )
             for i, step in enumerate(todo):
-                if helper is not None and i == at:
+                if step in lane:
                     continue
-                if helper is not None and i > at:  # the steps after it need it done
-                    _join(helper, todo[at], say)
+                if helper is not None and i > last:  # the steps after them need them done
+                    _join(helper, lane, say)
                     helper = None
                 say(f"STEP {step.weight:g} {step.label}")
                 step.run()
             if helper is not None:
-                _join(helper, todo[at], say)
+                _join(helper, lane, say)
                 helper = None
             with contextlib.suppress(OSError):  # stale (checked above): never beside new files
                 manifest_path(base).unlink()
@@ -263,25 +274,29 @@ def run_compile(
         lock.release()
 
 
-def _join(helper: subprocess.Popen[bytes], step: Step, say: Callable[[str], None]) -> None:
-    """Wait for the process compiling `step` at the same time; raise if it failed."""
-    say(f"STEP {step.weight:g} {step.label}")
+def _join(helper: subprocess.Popen[bytes], lane: list[Step], say: Callable[[str], None]) -> None:
+    """Wait for the process compiling the steps `lane` at the same time; raise if it failed."""
+    for step in lane:
+        say(f"STEP {step.weight:g} {step.label}")
     if helper.wait() != 0:
-        raise RuntimeError(f"the {step.label} failed (exit {helper.returncode})")
+        names = ", ".join(step.label for step in lane)
+        code = helper.returncode
+        raise RuntimeError(f"the second compile process ({names}) failed (exit {code})")
 
 
 def child_main(argv: list[str], steps: Callable[[], list[Step]]) -> int:
     """The compile process (``python -m suspension_sim.commands.warm_up --child
-    [--background | --step LABEL]``): `run_compile` of `steps()`, its progress lines
-    on stdout; ``--step`` runs one step into the staging folder of the compile that
-    started it (which holds the lock)."""
+    [--background | --step LABEL ...]``): `run_compile` of `steps()`, its progress lines
+    on stdout; ``--step`` (repeated) runs those steps, in that order, into the staging
+    folder of the compile that started it (which holds the lock)."""
     global _compiling
     if "--step" in argv:
         _compiling = True
-        label = argv[argv.index("--step") + 1]
-        for step in steps():
-            if step.label == label:
-                step.run()
+        labels = [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == "--step"]
+        todo = {step.label: step for step in steps()}
+        for label in labels:
+            if label in todo:
+                todo[label].run()
         return 0
     background = "--background" in argv
     if background and hasattr(os, "nice"):

@@ -23,12 +23,25 @@ from typing import Any
 
 from suspension_sim import cache as cache_mod
 
-MANIFEST_FORMAT = 3
+MANIFEST_FORMAT = 4
 """Raised whenever what a compile puts on disk changes: older manifests are then stale."""
 PACKAGE = Path(__file__).resolve().parents[1]
 """The installed package folder (numba keys its cache folders by its sources' path)."""
-KERNEL_SOURCES = ("solve/kernel.py", "metrics/batch_kernel.py", "loads/blocks_kernel.py")
-"""The modules whose compiled code the manifest covers (relative to `PACKAGE`)."""
+KERNEL_SOURCES = (
+    "solve/kernel.py",
+    "solve/kernel_jit.py",
+    "solve/kernel_eval.py",
+    "solve/kernel_linalg.py",
+    "solve/kernel_newton.py",
+    "solve/kernel_sequence.py",
+    "solve/kernel_targets.py",
+    "solve/kernel_points.py",
+    "metrics/batch_kernel.py",
+    "loads/blocks_kernel.py",
+)
+"""The modules whose compiled code the manifest covers (relative to `PACKAGE`; the
+solve kernel's files are `solve.kernel.MODULES`, listed here so that nothing imports
+numba to read them)."""
 
 _checked: bytes | None = None
 """The manifest `verified` last read in this process (what `forget` may drop)."""
