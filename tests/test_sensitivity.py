@@ -440,6 +440,20 @@ def test_ackermann_at_a_steered_pose() -> None:
         assert grad[k] == pytest.approx(fd["ackermann_front_pct"], rel=1e-6, abs=5e-8)
 
 
+def test_dual_indexing_follows_numpy_for_every_direction() -> None:
+    """Advanced indices apart (``a[:, i, :, i]``) move their axis to the front in numpy;
+    each direction's derivative must be indexed exactly like the value."""
+    rng = np.random.default_rng(5)
+    val, der = rng.normal(size=(2, 3, 4, 3)), rng.normal(size=(6, 2, 3, 4, 3))
+    x = Dual(val, der)
+    own = np.arange(3)
+    for key in ((slice(None), own, slice(None), own), (Ellipsis, 0), (slice(None), None, 1)):
+        y = x[key]
+        assert y.val.shape == val[key].shape
+        for j in range(6):
+            np.testing.assert_array_equal(y.der[j], der[j][key])
+
+
 def test_dual_least_squares_matches_its_closed_form() -> None:
     rng = np.random.default_rng(3)
     A0, dA = rng.normal(size=(6, 3)), rng.normal(size=(6, 3))
