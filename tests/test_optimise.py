@@ -301,3 +301,20 @@ def test_names_that_do_not_fit_the_car_name_the_spec_line(tmp_path: Path) -> Non
             prepare(model, read_spec(path))
         assert info.value.where == f"{path}:4", info.value.render()
         assert hint in info.value.render()
+
+
+def test_a_motion_the_car_cannot_complete_is_refused_with_the_solvers_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The example's sweeps.yaml defines 'steer' in rack mm (a named sweep wins over the
+    standard motion): 90 mm of rack is past the linkage's reach."""
+    body = (
+        "variables:\n  - {point: FL_TIE_I, axis: z, range: [-1, 1]}\nobjectives:\n"
+        "  - {metric: toe_FL_deg, at: {motion: steer, value: 90}, between: [-90, 90]}\n"
+    )
+    spec = spec_file(tmp_path, body)
+    out = tmp_path / "n.xlsx"
+    assert main(["optimise", str(CAR), str(spec), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "the design itself cannot be evaluated" in err and "is not solved" in err
+    assert not out.exists()
