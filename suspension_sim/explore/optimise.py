@@ -67,6 +67,8 @@ FAILED_OBJECTIVE = 1e6
 steps back)."""
 MAX_ITERATIONS = 100
 GRADIENT_MODES = ("auto", "analytic", "finite")
+CACHE_SIZE = 256
+"""Evaluations kept (each holds its motions' tables and poses)."""
 
 ANALYTIC = "analytic (IFT)"
 CLOSED = "closed form"
@@ -297,6 +299,8 @@ class Problem:
         except UnsolvedError as exc:
             ev = Evaluation([], reason=exc.reason)
         self.cache[key] = ev
+        while len(self.cache) > CACHE_SIZE:  # oldest first: SLSQP revisits only recent points
+            del self.cache[next(iter(self.cache))]
         return ev
 
     def _evaluate(self, x: np.ndarray, only_finite: bool) -> Evaluation:
