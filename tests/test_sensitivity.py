@@ -229,6 +229,46 @@ def test_roll_about_a_reference_point_that_moves() -> None:
     assert abs(result.derivative("roll_centre_height_front_mm", "FL_LCA_F", "z")) > 0.1
 
 
+@pytest.mark.parametrize(
+    ("name", "kind", "points"),
+    [
+        ("macpherson_front", "heave", ("FL_STRUT_T", "FL_TIE_I")),
+        ("five_link_rear", "bump", ("RL_UF_O", "RL_TIE_I")),
+    ],
+)
+def test_motion_changes_on_other_layouts(name: str, kind: str, points: tuple[str, ...]) -> None:
+    """A strut (its top mount a spherical joint on the chassis) in heave and a five-link
+    rear in single-wheel bump (a wheel-travel target, measured from the design wheel
+    centre, which moves with the hardpoints)."""
+    model = example(name)
+
+    def motion(m: Model) -> motions.Motion:
+        values = [-20.0, -10.0, 0.0, 10.0, 20.0]
+        if kind == "bump":
+            return motions.bump(m, m.car.wheels[0].name, values)
+        return motions.heave(m, values)
+
+    def change(m: Model) -> dict[str, float]:
+        ends = []
+        for index in ((2, 1, 0), (2, 3, 4)):  # walked from design to each end
+            pose = None
+            for i in index:
+                s = motion(m)[i].state
+                pose = m.solve(
+                    shocks=dict(s.shocks), chassis=s.chassis, targets=dict(s.targets), guess=pose
+                )
+            assert pose is not None
+            ends.append(pose_metrics(pose))
+        return {k: ends[1][k] - ends[0][k] for k in ends[0]}
+
+    result = sensitivity(model, motion(model))
+    bad: list[str] = []
+    for point in points:
+        for a, axis in enumerate("xyz"):
+            bad += _compare(result, central(model, point, a, change, True), point, axis)
+    assert not bad, "\n".join(bad[:10])
+
+
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_values_are_pose_metrics(name: str) -> None:
     model = example(name)
