@@ -243,8 +243,14 @@ def _build_layout(model: KinematicModel) -> _Layout:
         else:  # pragma: no cover - every class of topology.SIGNATURES is handled above
             raise NotImplementedError(kind)
     ref_name = car.options.chassis_reference_point
-    lay = _Layout(names, p0, np.array([index[n] for n in model.inst_point]), onehot, (), -1)
-    lay = dataclasses.replace(lay, recipes=tuple(recipes), ref=index[ref_name] if ref_name else -1)
+    lay = _Layout(
+        names=names,
+        p0=p0,
+        inst_pt=np.array([index[n] for n in model.inst_point]),
+        onehot=onehot,
+        recipes=tuple(recipes),
+        ref=index[ref_name] if ref_name else -1,
+    )
     # The frames rebuilt from the points must be the model's own (same parametrisation).
     R, o = _frames(model, lay, Dual.constant(p0, 1))
     for i, part in enumerate(model.parts):
