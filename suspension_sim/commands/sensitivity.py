@@ -202,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
     if result.redundant:
         print(
             f"note: the linkage is over-constrained ({result.redundant} redundant joint "
-            f"equations, at {', '.join(result.redundant_points) or 'its joints'}): moving a "
+            f"equation{'s' if result.redundant != 1 else ''}, at {', '.join(result.redundant_points) or 'its joints'}): moving a "
             "point of those links alone may lock it; the derivatives hold for moves that "
             "keep the alignment"
         )
