@@ -200,11 +200,12 @@ def run(args: argparse.Namespace) -> int:
         f"{pairs} ({result.what}) in {seconds:.2f} s"
     )
     if result.redundant:
+        plural = "s" if result.redundant != 1 else ""
+        where = ", ".join(result.redundant_points) or "its joints"
         print(
             f"note: the linkage is over-constrained ({result.redundant} redundant joint "
-            f"equation{'s' if result.redundant != 1 else ''}, at {', '.join(result.redundant_points) or 'its joints'}): moving a "
-            "point of those links alone may lock it; the derivatives hold for moves that "
-            "keep the alignment"
+            f"equation{plural}, at {where}): moving a point of those links alone may lock "
+            "it; the derivatives hold for moves that keep the alignment"
         )
     print(summary(result))
     for path in written[: len(formats)]:
