@@ -31,6 +31,7 @@ the best feasible end wins. Units: offsets in mm; metric values in their columns
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 import warnings
@@ -69,6 +70,11 @@ MAX_ITERATIONS = 100
 GRADIENT_MODES = ("auto", "analytic", "finite")
 CACHE_SIZE = 256
 """Evaluations kept (each holds its motions' tables and poses)."""
+STALL = 1e-3
+STALL_ITERATIONS = 2
+"""A run stops early once every target is met and the objective has improved by less
+than `STALL` (relative) in each of the last `STALL_ITERATIONS` iterations: the remaining
+pull toward exact target values is then not worth more re-solves."""
 
 ANALYTIC = "analytic (IFT)"
 CLOSED = "closed form"
@@ -827,7 +833,22 @@ def optimise(
             unit = qmc.Sobol(problem.n, scramble=True, seed=seed).random(starts - 1)
         x0s += list(qmc.scale(unit, lows, highs))
     runs: list[StartOutcome] = []
+
+    def all_met(x: np.ndarray) -> bool:
+        ev = problem.evaluate(x)
+        return not ev.reason and all(is_met(t, v) for t, v in zip(terms, ev.values, strict=True))
+
     for k, x0 in enumerate(x0s):
+        history: list[float] = []
+
+        def stop_when_met(xk: np.ndarray, history: list[float] = history) -> None:
+            """Stop once every target is met and the objective has stalled (`STALL`)."""
+            history.append(fun(np.asarray(xk, dtype=float)))
+            if len(history) > STALL_ITERATIONS and all_met(np.asarray(xk, dtype=float)):
+                recent = history[-STALL_ITERATIONS - 1 :]
+                if all(a - b <= STALL * a + 1e-15 for a, b in itertools.pairwise(recent)):
+                    raise StopIteration
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             res = minimize(
@@ -837,6 +858,7 @@ def optimise(
                 bounds=bounds,
                 constraints=constraints,
                 method="SLSQP",
+                callback=stop_when_met,
                 options={"maxiter": max_iterations, "ftol": 1e-10},
             )
         end = np.clip(np.asarray(res.x, dtype=float), lows, highs)
