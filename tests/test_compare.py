@@ -73,10 +73,10 @@ def test_differences_equal_a_direct_computation(
         a, b = tables[0][channel].to_numpy(float), tables[1][channel].to_numpy(float)
         for name, t, d in zip(names, (a, b), design, strict=True):
             np.testing.assert_allclose(diff.loc[channel, f"design {name}"], d[channel], atol=1e-12)
-            if np.isfinite(t).any():
-                assert diff.loc[channel, f"min {name}"] == np.nanmin(t)
-                assert diff.loc[channel, f"max {name}"] == np.nanmax(t)
-                assert diff.loc[channel, f"range {name}"] == np.nanmax(t) - np.nanmin(t)
+            if np.isfinite(t).any():  # to the last bits: either engine may serve a run
+                got = [diff.loc[channel, f"{k} {name}"] for k in ("min", "max", "range")]
+                want = [np.nanmin(t), np.nanmax(t), np.nanmax(t) - np.nanmin(t)]
+                np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=channel)
         d = b - a
         if not np.isfinite(d).any():
             assert np.isnan(diff.loc[channel, "largest difference raised UCA"])
