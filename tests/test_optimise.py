@@ -225,7 +225,13 @@ def test_command_exit_1_when_targets_are_not_met(bad_car: KinematicModel, tmp_pa
     source = write_car(bad_car.car, tmp_path / "bad.xlsx")
     body = BUMP_STEER.replace("range: [-10, 10]", "range: [-1, 10]")
     spec = spec_file(tmp_path, body)
-    assert main(["optimise", str(source), str(spec), "--out", str(tmp_path / "n.xlsx")]) == 1
+    report = tmp_path / "r"
+    args = ["--starts", "2", "--gradients", "finite", "--report", str(report)]
+    assert main(["optimise", str(source), str(spec), "--out", str(tmp_path / "n.xlsx"), *args]) == 1
+    starts = pd.read_csv(report / "starts.csv")
+    assert len(starts) == 2 and starts["FL_TIE_I.z_start_mm"][0] == 0.0
+    terms = pd.read_csv(report / "terms.csv")
+    assert terms["gradient"].tolist() == [FINITE] and not terms["met_after"][0]
     assert load(tmp_path / "n.xlsx").car.point_map()["FL_TIE_I"][2] == pytest.approx(
         bad_car.car.point_map()["FL_TIE_I"][2] - 1.0, abs=1e-9
     )
