@@ -607,15 +607,17 @@ def test_step_0_off_design_compares_nothing_and_does_not_pass(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """A motion starting at heave 5 mm: how OptimumK reaches such a step 0 is not
-    established, so every channel is listed with that reason, nothing is driven, and the
-    run is not a pass (exit 1) with a summary that says why."""
+    """A motion starting at heave 5 mm that then rolls: how OptimumK reaches such a step 0
+    (and about which axes it rolls from there) is not established, so every channel is
+    listed with that reason, nothing is driven, and the run is not a pass (exit 1) with a
+    summary that says why."""
     from suspension_sim.cli import main
     from suspension_sim.validation import validate
     from suspension_sim.validation.okcompare import STEP0_REASON
 
     table = {
         "Motion [Heave] (mm)": [5.0, 10.0],
+        "Motion [Roll] (deg)": [0.0, 0.5],
         "Camber Angle [Left] [Front] (deg)": [-1.0, -1.1],
         "Contact Patch - Fz [Left] [Front] (N)": [700.0, 700.0],
     }
@@ -628,7 +630,7 @@ def test_step_0_off_design_compares_nothing_and_does_not_pass(
     }
     assert STEP0_REASON.startswith("OptimumK's definition not established: step 0 is not")
     assert result.summary().startswith("FAIL: no channel compared: step 0 is not the design")
-    assert "heave 5 mm" in result.summary()
+    assert "heave 5 mm, roll 0 deg" in result.summary()
     code = main(["validate", str(ROOT / "workbooks" / "fsae_car.xlsx"), str(path),
                  "--out", str(tmp_path / "r"), "--no-plots"])  # fmt: skip
     out = capsys.readouterr().out
@@ -812,3 +814,40 @@ def test_a_round_off_steering_wheel_angle_counts_as_straight(
     assert [c.channel for c in bad.failed_channels] == [
         "Steering Wheel Angle per Average Steer Angle Front"
     ]
+
+
+def test_a_pure_heave_starting_off_design_is_compared(
+    slvs_car,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    """A motion that never rolls or pitches moves the chassis along Z only, so a step 0
+    off design (a real OptimumK heave result starts at -25.4 mm) is known exactly: the
+    SolveSpace reference's heave steps without their design step are driven and pass, with
+    a note saying how step 0 was reached."""
+    from suspension_sim.optimumk.motion import STEP0_HEAVE_NOTE
+    from suspension_sim.validation import validate
+
+    wb = openpyxl.load_workbook(SLVS / "export_unsteered.xlsx")
+    ws = wb.active
+    assert ws is not None
+    _keep_steps(ws, {1, 2, 3})
+    # OptimumK's displacement channels count from the motion's step 0 (0 there: seen in a
+    # real heave result starting at -25.4 mm); the reference's count from its design step.
+    row = next(r for r in range(1, 30) if ws.cell(r, 2).value == "Motion [Heave] (mm)")
+    steps = [r for r in range(row, ws.max_row + 1) if str(ws.cell(r, 1).value).startswith("Step [")]
+    for c in range(1, ws.max_column + 1):
+        if "Displacement" in str(ws.cell(row, c).value):
+            first = float(ws.cell(steps[0], c).value)  # type: ignore[arg-type]
+            for r in steps:
+                ws.cell(r, c).value = float(ws.cell(r, c).value) - first  # type: ignore[arg-type]
+    wb.save(tmp_path / "heave.xlsx")
+    export = read_export(tmp_path / "heave.xlsx")
+    heave = export.motion()["heave"]
+    assert heave.values[0] != 0.0  # step 0 is off design
+    assert not any(
+        np.any(export.motion()[k].values != 0.0) for k in ("roll", "pitch") if k in export.motion()
+    )
+    result = validate(slvs_car, export)
+    assert not result.blocked and len(result.compared) > 100
+    assert result.passed, result.summary()
+    assert any(STEP0_HEAVE_NOTE in w for w in result.warnings)

@@ -53,6 +53,11 @@ STEP0_NOTE = (
     "OptimumK's behaviour in this case is not established (every result examined started "
     "at the design state)"
 )
+STEP0_HEAVE_NOTE = (
+    "step 0 is not the design state: the motion never rolls or pitches, so its heave is a "
+    "translation along Z whatever the path, and step 0 is exactly that (as in a real "
+    "OptimumK heave result starting at -25.4 mm)"
+)
 
 
 @dataclass(frozen=True)
@@ -353,7 +358,7 @@ def optimumk_motion(
     poses.append(first)
     axes = design_axes
     if not step0_design:
-        notes.append(STEP0_NOTE)
+        notes.append(STEP0_NOTE if turns else STEP0_HEAVE_NOTE)
         if turns and len(h) > 1:
             if first is None:
                 raise InputError(

@@ -20,10 +20,13 @@ is listed with the reason (`NOT_COMPARED_REASONS`), never guessed:
 
 A motion channel the export lacks (``Motion [Roll]`` ...) is taken as 0 at every
 step, and the run says so (`Validation.assumed`). An export whose step 0 is not the
-design state (heave, roll or pitch non-zero) is not driven: how OptimumK reaches such a
-step 0 is not established, so every channel is listed and the run does not pass
-(`Validation.blocked`). An export whose lateral axis points right is compared in our
-frame as `suspension_sim.validation.okmirror` derives it.
+design state (heave, roll or pitch non-zero) and whose motion rolls or pitches (or whose
+force channels are compared) is not driven: how OptimumK reaches such a step 0 is not
+established, so every channel is listed and the run does not pass
+(`Validation.blocked`). A motion that never rolls or pitches is compared from any step 0:
+its heave is a translation along Z, the same whatever the path. An export whose lateral
+axis points right is compared in our frame as `suspension_sim.validation.okmirror`
+derives it.
 """
 
 from __future__ import annotations
@@ -201,12 +204,18 @@ STEP0_STEERED_REASON = (
 """Why nothing is compared when step 0 is steered and the motion turns the chassis."""
 
 
-def step0_off_design(inputs: dict[str, np.ndarray]) -> str:
-    """ "" when step 0 is the design state (heave, roll and pitch 0, the only start seen in
-    OptimumK's results), else a sentence giving step 0's values."""
+def step0_off_design(inputs: dict[str, np.ndarray], forces: bool = False) -> str:
+    """ "" when step 0 is the design state (heave, roll and pitch 0), or when the motion
+    never rolls or pitches and no force case is compared: heave is then a translation
+    along Z, reached the same way whatever the path (a real OptimumK heave result starts
+    at -25.4 mm), so step 0 is known exactly. Else a sentence giving step 0's values.
+    forces: a force case is compared (its contact-patch line is OptimumK's step 0 or
+    design one, not settled off design)."""
     h, r, p = (float(inputs[k][0]) for k in ("heave", "roll", "pitch"))
     sw0 = float(inputs["steering"][0])
     turns = bool(np.any(inputs["roll"] != 0.0) or np.any(inputs["pitch"] != 0.0))
+    if not turns and not forces:
+        return ""
     if h == 0.0 and r == 0.0 and p == 0.0:
         if abs(sw0) > STRAIGHT_SW_DEG and turns:
             return (
@@ -251,7 +260,7 @@ def validate_optimumk(
     outputs = export.outputs()
     name = str(workbook or model.car.source_path or model.car.name)
     source = ChannelMap(source="OptimumK's channel registry (docs/validation.md)")
-    blocked = step0_off_design(inputs)
+    blocked = step0_off_design(inputs, forces=force_case is not None)
     if blocked:
         reason = STEP0_STEERED_REASON if blocked.startswith("step 0 is steered") else STEP0_REASON
         listed = [(c.header.text, reason) for c in outputs]
