@@ -122,9 +122,11 @@ SECOND_LANE = ("solve kernel: points_and_slopes", "solve kernel: solve_single", 
 """The steps a foreground compile runs in a second process, in this order, while this
 one runs the others, when the machine has two cores or more: about half the work
 each (the single solve ~40 % of the solve kernel, the loads kernel ~20 % of it all).
-A later step of this process that needs one of them (the batch-metrics kernel runs a
-compiled solve) loads it from the staging folder once it is there, else compiles it
-itself."""
+The step of this process that needs the solve kernels (`NEEDS_SOLVE`) first waits
+until the second process has compiled its solve steps (a marker file each in the
+staging folder), then loads them from there instead of compiling them again."""
+NEEDS_SOLVE = "batch metrics kernel"
+"""The step that runs a compiled solve (`SECOND_LANE`)."""
 CHILD_MODULE = "suspension_sim.commands.warm_up"
 """What the compile process runs (``python -m``): it knows every kernel to compile
 (`commands.warm_up.compile_steps`), which sit in layers above this one."""
@@ -236,6 +238,8 @@ def run_compile(
             for i, step in enumerate(todo):
                 if step in lane:
                     continue
+                if helper is not None and step.label == NEEDS_SOLVE:
+                    _wait_for_solve(helper, staging, lane)
                 if helper is not None and i > last:  # the steps after them need them done
                     _join(helper, lane, say)
                     helper = None
@@ -274,6 +278,18 @@ def run_compile(
         lock.release()
 
 
+def _marker(staging: Path, label: str) -> Path:
+    """The file the second compile process leaves in `staging` once step `label` is done."""
+    return staging / (".done-" + "".join(c if c.isalnum() else "-" for c in label))
+
+
+def _wait_for_solve(helper: subprocess.Popen[bytes], staging: Path, lane: list[Step]) -> None:
+    """Wait until the second process has done its solve-kernel steps (or has ended)."""
+    wanted = [_marker(staging, st.label) for st in lane if st.label.startswith("solve kernel")]
+    while helper.poll() is None and not all(m.exists() for m in wanted):
+        time.sleep(0.05)
+
+
 def _join(helper: subprocess.Popen[bytes], lane: list[Step], say: Callable[[str], None]) -> None:
     """Wait for the process compiling the steps `lane` at the same time; raise if it failed."""
     for step in lane:
@@ -294,9 +310,12 @@ def child_main(argv: list[str], steps: Callable[[], list[Step]]) -> int:
         _compiling = True
         labels = [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == "--step"]
         todo = {step.label: step for step in steps()}
+        staging = cache_mod.private_code_dir("staging")  # STAGING_ENV names it
         for label in labels:
             if label in todo:
                 todo[label].run()
+                if staging is not None:
+                    _marker(staging, label).touch()
         return 0
     background = "--background" in argv
     if background and hasattr(os, "nice"):
