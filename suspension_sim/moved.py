@@ -20,14 +20,14 @@ MOVED: dict[str, str] = {
     "suspension_sim.solver": "suspension_sim.solve.solver",
     "suspension_sim.targets": "suspension_sim.solve.targets",
     "suspension_sim.continuation": "suspension_sim.solve.continuation",
-    "suspension_sim.sensitivity": "suspension_sim.solve.sensitivity",
     "suspension_sim.steering": "suspension_sim.solve.steering",
     "suspension_sim.motions": "suspension_sim.sweeps.motions",
     "suspension_sim.sweep_plots": "suspension_sim.outputs.plots",
     "suspension_sim.xlsx_append": "suspension_sim.outputs.xlsx_append",
     "suspension_sim.examples": "suspension_sim.workbook.examples",
 }
-"""Module path in 0.1 -> its place now."""
+"""Module path in 0.1 -> its place now. (``suspension_sim.sensitivity``, 0.1's path of
+`suspension_sim.solve.sensitivity`, is now the hardpoint-sensitivity function.)"""
 
 
 class _Alias(importlib.abc.Loader):
