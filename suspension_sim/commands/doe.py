@@ -42,7 +42,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="processes of the local cluster (default: one per core)",
+        help="processes of the local cluster (default: one per core); 0 runs every design in "
+        "this process, without a cluster (debugging, small studies)",
     )
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.set_defaults(run=run)
@@ -56,8 +57,10 @@ def run(args: argparse.Namespace) -> int:
     from suspension_sim.explore.doe import run_doe
     from suspension_sim.outputs.tables import check_table_path
 
-    if args.workers is not None and not 1 <= args.workers <= 512:
-        raise InputError(f"{args.workers} workers", where="--workers", hint="give 1 to 512")
+    if args.workers is not None and not 0 <= args.workers <= 512:
+        raise InputError(
+            f"{args.workers} workers", where="--workers", hint="give 0 (no cluster) to 512"
+        )
     if args.scheduler is not None and args.workers is not None:
         raise InputError(
             "--workers sets the local cluster's size; a --scheduler has its own workers",
@@ -71,7 +74,11 @@ def run(args: argparse.Namespace) -> int:
     check_table_path(args.out, option="--out", protect=args.workbook, force=args.force)
     study = read_study(args.study)
     model = load(args.workbook)
-    where = args.scheduler or f"a local Dask cluster ({args.workers or 'one process per core'})"
+    where = (
+        "this process (no cluster)"
+        if args.workers == 0
+        else args.scheduler or f"a local Dask cluster ({args.workers or 'one process per core'})"
+    )
     print(f"{study.samples} designs x {len(study.motions)} motion(s) on {where}", flush=True)
     update, close = progress_bar(study.samples, "designs")
     try:

@@ -21,7 +21,7 @@ import logging
 import math
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -261,17 +261,14 @@ def run_doe(
     """Run every design of `study` and write the rows to the Parquet file `out`.
 
     scheduler: a Dask scheduler address; None starts a local cluster of `workers`
-    single-threaded processes (None: one per core) and stops it afterwards.
+    single-threaded processes (None: one per core) and stops it afterwards; workers=0
+    runs every chunk in this process, one after the other (the same chunks and rows:
+    for debugging and for checking the cluster's table).
     progress(done designs, total) after each chunk. The file is written to a temporary
     name beside `out` and renamed when complete (`suspension_sim.files`).
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from dask.distributed import Client, LocalCluster, as_completed
-
-    # Dask's own chatter (a worker slow to stop, ...) is not the user's business; its
-    # configuration sets the level when it is imported, so it is lowered here.
-    logging.getLogger("distributed").setLevel(logging.ERROR)
 
     from suspension_sim.files import atomic_path
     from suspension_sim.model import KinematicModel
@@ -288,45 +285,22 @@ def run_doe(
     schema = arrow_schema(study.variables, column_types(first_rows, metric_columns))
     offsets = sample_offsets(study)
     n = len(offsets)
-    starts = list(range(0, n, chunk))
     t0 = time.perf_counter()
-    cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(
-            n_workers=workers or os.cpu_count() or 1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-        )
-        client = Client(cluster)
+    args = (car, study.variables, specs, convention, offsets, chunk, columns)
+    if scheduler is None and workers == 0:
+        finished: Iterator[tuple[int, pd.DataFrame]] = _in_process(*args)
+        n_workers = 0
     else:
-        client = Client(scheduler)
+        finished, n_workers = _on_dask(scheduler, workers, *args)
+    pending: dict[int, pd.DataFrame] = {}
+    next_start = 0
+    done = rows = 0
+    counts = {"ok": 0, "partly": 0, "failed": 0}
+    reasons: dict[str, int] = {}
     try:
-        n_workers = len(client.scheduler_info().get("workers", {}))
-        car_f, vars_f, specs_f = client.scatter([car, study.variables, specs], broadcast=True)
-        futures = {
-            client.submit(
-                run_chunk,
-                car_f,
-                vars_f,
-                specs_f,
-                convention,
-                s,
-                offsets[s : s + chunk],
-                columns,
-                pure=False,
-            ): s
-            for s in starts
-        }
-        pending: dict[int, pd.DataFrame] = {}
-        next_start = 0
-        done = rows = 0
-        counts = {"ok": 0, "partly": 0, "failed": 0}
-        reasons: dict[str, int] = {}
         with atomic_path(out) as tmp, pq.ParquetWriter(str(tmp), schema) as writer:
-            for fut in as_completed(list(futures)):
-                s = futures[fut]
-                pending[s] = fut.result()
+            for s, frame in finished:
+                pending[s] = frame
                 while next_start in pending:
                     frame = pending.pop(next_start)
                     writer.write_table(
@@ -334,15 +308,14 @@ def run_doe(
                     )
                     rows += len(frame)
                     _count(frame, counts, reasons)
-                    m = min(chunk, n - next_start)
-                    done += m
+                    done += min(chunk, n - next_start)
                     next_start += chunk
                     if progress is not None:
                         progress(done, n)
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        close = getattr(finished, "close", None)
+        if close is not None:
+            close()  # stops the cluster the generator started
     return DoeSummary(
         Path(out),
         n,
@@ -354,6 +327,79 @@ def run_doe(
         n_workers,
         reasons,
     )
+
+
+def _in_process(
+    car: Car,
+    variables: Sequence[Variable],
+    specs: Sequence[SweepSpec],
+    convention: str | None,
+    offsets: np.ndarray,
+    chunk: int,
+    columns: Sequence[str],
+) -> Iterator[tuple[int, pd.DataFrame]]:
+    """(first design, its chunk's rows), chunk after chunk, in this process."""
+    for s in range(0, len(offsets), chunk):
+        yield s, run_chunk(car, variables, specs, convention, s, offsets[s : s + chunk], columns)
+
+
+def _on_dask(
+    scheduler: str | None,
+    workers: int | None,
+    car: Car,
+    variables: Sequence[Variable],
+    specs: Sequence[SweepSpec],
+    convention: str | None,
+    offsets: np.ndarray,
+    chunk: int,
+    columns: Sequence[str],
+) -> tuple[Iterator[tuple[int, pd.DataFrame]], int]:
+    """The chunks submitted to a Dask cluster (a local one of `workers` processes when no
+    scheduler is given), and the number of workers; the iterator yields (first design,
+    rows) as chunks finish and closes the client (and the local cluster) when done."""
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    # Dask's own chatter (a worker slow to stop, ...) is not the user's business; its
+    # configuration sets the level when it is imported, so it is lowered here.
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(
+            n_workers=workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
+        client = Client(cluster)
+    else:
+        client = Client(scheduler)
+    n_workers = len(client.scheduler_info().get("workers", {}))
+
+    def results() -> Iterator[tuple[int, pd.DataFrame]]:
+        try:
+            car_f, vars_f, specs_f = client.scatter([car, variables, specs], broadcast=True)
+            futures = {
+                client.submit(
+                    run_chunk,
+                    car_f,
+                    vars_f,
+                    specs_f,
+                    convention,
+                    s,
+                    offsets[s : s + chunk],
+                    columns,
+                    pure=False,
+                ): s
+                for s in range(0, len(offsets), chunk)
+            }
+            for fut in as_completed(list(futures)):
+                yield futures[fut], fut.result()
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+    return results(), n_workers
 
 
 def _count(frame: pd.DataFrame, counts: dict[str, int], reasons: dict[str, int]) -> None:
