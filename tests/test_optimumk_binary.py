@@ -553,15 +553,18 @@ def test_undecoded_names_between_elements_are_said(tmp_path: Path) -> None:
 
 
 def test_a_flat_folder_and_a_guid_in_two_different_files(tmp_path: Path) -> None:
-    """Without Suspension/ and Setup/ folders the setup's own folder is searched; a GUID in
-    two files that differ is refused, naming both."""
+    """Without Suspension/ and Setup/ folders the setup's own folder is searched, and only
+    it (not its subfolders: a file outside any project never starts a walk of, say, a home
+    folder); a GUID in two files that differ is refused, naming both."""
     _write(tmp_path / "F.O2Sus", front_bytes())
     _write(tmp_path / "R.O2Sus", rear_bytes())
     setup = _write(tmp_path / "Car.O2Set", setup_bytes(FRONT_GUID, REAR_GUID, **SETUP_VALUES))
     car = read_optimumk_files(setup)
     assert {w.name for w in car.wheels} == {"FL", "FR", "RL", "RR"}
     (tmp_path / "old").mkdir()
-    _write(tmp_path / "old" / "F copy.O2Sus", front_bytes(springs={"L": 1.0, "R": 1.0}))
+    _write(tmp_path / "old" / "F old.O2Sus", front_bytes(springs={"L": 1.0, "R": 1.0}))
+    assert read_optimumk_files(setup).wheels == car.wheels  # the subfolder is not searched
+    _write(tmp_path / "F copy.O2Sus", front_bytes(springs={"L": 1.0, "R": 1.0}))
     with pytest.raises(Exception, match="several different files") as exc:
         read_optimumk_files(setup)
     assert "F.O2Sus" in str(exc.value) and "F copy.O2Sus" in str(exc.value)

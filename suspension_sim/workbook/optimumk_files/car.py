@@ -476,11 +476,7 @@ def project_root(start: Path) -> Path:
     folder = start if start.is_dir() else start.parent
     probe = folder.resolve()
     for _ in range(MAX_PROJECT_DEPTH):
-        try:
-            names = {p.name.casefold() for p in probe.iterdir() if p.is_dir()}
-        except OSError:  # not a folder, or not readable: look further up
-            names = set()
-        if {"suspension", "setup"} <= names:
+        if is_project(probe):  # an unreadable folder is not one: look further up
             return probe
         if probe.parent == probe:
             break
@@ -488,9 +484,22 @@ def project_root(start: Path) -> Path:
     return folder
 
 
+def is_project(folder: Path) -> bool:
+    """True when `folder` holds a ``Suspension`` and a ``Setup`` folder (an OptimumK
+    project's vehicle folder, or the project above it)."""
+    try:
+        names = {p.name.casefold() for p in folder.iterdir() if p.is_dir()}
+    except OSError:
+        return False
+    return {"suspension", "setup"} <= names
+
+
 def definition_files(root: Path, suffix: str) -> list[Path]:
-    """Files under `root` with `suffix` (any case), sorted."""
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() == suffix)
+    """Files with `suffix` (any case), sorted: under `root` and its subfolders when it is a
+    project (`is_project`), else in `root` itself only (a file outside any project never
+    makes us walk a home folder)."""
+    found = root.rglob("*") if is_project(root) else root.iterdir()
+    return sorted(p for p in found if p.is_file() and p.suffix.lower() == suffix)
 
 
 def guid_of(path: Path) -> str | None:
@@ -552,6 +561,7 @@ __all__ = [
     "ByteSource",
     "axle_export",
     "car_from_definitions",
+    "is_project",
     "project_root",
     "read_optimumk_files",
     "vehicle_setup",

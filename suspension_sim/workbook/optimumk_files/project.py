@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from suspension_sim.workbook.optimumk_files.car import project_root
+from suspension_sim.workbook.optimumk_files.car import is_project, project_root
 from suspension_sim.workbook.optimumk_files.definitions import (
     KIND_NAMES,
     KIND_OF_SUFFIX,
@@ -53,10 +53,11 @@ class FileInfo:
     error: str | None = None
 
 
-def _files(path: Path) -> list[Path]:
+def _files(path: Path, *, recursive: bool = True) -> list[Path]:
     suffixes = {*KIND_OF_SUFFIX, RESULT_SUFFIX}
     if path.is_dir():
-        return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in suffixes)
+        found = path.rglob("*") if recursive else path.iterdir()
+        return sorted(p for p in found if p.is_file() and p.suffix.lower() in suffixes)
     return [path]
 
 
@@ -119,7 +120,9 @@ def describe(path: str | Path) -> list[FileInfo]:
     wanted = _files(p)
     root = project_root(p)
     read: dict[Path, tuple[FileInfo, Definition | None]] = {}
-    for f in [*wanted, *_files(root)]:
+    # The project's files name the GUIDs; outside a project only the folder itself is
+    # looked at (never a walk of whatever folder a lone file sits in).
+    for f in [*wanted, *_files(root, recursive=is_project(root))]:
         key = f.resolve()
         if key not in read:
             read[key] = _read(f)
