@@ -519,13 +519,28 @@ def test_optimumk_info_lists_a_project_and_its_damaged_file(
     code, out = info(paths["setup"], capsys)
     assert code == 0 and "front suspension: Test car - Front (suspension," in out
     (car / "Result").mkdir()
-    result = b"\x81" + string_bytes("2.3.0") + string_bytes(new_guid("r")) + string_bytes("Run")
-    _write(car / "Result" / "Run.O2Res", result + bytes(100))
+    from _optimumk_result_file import reference_copies, write_result
+
+    heave = [-0.0254 + 0.00254 * i for i in range(21)]
+    write_result(
+        car / "Result" / "Run.O2Res",
+        "Run",
+        reference_copies(),
+        [("Motion [Heave]", 12, heave), ("Camber Angle [Left] [Front]", 3, [0.0] * 21)],
+    )
     code, out = info(car / "Setup", capsys)
     assert code == 0
     assert "rear suspension: Test car - Rear (suspension, Suspension/Rear end.O2Sus)" in out
     code, out = info(car / "Result", capsys)
     assert code == 0 and "Run.O2Res: result 'Run', version 2.3.0" in out
+    # What the result was computed on (its embedded copies) and what it holds.
+    assert "computed on: setup 'Reference setup'" in out
+    assert "front suspension: 'Reference Front'" in out
+    assert "rear suspension: 'Reference Rear'" in out
+    assert "kinematic result: 21 steps, 2 channels" in out and "heave: -25.4 .. 25.4 mm" in out
+    (car / "Result" / "Cut.O2Res").write_bytes((car / "Result" / "Run.O2Res").read_bytes()[:-40])
+    code, out = info(car / "Result" / "Cut.O2Res", capsys)
+    assert code == 2 and "NOT READ" in out
 
 
 def test_undecoded_names_between_elements_are_said(tmp_path: Path) -> None:

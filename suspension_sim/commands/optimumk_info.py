@@ -45,5 +45,5 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(render(infos, root), end="")
     bad = [i for i in infos if i.error is not None]
-    print(f"{len(infos)} files, {len(bad)} not read")
+    print(f"{len(infos)} file{'' if len(infos) == 1 else 's'}, {len(bad)} not read")
     return 2 if bad else 0

@@ -24,13 +24,9 @@ from suspension_sim.workbook.optimumk_files.definitions import (
     SuspensionDef,
     read_definition,
 )
-from suspension_sim.workbook.optimumk_files.stream import ByteReader, OptimumKFileError
+from suspension_sim.workbook.optimumk_files.stream import OptimumKFileError
 
 RESULT_SUFFIX = ".o2res"
-RESULT_FLAG = 0x81
-"""A result file (.O2Res) starts with this byte, then its version, GUID and name."""
-HEAD_BYTES = 4096
-"""Bytes of a result read for its header (results can be large)."""
 
 
 @dataclass
@@ -88,23 +84,41 @@ def _read(path: Path) -> tuple[FileInfo, Definition | None]:
 
 
 def _result(path: Path) -> FileInfo:
-    """A result's own header (flag 0x81, version, GUID, name); its content is read by
-    ``validate``."""
+    """A result: its header, the car it was computed on (the names of its embedded setup,
+    suspensions and vehicle), its steps, channels and motion ranges."""
+    from suspension_sim.workbook.optimumk_files.results import read_result
+
     try:
-        with path.open("rb") as f:
-            data = f.read(HEAD_BYTES)
-        r = ByteReader(data, path.name)
-        flag = r.byte("the type flag")
-        if flag != RESULT_FLAG:
-            raise r.fail(f"type flag 0x{flag:02x}: a result starts with 0x81", 0)
-        version = r.string("the format version")
-        guid = r.guid("the result's GUID")
-        name = r.string("the result's name")
+        r = read_result(path)
     except OSError as exc:
         return FileInfo(path, "result", error=f"{path.name}: cannot read: {exc}")
     except OptimumKFileError as exc:
         return FileInfo(path, "result", error=exc.render())
-    return FileInfo(path, "result", name, version, guid)
+    info = FileInfo(path, "result", r.name, r.version, r.guid)
+    info.refers += [
+        f"computed on: setup {r.setup.header.name!r} (its own copy, saved"
+        f" {_when(r.setup.header.modified or r.setup.header.created)})",
+        f"front suspension: {r.front.header.name!r}" if r.front else "front suspension: none",
+        f"rear suspension: {r.rear.header.name!r}" if r.rear else "rear suspension: none",
+        f"vehicle: {r.vehicle.name!r}",
+    ]
+    kind = "force result" if r.is_force_result else "kinematic result"
+    info.details.append(f"{kind}: {r.n_steps} steps, {len(r.channels)} channels")
+    for dof, scale, unit in (
+        ("Heave", 1000.0, "mm"),
+        ("Roll", 180.0 / math.pi, "deg"),
+        ("Pitch", 180.0 / math.pi, "deg"),
+        ("Steering", 180.0 / math.pi, "deg"),
+    ):
+        c = r.channel(f"Motion [{dof}]")
+        if c is not None and len(c.values) and any(v != 0.0 for v in c.values):
+            lo, hi = float(min(c.values)) * scale, float(max(c.values)) * scale
+            info.details.append(f"{dof.lower()}: {lo:.6g} .. {hi:.6g} {unit}")
+    return info
+
+
+def _when(at: datetime | None) -> str:
+    return at.strftime("%Y-%m-%d %H:%M") if at is not None else "at an unknown date"
 
 
 def describe(path: str | Path) -> list[FileInfo]:
