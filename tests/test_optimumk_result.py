@@ -611,3 +611,22 @@ def test_an_anti_roll_bar_in_the_copies_is_named_not_fatal(model: Model, tmp_pat
     assert not check.differs and check.compared == 64
     assert any("'U-Bar'" in n and n.startswith("not checked") for n in check.notes)
     assert any("U-Bar" in line for line in check.lines())
+
+
+def test_an_infinite_value_of_theirs_is_said_not_passed_over(
+    model: Model, copies: list[bytes], channels: list, tmp_path: Path
+) -> None:
+    """A result file has no checksum: a camber that reads +inf at one step (a damaged
+    number, or an infinite quantity) is not compared there, and the run says so, on the
+    channel and among the warnings, instead of passing over it unseen."""
+    small = _small(channels)
+    edited = [
+        (n, u, [v if i != 3 or not n.startswith("Camber") else math.inf for i, v in enumerate(vs)])
+        for n, u, vs in small
+    ]
+    path = write_result(tmp_path / "inf.O2Res", "Inf", copies, edited)
+    result = read_result(path)
+    v = validate_result(model, result, result_export(result), check_car(model, result, CAR))
+    camber = next(c for c in v.compared if c.column.header.text.startswith("Camber"))
+    assert any("OptimumK gives +inf where ours is" in n and "step 3" in n for n in camber.notes)
+    assert any("infinite value where ours is finite in 1 channel(s)" in w for w in v.warnings)

@@ -204,6 +204,21 @@ STEP0_STEERED_REASON = (
 """Why nothing is compared when step 0 is steered and the motion turns the chassis."""
 
 
+def infinite_theirs(res: ChannelResult) -> str:
+    """A note when OptimumK's value is +-inf at steps where ours is finite ("" otherwise):
+    those steps are left out like blank cells, so the report says it rather than letting
+    an infinite centre, or a damaged number in a result file (which has no checksum),
+    pass unseen."""
+    bad = np.isinf(res.theirs) & np.isfinite(res.ours)
+    if not bad.any():
+        return ""
+    first = int(np.flatnonzero(bad)[0])
+    return (
+        f"OptimumK gives {res.theirs[first]:+g} where ours is {res.ours[first]:.6g} at"
+        f" {int(bad.sum())} step(s) (first: step {first}); not compared there"
+    )
+
+
 def step0_off_design(inputs: dict[str, np.ndarray], forces: bool = False) -> str:
     """ "" when step 0 is the design state (heave, roll and pitch 0), or when the motion
     never rolls or pitches and no force case is compared: heave is then a translation
@@ -384,8 +399,18 @@ def validate_optimumk(
             res.notes.insert(0, approx)
         if col.header.text in step_notes:
             res.notes.insert(0, step_notes[col.header.text])
+        infinite = infinite_theirs(res)
+        if infinite:
+            res.notes.insert(0, infinite)
         results.append(res)
     warnings = list(motion.notes)
+    said = [r.column.header.text for r in results if infinite_theirs(r)]
+    if said:
+        shown = ", ".join(said[:3]) + (f" and {len(said) - 3} more" if len(said) > 3 else "")
+        warnings.append(
+            f"OptimumK gives an infinite value where ours is finite in {len(said)} channel(s)"
+            f" ({shown}): those steps are not compared (see each channel in the report)"
+        )
     if not free.all():
         labels = ", ".join(f"{export.steps[i]:g}" for i in np.flatnonzero(~free))
         warnings.append(f"{STEPS}: steps {labels}")
