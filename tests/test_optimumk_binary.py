@@ -626,3 +626,19 @@ def test_check_sha1_and_a_missing_info_path(
     assert exc.value.where == f"F.O2Sus: byte {len(good) - 20}"
     code, text = info(tmp_path / "nothing here", capsys)
     assert code == 2 and "not found" in text
+
+
+@pytest.mark.parametrize(
+    ("suffix", "what"), [(".O2Mot", "a motion"), (".O2Res", "a result"), (".O2For", "a force case")]
+)
+def test_import_refuses_a_file_that_is_not_a_car(
+    suffix: str, what: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A motion, force case or result given to import-optimumk is named for what it is
+    (exit 2, before any byte of it is read), not taken for a broken Excel export."""
+    path = _write(tmp_path / f"Thing{suffix}", b"anything")
+    code, _, err = run_cli(
+        ["import-optimumk", str(path), "--out", str(tmp_path / "c.xlsx")], capsys
+    )
+    assert code == 2 and "Traceback" not in err
+    assert f"Thing{suffix} is {what}, not a car" in err

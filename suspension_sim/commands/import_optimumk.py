@@ -101,6 +101,20 @@ def run(args: argparse.Namespace) -> int:
         )
     check_output(out, where="--out")
     ensure_writable(out, force=args.force)  # fail before reading anything
+    not_a_car = {".o2mot": "a motion", ".o2for": "a force case", ".o2res": "a result",
+                 ".o2sim": "a simulation", ".o2pro": "the project file"}  # fmt: skip
+    for p in inputs:
+        what = not_a_car.get(Path(p).suffix.lower())
+        if what is not None:
+            raise InputError(
+                f"{Path(p).name} is {what}, not a car: import-optimumk reads suspensions"
+                " (.O2Sus) and vehicle setups (.O2Set), or their Excel exports",
+                where=str(p),
+                hint="give the project's setup file (Setup/*.O2Set); a result is compared"
+                " with `validate WORKBOOK RESULT.O2Res`"
+                if what == "a result"
+                else "give the project's setup file (Setup/*.O2Set)",
+            )
     binary = [p for p in inputs if Path(p).suffix.lower() in (".o2sus", ".o2set")]
     if binary and len(binary) != len(inputs):
         raise InputError(

@@ -227,7 +227,8 @@ class CarCheck:
                 + (" ..." if len(self.missing) > 8 else "")
             )
         if self.values:
-            parts.append(", ".join(v.label for v in self.values) + " differ")
+            labels = [v.label for v in self.values]
+            parts.append(", ".join(labels) + (" differs" if len(labels) == 1 else " differ"))
         return (
             f"{self.result} was computed on another car than {self.workbook} (the result's "
             "own copies of the setup and suspensions): " + "; ".join(parts)
