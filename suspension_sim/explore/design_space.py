@@ -20,9 +20,10 @@ symmetric car stays symmetric. Every problem is an InputError naming the file an
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -155,21 +156,50 @@ def _moved(point: Point, delta: np.ndarray) -> Point:
 
 
 # -- the study file ------------------------------------------------------------------------
-def read_study(path: str | Path) -> Study:
-    """The study in a YAML file (InputError at file:line for anything wrong)."""
+@contextlib.contextmanager
+def yaml_top(
+    path: str | Path, what: str, keys: Sequence[str], hint: str
+) -> Iterator[tuple[str, dict[str, tuple[Node, Node]]]]:
+    """(file, top-level mapping) of a versioned YAML file (a study or an optimisation
+    spec): text that is not YAML, an empty file, an unknown key or another `version` is
+    an InputError at file:line. what: the file's name in messages ("study file")."""
     file = str(path)
-    loader = SweepLoader(read_text(Path(path), "study file"))
+    loader = SweepLoader(read_text(Path(path), what))
     try:
         root = yaml_root(loader, file, "docs/exploration.md")
         if root is None:
-            raise InputError("the study file is empty", where=file, hint=STUDY_HINT)
-        top = Node(root, file, loader).mapping("the study file")
-        known_keys(top, STUDY_KEYS, "study file")
+            raise InputError(f"the {what} is empty", where=file, hint=hint)
+        top = Node(root, file, loader).mapping(f"the {what}")
+        known_keys(top, keys, what)
         if "version" in top and top["version"][1].value() != VERSION:
             top["version"][1].fail(
                 f"unsupported version {top['version'][1].value()!r}",
                 hint=f"this reader knows {VERSION}",
             )
+        yield file, top
+    finally:
+        loader.dispose()
+
+
+def read_convention(top: dict[str, tuple[Node, Node]]) -> str | None:
+    """The optional ``convention:`` (a sign-convention preset), InputError at its line."""
+    if "convention" not in top:
+        return None
+    from suspension_sim.description import SIGN_CONVENTIONS
+
+    node = top["convention"][1]
+    convention = node.text("convention").strip().lower()
+    if convention not in SIGN_CONVENTIONS:
+        node.fail(
+            f"convention {convention!r} is not known",
+            hint="convention: " + " or ".join(SIGN_CONVENTIONS),
+        )
+    return convention
+
+
+def read_study(path: str | Path) -> Study:
+    """The study in a YAML file (InputError at file:line for anything wrong)."""
+    with yaml_top(path, "study file", STUDY_KEYS, STUDY_HINT) as (file, top):
         for key in ("variables", "motions", "samples"):
             if key not in top:
                 raise InputError(f"no '{key}:' in the study file", where=file, hint=STUDY_HINT)
@@ -184,19 +214,8 @@ def read_study(path: str | Path) -> Study:
                     f"method {method!r} is not known", hint="method: sobol or lhs"
                 )
         seed = read_integer(top["seed"][1], "seed", 0, 2**32 - 1) if "seed" in top else 0
-        convention = None
-        if "convention" in top:
-            from suspension_sim.description import SIGN_CONVENTIONS
-
-            convention = top["convention"][1].text("convention").strip().lower()
-            if convention not in SIGN_CONVENTIONS:
-                top["convention"][1].fail(
-                    f"convention {convention!r} is not known",
-                    hint="convention: " + " or ".join(SIGN_CONVENTIONS),
-                )
+        convention = read_convention(top)
         return Study(variables, motions, samples, method, seed, convention, where=file)
-    finally:
-        loader.dispose()
 
 
 def known_keys(items: dict[str, tuple[Node, Node]], keys: Sequence[str], what: str) -> None:

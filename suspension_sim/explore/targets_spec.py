@@ -37,14 +37,14 @@ import yaml
 
 from suspension_sim.errors import InputError
 from suspension_sim.explore.design_space import (
-    VERSION,
     MotionRequest,
     Variable,
     known_keys,
+    read_convention,
     read_variables,
+    yaml_top,
 )
-from suspension_sim.sweeps.yaml_file import Node, SweepLoader, yaml_root
-from suspension_sim.textfiles import read_text
+from suspension_sim.sweeps.yaml_file import Node
 
 SPEC_KEYS = ("version", "variables", "objectives", "constraints", "convention")
 TERM_KEYS = (
@@ -167,19 +167,7 @@ def motion_key(m: MotionRequest) -> tuple[str, float | None, float | None, int |
 
 def read_spec(path: str | Path) -> OptimiseSpec:
     """The spec in a YAML file (InputError at file:line for anything wrong)."""
-    file = str(path)
-    loader = SweepLoader(read_text(Path(path), "optimisation spec"))
-    try:
-        root = yaml_root(loader, file, "docs/exploration.md")
-        if root is None:
-            raise InputError("the optimisation spec is empty", where=file, hint=SPEC_HINT)
-        top = Node(root, file, loader).mapping("the optimisation spec")
-        known_keys(top, SPEC_KEYS, "optimisation spec")
-        if "version" in top and top["version"][1].value() != VERSION:
-            top["version"][1].fail(
-                f"unsupported version {top['version'][1].value()!r}",
-                hint=f"this reader knows {VERSION}",
-            )
+    with yaml_top(path, "optimisation spec", SPEC_KEYS, SPEC_HINT) as (file, top):
         if "variables" not in top:
             raise InputError("no 'variables:' in the optimisation spec", where=file, hint=SPEC_HINT)
         variables = read_variables(top["variables"][1])
@@ -193,19 +181,7 @@ def read_spec(path: str | Path) -> OptimiseSpec:
                 where=file,
                 hint=SPEC_HINT,
             )
-        convention = None
-        if "convention" in top:
-            from suspension_sim.description import SIGN_CONVENTIONS
-
-            convention = top["convention"][1].text("convention").strip().lower()
-            if convention not in SIGN_CONVENTIONS:
-                top["convention"][1].fail(
-                    f"convention {convention!r} is not known",
-                    hint="convention: " + " or ".join(SIGN_CONVENTIONS),
-                )
-        return OptimiseSpec(variables, tuple(terms), convention, where=file)
-    finally:
-        loader.dispose()
+        return OptimiseSpec(variables, tuple(terms), read_convention(top), where=file)
 
 
 def _terms(node: Node, role: Literal["objective", "constraint"]) -> list[Term]:
