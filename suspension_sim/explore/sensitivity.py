@@ -25,6 +25,10 @@ tangents; their hardpoint derivatives follow from the same pass, because the tan
 solved from the derivative-carrying Jacobian.
 
 Units: hardpoint coordinates in mm; each derivative is in the metric's unit per mm.
+
+One module for now (~960 lines): the frames' derivatives, the IFT solve and the metric
+pass share one set of forward-mode arrays (`explore.dual`); the result type and its tables
+would split out first.
 """
 
 from __future__ import annotations

@@ -8,6 +8,10 @@ A suspension is read from its element objects, found by their version and type s
 (a few undecoded bytes may sit between them), never from the leading point list, which
 OptimumK does not solve with. `parse_setup_body` and `parse_suspension_body` also read the
 copies embedded in a result file (.O2Res), which carry no SHA-1.
+
+One module for now (~790 lines): the five bodies share the key-list and point-record
+readers and the element finder; the suspension's elements (about half of it) are the
+natural first module to split out.
 """
 
 from __future__ import annotations
