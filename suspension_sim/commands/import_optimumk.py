@@ -122,30 +122,20 @@ def run(args: argparse.Namespace) -> int:
             where=binary[0],
             hint="give all the files as .O2Sus/.O2Set, or all as Excel exports",
         )
+    common = {
+        "rear": args.rear,
+        "axle": args.axle,
+        "axes": args.axes,
+        "reference_distance_mm": args.reference_distance,
+        "name": args.name,
+        "skip_anti_roll_bars": args.skip_anti_roll_bars,
+    }
     if binary:  # OptimumK's own files: another reader, the same core (docs/optimumk_files.md)
         from suspension_sim.workbook.optimumk_files.car import read_optimumk_files
 
-        car = read_optimumk_files(
-            args.source,
-            rear=args.rear,
-            setup=args.vehicle,
-            axle=args.axle,
-            name=args.name,
-            reference_distance_mm=args.reference_distance,
-            axes=args.axes,
-            skip_anti_roll_bars=args.skip_anti_roll_bars,
-        )
+        car = read_optimumk_files(args.source, setup=args.vehicle, **common)
     else:
-        car = read_optimumk(
-            args.source,
-            rear=args.rear,
-            vehicle=args.vehicle,
-            axle=args.axle,
-            axes=args.axes,
-            reference_distance_mm=args.reference_distance,
-            name=args.name,
-            skip_anti_roll_bars=args.skip_anti_roll_bars,
-        )
+        car = read_optimumk(args.source, vehicle=args.vehicle, **common)
     notes = [
         f"Imported from OptimumK: {', '.join(Path(p).name for p in inputs)} by"
         " suspension-sim import-optimumk (docs/optimumk.md).",
