@@ -271,6 +271,30 @@ def test_a_setup_whose_suspension_is_not_in_its_project(
     assert str(tmp_path / "Project" / "Test car") in err  # where it looked: the project root
 
 
+def test_a_rear_given_with_a_setup_that_names_another_rear_is_warned(tmp_path: Path) -> None:
+    """A setup with `--rear` of a suspension that is not the setup's rear: the numbers
+    are used as asked, and a warning says which GUIDs differ."""
+    paths = project(tmp_path)
+    other = tmp_path / "Other rear.O2Sus"
+    other.write_bytes(
+        suspension_bytes(
+            "rear",
+            file_points("rear"),
+            wheels("rear"),
+            guid=new_guid("another rear"),
+            springs=SPRINGS_R,
+        )
+    )
+    car = read_optimumk_files(paths["setup"], rear=other)
+    said = [w for w in car.warnings if "the setup's rear suspension is" in w]
+    assert len(said) == 1
+    assert REAR_GUID in said[0] and new_guid("another rear") in said[0]
+    assert "Other rear.O2Sus" in said[0]
+    # its own rear given by hand: nothing to say
+    own = read_optimumk_files(paths["setup"], rear=paths["rear"])
+    assert not [w for w in own.warnings if "the setup's rear suspension is" in w]
+
+
 def test_mixing_excel_and_binary_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -565,6 +589,34 @@ def test_undecoded_names_between_elements_are_said(tmp_path: Path) -> None:
         f"Front.O2Sus: bytes {start}..{start + len(blob) + 2}: not decoded; they hold the names"
         " 'Reference Point', 'Chassis' (nothing of the kinematics is read there)"
     ]
+
+
+def test_optimumk_info_says_when_a_guid_is_in_two_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two files with one GUID: the setup's reference and each file's block say so, and
+    whether they are copies or differ (which import-optimumk refuses)."""
+    paths = project(tmp_path)
+    copy = paths["rear"].with_name("Rear copy.O2Sus")
+    copy.write_bytes(paths["rear"].read_bytes())
+    code, out = info(tmp_path / "Project", capsys)
+    assert code == 0
+    blocks = {b.split(":", 1)[0]: b for b in out.split("\n\n")}
+    setup = blocks[str(Path("Test car/Setup/Both/Test car.O2Set"))]
+    assert f"GUID {REAR_GUID} is in 2 files" in setup and "identical copies" in setup
+    assert "identical copies" in blocks[str(Path("Test car/Suspension/Rear copy.O2Sus"))]
+    assert "is in 2 files" not in blocks[str(Path("Test car/Suspension/Front/Front end.O2Sus"))]
+    copy.write_bytes(
+        suspension_bytes(
+            "rear",
+            file_points("rear"),
+            wheels("rear"),
+            guid=REAR_GUID,
+            springs={"L": 99.0, "R": 9.0},
+        )
+    )
+    code, out = info(tmp_path / "Project", capsys)
+    assert "they differ, import-optimumk refuses it" in out
 
 
 def test_a_flat_folder_and_a_guid_in_two_different_files(tmp_path: Path) -> None:

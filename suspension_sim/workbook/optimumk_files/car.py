@@ -384,6 +384,8 @@ def read_optimumk_files(
             )
         setup_def = _read_setup(src)
         front_def, rear_def = _suspensions_of(setup_def, src, rear)
+        if rear is not None:  # given by hand: say when it is not the setup's own rear
+            warnings += _check_guids(setup_def, None, rear_def)
     else:
         setup_def = _read_setup(Path(setup)) if setup is not None else None
         first = _read_suspension(src)

@@ -145,18 +145,35 @@ def describe(path: str | Path) -> list[FileInfo]:
         for info, _ in read.values()
         if info.guid and info.error is None
     }
+    holders: dict[str, list[Path]] = {}  # a GUID in several files: said, never hidden
+    for info, _ in read.values():
+        if info.guid and info.error is None:
+            holders.setdefault(info.guid, []).append(info.path)
+
+    def shared(guid: str) -> str:
+        paths = holders.get(guid, [])
+        if len(paths) < 2:
+            return ""
+        same = len({q.read_bytes() for q in paths}) == 1
+        return (
+            f"; GUID {guid} is in {len(paths)} files ("
+            + ", ".join(str(_shown(q, root)) for q in paths)
+            + ("): identical copies" if same else "): they differ, import-optimumk refuses it")
+        )
 
     def ref(what: str, guid: str | None) -> str:
         if guid is None:
             return f"{what}: none"
         if guid in names:
             name, kind, at = names[guid]
-            return f"{what}: {name} ({kind}, {_shown(at, root)})"
+            return f"{what}: {name} ({kind}, {_shown(at, root)}){shared(guid)}"
         return f"{what}: {guid} (not found under {root})"
 
     out = []
     for f in wanted:
         info, d = read[f.resolve()]
+        if info.guid and info.error is None and shared(info.guid):
+            info.details.append(shared(info.guid)[2:])
         if isinstance(d, SetupDef):
             info.refers += [
                 ref("front suspension", d.front_guid),
