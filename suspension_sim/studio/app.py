@@ -1,0 +1,465 @@
+"""The studio page: a trame app (vuetify 3 widgets, a server-rendered VTK view).
+
+`Studio` wires a `session.Session` (the numbers) and a `scene.StudioScene` (the 3-D
+view) to the page's state. A slider move changes the state; `Studio.request` coalesces
+the moves (only the latest is solved when several arrive during one solve), pushes the
+numbers (design sheet, charts) first and redraws the 3-D view after them. A task polls
+the workbook files (every `POLL_S`) and reloads a saved one; a bad workbook shows its
+message in the page and the last good car stays. The export button writes into the
+``--out`` folder only (a new numbered sub-folder each time, never over a file).
+
+Safety: the server listens on 127.0.0.1 only, has no upload or file endpoint, and the
+page can name no file: the workbooks and the export folder are fixed on the command
+line. Timing of each step is kept in `Studio.timings` (benchmarks/studio_bench.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from suspension_sim.errors import SuspensionSimError
+from suspension_sim.studio.charts import charts_html
+from suspension_sim.studio.scene import Aids, StudioScene
+from suspension_sim.studio.session import DRIVES, PRESETS, Frame, Session
+
+POLL_S = 0.25
+"""How often the workbook files are checked for a save (s)."""
+CAMERAS = ("iso", "front", "side", "top")
+
+
+def _key(slider_key: str, index: int) -> str:
+    """State name of a slider (a valid identifier): heave, roll, pitch, steer, stroke_0..."""
+    return f"stroke_{index}" if slider_key.startswith("stroke:") else slider_key
+
+
+class Studio:
+    """The page, its state and handlers (module doc)."""
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        out_dir: Path | None = None,
+        size: tuple[int, int] = (900, 640),
+        name: str = "suspension-sim-studio",
+    ) -> None:
+        from trame.app import get_server
+
+        self.session = session
+        self.out_dir = out_dir
+        self.server = get_server(name, client_type="vue3")
+        self.state = self.server.state
+        self.ctrl = self.server.controller
+        self.scene = StudioScene(size)
+        self.timings: list[dict[str, float]] = []
+        self._pending = False
+        self._busy = False
+        self._event_t = 0.0
+        self._exports = 0
+        self._stroke_keys: list[tuple[str, str]] = []
+        self._frame: Frame | None = None
+        self._tasks: set[asyncio.Future[None]] = set()
+        self._init_state()
+        self._build_ui()
+        self.ctrl.on_server_ready.add(self._on_ready)
+
+    # -- state ----------------------------------------------------------------------------
+    def _init_state(self) -> None:
+        s, car = self.state, self.session.car
+        c = self.session.controls
+        s.trame__title = "suspension-sim studio"
+        s.heave, s.roll, s.pitch, s.steer = c.heave, c.roll, c.pitch, c.steer
+        self._stroke_keys = [
+            (_key(sl.key, i), sl.key.split(":", 1)[1])
+            for i, sl in enumerate(x for x in car.sliders if x.key.startswith("stroke:"))
+        ]
+        for key, _ in self._stroke_keys:
+            s[key] = 0.0
+        s.drive, s.preset, s.motion = c.drive, c.preset, c.motion
+        s.motions = list(car.motions)
+        s.tyres, s.kingpin, s.centres = True, False, False
+        s.car_a = car.name
+        s.car_b = (
+            self.session.cars[1].name if len(self.session.cars) > 1 and self.session.cars[1] else ""
+        )
+        s.error_a = self.session.errors[0] or ""
+        s.error_b = (
+            self.session.errors[1]
+            if len(self.session.errors) > 1 and self.session.errors[1]
+            else ""
+        )
+        s.status_a, s.status_b = "", ""
+        s.sheet_columns, s.sheet_rows = [], []
+        s.charts_html = ""
+        s.export_msg = ""
+        s.can_export = self.out_dir is not None
+        s.loads = 0
+        s.updates = 0
+        s.strokes_text = ""
+
+        s.change("heave", "roll", "pitch", "steer", "drive", *[k for k, _ in self._stroke_keys])(
+            self._on_input
+        )
+        s.change("preset", "motion")(self._on_input)
+        s.change("tyres", "kingpin", "centres")(self._on_aids)
+
+    def _on_input(self, **_: Any) -> None:
+        self._event_t = time.perf_counter()
+        c = self.session.controls
+        s = self.state
+        c.heave, c.roll, c.pitch, c.steer = (
+            float(s[k] or 0.0) for k in ("heave", "roll", "pitch", "steer")
+        )
+        c.drive = s.drive if s.drive in DRIVES else "ground"
+        c.preset = s.preset if s.preset in PRESETS else "iso"
+        if s.motion in self.session.car.motions:
+            c.motion = s.motion
+        for key, damper in self._stroke_keys:
+            c.strokes[damper] = float(s[key] or 0.0)
+        self.request()
+
+    def _on_aids(self, **_: Any) -> None:
+        self.request(numbers=False)
+
+    # -- updating -------------------------------------------------------------------------
+    def request(self, numbers: bool = True) -> None:
+        """Ask for an update; moves that arrive during one are merged into the next."""
+        self._pending = True
+        if not self._busy:
+            self._busy = True
+            self._tasks.add(asyncio.ensure_future(self._work()))
+
+    async def _work(self) -> None:
+        try:
+            while self._pending:
+                await asyncio.sleep(0)  # let queued slider moves arrive first
+                self._pending = False
+                self.update_numbers()
+                await asyncio.sleep(0)
+                if self._pending:
+                    continue  # a newer move: draw that one instead
+                self.redraw()
+        finally:
+            self._busy = False
+
+    def update_numbers(self) -> Frame:
+        """Solve at the controls and push the sheet, the charts and the status."""
+        t0 = time.perf_counter()
+        frame = self.session.update()
+        t1 = time.perf_counter()
+        charts, note = self.session.charts(frame)
+        with self.state as s:
+            s.sheet_columns = list(frame.columns)
+            s.sheet_rows = [
+                {
+                    "label": r.label,
+                    "cells": [
+                        {"key": c.key or "", "value": repr(c.value), "text": c.text}
+                        for c in r.cells
+                    ],
+                    "cells_b": [
+                        {"key": c.key or "", "value": repr(c.value), "text": c.text}
+                        for c in r.cells_b
+                    ],
+                }
+                for r in frame.rows
+            ]
+            s.status_a, s.status_b = frame.status, frame.status_b
+            s.strokes_text = ", ".join(
+                f"{k.split(':', 1)[1]} {v:+.2f}" for k, v in frame.inputs.items()
+            )
+            s.charts_html = charts_html(charts, note)
+            s.updates = int(s.updates or 0) + 1
+        t2 = time.perf_counter()
+        self._frame = frame
+        self.timings.append(
+            {"solve_sheet": t1 - t0, "numbers": t2 - t0, "since_event": t2 - (self._event_t or t0)}
+        )
+        return frame
+
+    def redraw(self) -> None:
+        """Draw the last solved pose(s) and push the image."""
+        frame = self._frame
+        if frame is None or frame.pose is None:
+            return
+        t0 = time.perf_counter()
+        s = self.state
+        aids = Aids(bool(s.tyres), bool(s.kingpin), bool(s.centres))
+        self.scene.draw(frame.pose, frame.pose_b, aids)
+        self.ctrl.view_update()
+        if self.timings:
+            self.timings[-1]["draw"] = time.perf_counter() - t0
+
+    # -- files ----------------------------------------------------------------------------
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(POLL_S)
+            if self.session.changed():
+                self.reload()
+
+    def reload(self) -> None:
+        """Read the saved workbook(s) again; show the message of a bad one."""
+        t0 = time.perf_counter()
+        before = [c for c in self.session.cars]
+        self.session.reload()
+        with self.state as s:
+            s.error_a = self.session.errors[0] or ""
+            s.error_b = (self.session.errors[1] or "") if len(self.session.errors) > 1 else ""
+            s.car_a = self.session.car.name
+            s.motions = list(self.session.car.motions)
+            s.loads = int(s.loads or 0) + 1
+        if [c for c in self.session.cars] != before:
+            self.scene.reset_framing()
+        self.update_numbers()
+        self.redraw()
+        self.timings.append({"reload": time.perf_counter() - t0})
+
+    def export(self) -> None:
+        """Write the view (PNG), the design sheet (csv, xlsx) and the current motion's
+        charts (PNG) into a new numbered folder of --out."""
+        if self.out_dir is None or self._frame is None or self._frame.pose is None:
+            self.state.export_msg = "start the studio with --out DIR to export"
+            return
+        try:
+            folder = self._export_folder()
+            written = self._export_into(folder)
+            self.state.export_msg = f"wrote {len(written)} files into {folder}"
+            print(f"exported {len(written)} files into {folder}", flush=True)
+        except SuspensionSimError as exc:
+            self.state.export_msg = f"error: {exc.render()}"
+        except OSError as exc:
+            self.state.export_msg = (
+                f"error: cannot write into {self.out_dir}: {exc.strerror or exc}"
+            )
+
+    def _export_folder(self) -> Path:
+        from suspension_sim.files import check_output
+
+        assert self.out_dir is not None
+        check_output(self.out_dir, where="--out", folder=True)
+        self.out_dir.mkdir(exist_ok=True)
+        for _ in range(10000):
+            self._exports += 1
+            folder = self.out_dir / f"studio-{self._exports:03d}"
+            try:
+                folder.mkdir()
+            except FileExistsError:
+                continue
+            return folder
+        raise OSError("no free export folder name")
+
+    def _export_into(self, folder: Path) -> list[Path]:
+        from suspension_sim.outputs.chart_files import plot_sweep
+        from suspension_sim.outputs.design_sheet import design_sheet
+        from suspension_sim.outputs.tables import write_table
+        from suspension_sim.sweeps import choose_sweep, run_sweep
+        from suspension_sim.viz.render import save_screenshot
+
+        frame = self._frame
+        assert frame is not None and frame.pose is not None
+        preset = self.session.controls.preset
+        written = [save_screenshot(self.scene.plotter, folder / "view.png", where="--out")[0]]
+        table = design_sheet(frame.pose, preset).frame()
+        for suffix in (".csv", ".xlsx"):
+            written.append(
+                write_table(
+                    table,
+                    folder / f"design_sheet{suffix}",
+                    option="--out",
+                    sheet_name="Design sheet",
+                )
+            )
+        car = self.session.car
+        chosen = choose_sweep(car.model, car.path, self.session.controls.motion)
+        result = run_sweep(car.model, chosen.spec, convention=preset, motion_style="ours")
+        written += plot_sweep(result, folder / "charts")
+        return written
+
+    # -- page -----------------------------------------------------------------------------
+    def _on_ready(self, **_: Any) -> None:
+        self.update_numbers()
+        self.redraw()
+        self._tasks.add(asyncio.ensure_future(self._watch()))
+
+    def _build_ui(self) -> None:
+        from trame.ui.vuetify3 import SinglePageLayout
+        from trame.widgets import html
+        from trame.widgets import vtk as vtk_widgets
+        from trame.widgets import vuetify3 as v3
+
+        car = self.session.car
+        with SinglePageLayout(self.server, full_height=True) as layout:
+            layout.title.set_text("suspension-sim studio")
+            layout.footer.hide()
+            with layout.toolbar:
+                v3.VSpacer()
+                html.Span("{{ car_a }}", id="car-a", classes="text-subtitle-1 mr-2")
+                html.Span(
+                    "vs {{ car_b }}", id="car-b", v_if="car_b", classes="text-subtitle-1 mr-4"
+                )
+                v3.VSelect(
+                    v_model=("motion",),
+                    items=("motions",),
+                    label="motion",
+                    density="compact",
+                    hide_details=True,
+                    style="max-width: 200px",
+                    id="motion",
+                )
+                v3.VSelect(
+                    v_model=("preset",),
+                    items=("presets", list(PRESETS)),
+                    label="preset",
+                    density="compact",
+                    hide_details=True,
+                    style="max-width: 130px",
+                    classes="ml-2",
+                    id="preset",
+                )
+                v3.VBtn(
+                    "export",
+                    click=self.export,
+                    disabled=("!can_export",),
+                    id="export",
+                    classes="ml-2",
+                    variant="outlined",
+                )
+            with layout.content, v3.VContainer(fluid=True, classes="pa-2"):
+                html.Pre(
+                    "{{ error_a }}",
+                    v_if="error_a",
+                    id="error-a",
+                    classes="pa-2",
+                    style="background:#fde8e8;color:#900;white-space:pre-wrap",
+                )
+                html.Pre(
+                    "{{ error_b }}",
+                    v_if="error_b",
+                    id="error-b",
+                    classes="pa-2",
+                    style="background:#fde8e8;color:#900;white-space:pre-wrap",
+                )
+                with v3.VRow(dense=True):
+                    with v3.VCol(cols=3):
+                        with v3.VBtnToggle(v_model=("drive",), mandatory=True, density="compact"):
+                            v3.VBtn("on the ground", value="ground", id="drive-ground")
+                            v3.VBtn("strokes", value="strokes", id="drive-strokes")
+                        keys = iter(k for k, _ in self._stroke_keys)
+                        for sl in car.sliders:
+                            stroke = sl.key.startswith("stroke:")
+                            key = next(keys) if stroke else sl.key
+                            html.Div(f"{sl.label}: {{{{ {key} }}}}", classes="text-caption mt-2")
+                            v3.VSlider(
+                                v_model_number=(key,),
+                                min=sl.low,
+                                max=sl.high,
+                                step=sl.step,
+                                hide_details=True,
+                                density="compact",
+                                id=f"slider-{key}",
+                                disabled=("drive == 'ground'",) if stroke else False,
+                            )
+                        html.Div(
+                            "strokes [mm]: {{ strokes_text }}",
+                            id="strokes",
+                            classes="text-caption mt-2",
+                        )
+                        v3.VCheckbox(
+                            v_model=("tyres",),
+                            label="tyres",
+                            density="compact",
+                            hide_details=True,
+                        )
+                        v3.VCheckbox(
+                            v_model=("kingpin",),
+                            label="kingpin axes",
+                            density="compact",
+                            hide_details=True,
+                        )
+                        v3.VCheckbox(
+                            v_model=("centres",),
+                            label="centres",
+                            density="compact",
+                            hide_details=True,
+                        )
+                        with html.Div(classes="mt-1"):
+                            for cam in CAMERAS:
+                                v3.VBtn(
+                                    cam,
+                                    size="small",
+                                    variant="text",
+                                    click=(self.camera, f"['{cam}']"),
+                                )
+                    with v3.VCol(cols=9):
+                        with html.Div(style="height: 640px; position: relative", id="view3d"):
+                            view = vtk_widgets.VtkRemoteView(
+                                self.scene.plotter.ren_win, interactive_ratio=1, ref="view"
+                            )
+                            self.ctrl.view_update = view.update
+                            self.ctrl.view_reset_camera = view.reset_camera
+                        html.Div("{{ status_a }}", id="status-a", classes="text-caption")
+                        html.Div(
+                            "{{ status_b }}",
+                            id="status-b",
+                            classes="text-caption",
+                            v_if="status_b",
+                        )
+                        html.Div(
+                            "{{ export_msg }}",
+                            id="export-msg",
+                            classes="text-caption",
+                            v_if="export_msg",
+                        )
+                with html.Table(
+                    id="sheet", classes="mt-2", style="border-collapse:collapse;font-size:13px"
+                ):
+                    with html.Tr():
+                        html.Th("quantity", style="text-align:left;padding:2px 8px")
+                        html.Th("{{ c }}", v_for="c in sheet_columns", style="padding:2px 8px")
+                    with html.Tr(v_for="row in sheet_rows", raw_attrs=[':data-label="row.label"']):
+                        html.Td("{{ row.label }}", style="padding:2px 8px")
+                        with html.Td(
+                            v_for="(c, i) in row.cells",
+                            style="text-align:right;padding:2px 8px",
+                            raw_attrs=[':data-key="c.key"', ':data-value="c.value"'],
+                        ):
+                            html.Span("{{ c.text }}", classes="val-a")
+                            html.Span(
+                                " / {{ row.cells_b[i].text }}",
+                                v_if="row.cells_b.length",
+                                classes="val-b",
+                                style="color:#777",
+                            )
+                html.Div(v_html=("charts_html",), id="charts", classes="mt-2 d-flex flex-wrap")
+        self.layout = layout
+
+    def camera(self, preset: str) -> None:
+        if preset in CAMERAS:
+            self.scene.camera(preset)
+            self.ctrl.view_update()
+
+    # -- running --------------------------------------------------------------------------
+    def start(self, port: int, *, on_ready: Any = None) -> None:
+        """Serve on 127.0.0.1:`port` until Ctrl-C (blocks)."""
+        if on_ready is not None:
+            self.ctrl.on_server_ready.add(on_ready)
+        argv, sys.argv = sys.argv, sys.argv[:1]  # trame reads its own options from argv
+        try:
+            self.server.start(
+                port=port,
+                host="127.0.0.1",
+                open_browser=False,
+                show_connection_info=False,
+                disable_logging=True,
+                timeout=0,
+                exec_mode="main",
+            )
+        finally:
+            sys.argv = argv
+            with contextlib.suppress(Exception):
+                self.scene.close()
