@@ -257,6 +257,7 @@ def run_doe(
     workers: int | None = None,
     chunk: int = CHUNK_DESIGNS,
     progress: Callable[[int, int], None] | None = None,
+    fast: bool = True,
 ) -> DoeSummary:
     """Run every design of `study` and write the rows to the Parquet file `out`.
 
@@ -266,6 +267,10 @@ def run_doe(
     for debugging and for checking the cluster's table).
     progress(done designs, total) after each chunk. The file is written to a temporary
     name beside `out` and renamed when complete (`suspension_sim.files`).
+    fast: run the chunks by `doe_fast.run_chunk_fast` (the structure shared by the
+    designs built once per worker, the metrics of a design in one batch); False runs
+    the reference `run_chunk`, a whole model and sweep tables per design. The same
+    table either way.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -286,7 +291,8 @@ def run_doe(
     offsets = sample_offsets(study)
     n = len(offsets)
     t0 = time.perf_counter()
-    args = (car, study.variables, specs, convention, offsets, chunk, columns)
+    task = _chunk_task(fast)
+    args = (task, car, study.variables, specs, convention, offsets, chunk, columns)
     if scheduler is None and workers == 0:
         finished: Iterator[tuple[int, pd.DataFrame]] = _in_process(*args)
         n_workers = 0
@@ -329,7 +335,22 @@ def run_doe(
     )
 
 
+ChunkTask = Callable[..., "pd.DataFrame"]
+"""`run_chunk` or `doe_fast.run_chunk_fast`: (car, variables, specs, convention, first,
+offsets, columns) -> the chunk's rows."""
+
+
+def _chunk_task(fast: bool) -> ChunkTask:
+    """The function that runs one chunk of designs (see `run_doe`'s ``fast``)."""
+    if fast:
+        from suspension_sim.explore.doe_fast import run_chunk_fast
+
+        return run_chunk_fast
+    return run_chunk
+
+
 def _in_process(
+    task: ChunkTask,
     car: Car,
     variables: Sequence[Variable],
     specs: Sequence[SweepSpec],
@@ -340,12 +361,13 @@ def _in_process(
 ) -> Iterator[tuple[int, pd.DataFrame]]:
     """(first design, its chunk's rows), chunk after chunk, in this process."""
     for s in range(0, len(offsets), chunk):
-        yield s, run_chunk(car, variables, specs, convention, s, offsets[s : s + chunk], columns)
+        yield s, task(car, variables, specs, convention, s, offsets[s : s + chunk], columns)
 
 
 def _on_dask(
     scheduler: str | None,
     workers: int | None,
+    task: ChunkTask,
     car: Car,
     variables: Sequence[Variable],
     specs: Sequence[SweepSpec],
@@ -380,7 +402,7 @@ def _on_dask(
             car_f, vars_f, specs_f = client.scatter([car, variables, specs], broadcast=True)
             futures = {
                 client.submit(
-                    run_chunk,
+                    task,
                     car_f,
                     vars_f,
                     specs_f,

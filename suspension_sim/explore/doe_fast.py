@@ -1,0 +1,405 @@
+"""The fast path of a design of experiments: many designs of one car, with what does not
+change between them built once.
+
+A DOE moves only hardpoint coordinates. The body graph, the joint classification, the
+solver's blocks and Jacobian layout, the metric layout and the motions' inputs are then
+the same for every design whose points did not move far enough to change them. The
+reference path (`doe.run_design`) builds a whole `KinematicModel` per design and runs
+`sweeps.run_sweep` per motion, then turns each sweep's pandas table into row
+dictionaries. Here, per design:
+
+* the design's model is built, and the structure that depends only on the body graph
+  and the classification (`StructuralCache`) is taken from the base car after checking
+  that the design has the same structure (the same joints, parameters, point copies
+  and active joined pairs); a design whose structure differs is run on its own model
+  from scratch, exactly as the reference does, so it is never a silently wrong row;
+* the design-mobility check, the motions and every solve are those of the reference
+  (`checked_mobility`, `run_sweep` with ``keep_poses=False``), so the solved joint
+  parameters are the reference's;
+* the metrics of every solved step of every motion are computed in one
+  `metrics.batch.batch_metrics` call (the same per-state formulas as each sweep's
+  table) and written straight into the chunk's arrays, without a pandas table per
+  sweep nor a dictionary per row.
+
+`run_chunk_fast` returns the same table as `doe.run_chunk` (tests/test_doe_fast.py
+compares every column). Units: mm, deg in the columns.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from suspension_sim.errors import SuspensionSimError
+from suspension_sim.explore.design_space import Variable, apply_offsets
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from suspension_sim.description import Car
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.sweeps.result import SweepResult
+    from suspension_sim.sweeps.spec import SweepSpec
+
+STRING_COLUMNS = ("dampers_beyond_limits",)
+"""Metric columns of a sweep table that hold text, not numbers."""
+STRUCTURAL_KEYS = ("engine_plan",)
+"""``model.derived`` entries that depend only on the body graph, the classification and
+the active pairs (the problem blocks under a lock set are keyed ``("problem", ...)``;
+the metric layouts ``("metrics", "layout", rates)`` and ``("metrics", "keys", rates)``)."""
+
+
+@dataclass
+class Outcome:
+    """One design's rows as arrays: ``kind`` per row (the status), its motion, step,
+    reason, the metric values (rows, metric columns) and the text columns."""
+
+    motion: list[str | None]
+    step: list[int]
+    status: list[str]
+    reason: list[str]
+    values: np.ndarray
+    text: list[list[str | None]]
+
+
+def same_structure(base: KinematicModel, model: KinematicModel) -> bool:
+    """True when `model` has `base`'s structure: the same bodies, joint kinds, parameter
+    layout, parts (chains, parameters, points), point copies and active joined pairs.
+
+    Only then are `base`'s structural caches valid for `model` (the Jacobian's layout,
+    the solver's blocks, the metrics' columns); frames and point coordinates may differ.
+    """
+    tb, tm = base.topology, model.topology
+    if (
+        tb.param_names != tm.param_names
+        or tb.damper_params != tm.damper_params
+        or tb.rack_param != tm.rack_param
+        or len(tb.joints) != len(tm.joints)
+    ):
+        return False
+    for a, b in zip(tb.joints, tm.joints, strict=True):
+        if (a.body, a.kind, a.params) != (b.body, b.kind, b.params):
+            return False
+    if len(base.parts) != len(model.parts):
+        return False
+    for pa, pb in zip(base.parts, model.parts, strict=True):
+        if (pa.body, pa.chain, pa.params, pa.points) != (pb.body, pb.chain, pb.params, pb.points):
+            return False
+    return (
+        base.inst_point == model.inst_point
+        and base.inst_body == model.inst_body
+        and np.array_equal(base.pair_a, model.pair_a)
+        and np.array_equal(base.pair_b, model.pair_b)
+        and np.array_equal(base.active_pairs, model.active_pairs)
+    )
+
+
+def share_structure(base: KinematicModel, model: KinematicModel) -> None:
+    """Give `model` the structural caches `base` has built (`STRUCTURAL_KEYS`, the
+    problems of each lock set, the metric layouts, the Jacobian layouts). Call only when
+    `same_structure(base, model)`."""
+    values = base.derived._values
+    for key, value in values.items():
+        structural = key in STRUCTURAL_KEYS or (
+            isinstance(key, tuple)
+            and (
+                key[0] == "problem"
+                or (key[0] == "metrics" and len(key) == 3 and key[1] in ("layout", "keys"))
+            )
+        )
+        if structural:
+            model.derived._values.setdefault(key, value)
+    for key, layout in base._layouts.items():
+        model._layouts.setdefault(key, layout)
+    _share_entries(base, model)
+
+
+def _share_entries(base: KinematicModel, model: KinematicModel) -> None:
+    """The compiled kernels' entry points `base` found, handed to `model`'s kernel
+    session and point work arrays, so its first calls skip numba's dispatch (typing the
+    tables' nested tuples, ~0.1 ms a call). The same structure gives tables of the same
+    types, which is what an entry point is compiled for; the work arrays and memos are
+    `model`'s own. Anything not laid out as expected is left to be built as usual."""
+    from suspension_sim.solve import engine_points, engine_session
+    from suspension_sim.solve.engine_tables import kernel_tables, work_arrays
+
+    values = base.derived._values
+    sess = values.get("engine_kernel_session")
+    if isinstance(sess, engine_session.KernelSession):
+        mine = engine_session.session(model)
+        for name in ("_entry", "_single_entry"):
+            if getattr(mine, name, None) is None and getattr(sess, name, None) is not None:
+                setattr(mine, name, getattr(sess, name))
+    tab = kernel_tables(model)
+    spread = values.get("engine_spread_work")
+    if isinstance(spread, tuple) and len(spread) == 9 and isinstance(spread[8], list):
+        model.derived.get(
+            "engine_spread_work",
+            lambda: (
+                work_arrays(tab)[0],
+                *spread[1:5],
+                *engine_points._spread_memo(tab),
+                threading.Lock(),
+                list(spread[8]),
+            ),
+        )
+    points = values.get("engine_points_work")
+    if isinstance(points, tuple) and len(points) == 5 and isinstance(points[4], list):
+        model.derived.get(
+            "engine_points_work",
+            lambda: (work_arrays(tab)[0], *points[1:3], threading.Lock(), list(points[4])),
+        )
+
+
+class DesignRunner:
+    """Runs designs of one car through fixed motions (the fast path of `doe.run_chunk`).
+
+    Built once per worker process and study (`runner`); `run` gives one design's rows.
+    """
+
+    def __init__(
+        self,
+        car: Car,
+        variables: Sequence[Variable],
+        specs: Sequence[SweepSpec],
+        convention: str | None,
+        columns: Sequence[str],
+    ) -> None:
+        from suspension_sim.model import KinematicModel
+        from suspension_sim.solve.diagnostics import checked_mobility
+        from suspension_sim.sweeps import run_sweep
+
+        self.car = car
+        self.variables = tuple(variables)
+        self.specs = tuple(specs)
+        self.convention = convention
+        self.columns = list(columns)
+        reserved = {"design", "motion", "step", "status", "reason"} | {
+            v.name for v in self.variables
+        }
+        self.metric_columns = [c for c in self.columns if c not in reserved]
+        self.col = {c: k for k, c in enumerate(self.metric_columns)}
+        self.text_cols = [c for c in self.metric_columns if c in STRING_COLUMNS]
+        self.base = KinematicModel(car)
+        # The base car's caches, built by one run of every motion (the structure the
+        # designs share); a base car that cannot run leaves them unbuilt, and each
+        # design then builds its own.
+        try:
+            checked_mobility(self.base)
+            for spec in self.specs:
+                run_sweep(self.base, spec, convention=convention, keep_poses=False)
+            from suspension_sim.metrics.core import layout
+
+            layout(self.base, True)
+        except SuspensionSimError:
+            pass
+
+    def model(self, offsets: Sequence[float]) -> KinematicModel:
+        """The design's model, sharing the base car's structure when it has it."""
+        from suspension_sim.model import KinematicModel
+
+        model = KinematicModel(apply_offsets(self.car, self.variables, offsets))
+        if same_structure(self.base, model):
+            share_structure(self.base, model)
+        return model
+
+    def run(self, offsets: Sequence[float]) -> Outcome:
+        """One design's rows (as `doe.run_design`, in arrays)."""
+        from suspension_sim.solve.diagnostics import checked_mobility
+        from suspension_sim.sweeps import run_sweep
+
+        try:
+            model = self.model(offsets)
+            checked_mobility(model)
+        except SuspensionSimError as exc:
+            return self.failed_row(None, "invalid design", exc.render())
+        results: list[tuple[SweepSpec, SweepResult | None, str]] = []
+        for spec in self.specs:
+            try:
+                res = run_sweep(model, spec, convention=self.convention, keep_poses=False)
+            except SuspensionSimError as exc:
+                results.append((spec, None, exc.render()))
+                continue
+            results.append((spec, res, ""))
+        return self._rows(model, results)
+
+    def failed_row(self, motion: str | None, status: str, reason: str) -> Outcome:
+        values = np.full((1, len(self.metric_columns)), np.nan)
+        return Outcome([motion], [-1], [status], [reason], values, [[None] * len(self.text_cols)])
+
+    def _rows(
+        self, model: KinematicModel, results: list[tuple[SweepSpec, SweepResult | None, str]]
+    ) -> Outcome:
+        """Every motion's rows, the metrics of all solved steps from one batch."""
+        from suspension_sim.metrics import preset
+        from suspension_sim.metrics.batch import batch_metrics
+        from suspension_sim.sweeps.result import MetricRows
+
+        pre = preset(self.convention or model.car.options.sign_convention).name
+        every = MetricRows(pre)
+        for _spec, res, _ in results:
+            if res is not None and res.rows is not None and res.rows.values:
+                r = res.rows
+                every.model = r.model
+                every.params += r.params
+                every.shocks += r.shocks
+                every.rack += r.rack
+                every.chassis += r.chassis
+                every.residual += r.residual
+                every.tolerance = max(every.tolerance, r.tolerance)
+                every.limits += r.limits
+        metrics: np.ndarray | None = None
+        names: list[str] = []
+        if every.params:
+            table = batch_metrics(every.batch(), pre, rates=True)
+            metrics, names = table.to_numpy(dtype=float), [str(c) for c in table.columns]
+        motion: list[str | None] = []
+        step: list[int] = []
+        status: list[str] = []
+        reason: list[str] = []
+        blocks: list[np.ndarray] = []
+        text: list[list[str | None]] = []
+        n_cols = len(self.metric_columns)
+        done = 0  # solved steps taken from `metrics`
+        for spec, res, why in results:
+            if res is None:
+                motion.append(spec.name)
+                step.append(-1)
+                status.append("input")
+                reason.append(why)
+                blocks.append(np.full((1, n_cols), np.nan))
+                text.append([None] * len(self.text_cols))
+                continue
+            total = len(res.motion)
+            out = np.full((total, n_cols), np.nan)
+            texts: list[list[str | None]] = [[None] * len(self.text_cols) for _ in range(total)]
+            solved = res.steps
+            n = len(solved)
+            if n:
+                assert metrics is not None
+                chunk = metrics[done : done + n]
+                done += n
+                front = list(res.columns)
+                # the swept values first, then every metric not equal to a swept column
+                for j, c in enumerate(front):
+                    k = self.col.get(c)
+                    if k is not None:
+                        out[solved, k] = res.values[:, j]
+                take = [
+                    (self.col[c], i)
+                    for i, c in enumerate(names)
+                    if c not in front and c in self.col
+                ]
+                if take:
+                    dst, src = zip(*take, strict=True)
+                    out[np.ix_(solved, list(dst))] = chunk[:, list(src)]
+                assert res.rows is not None
+                limits = res.rows.limits
+                for t, c in enumerate(self.text_cols):
+                    if c == "dampers_beyond_limits":
+                        for i, s in enumerate(solved):
+                            texts[s][t] = limits[i]
+            failed = {p.step: p for p in res.problems}
+            for s in range(total):
+                motion.append(spec.name)
+                step.append(s)
+                if s in failed:
+                    status.append(failed[s].kind)
+                    reason.append(failed[s].message)
+                    out[s] = np.nan
+                else:
+                    status.append("ok")
+                    reason.append("")
+            blocks.append(out)
+            text += texts
+        values = np.concatenate(blocks) if blocks else np.zeros((0, n_cols))
+        return Outcome(motion, step, status, reason, values, text)
+
+
+_RUNNERS: dict[tuple[int, ...], tuple[Any, DesignRunner]] = {}
+"""Runners kept per worker process, by the identity of the study's objects (held in the
+value, so the identities stay theirs)."""
+
+
+def runner(
+    car: Car,
+    variables: Sequence[Variable],
+    specs: Sequence[SweepSpec],
+    convention: str | None,
+    columns: Sequence[str],
+) -> DesignRunner:
+    """The process's `DesignRunner` of a study (built on first use, then kept: a Dask
+    worker receives the scattered car, variables and motions once and runs many chunks)."""
+    key = (id(car), id(variables), id(specs), hash(convention), hash(tuple(columns)))
+    found = _RUNNERS.get(key)
+    if found is not None:
+        return found[1]
+    made = DesignRunner(car, variables, specs, convention, columns)
+    if len(_RUNNERS) >= 4:
+        _RUNNERS.clear()
+    _RUNNERS[key] = ((car, variables, specs), made)
+    return made
+
+
+def run_chunk_fast(
+    car: Car,
+    variables: Sequence[Variable],
+    specs: Sequence[SweepSpec],
+    convention: str | None,
+    first: int,
+    offsets: np.ndarray,
+    columns: Sequence[str],
+) -> pd.DataFrame:
+    """`doe.run_chunk`'s table by the fast path: the same rows, columns and values."""
+    import pandas as pd
+
+    from suspension_sim.solve import engine
+
+    engine.load_kernel_if_cached()
+    try:
+        run = runner(car, variables, specs, convention, columns)
+    except Exception:  # the base car itself fails in a way no check foresaw: the
+        # reference path then makes each design's row (with its reason)
+        from suspension_sim.explore.doe import run_chunk
+
+        return run_chunk(car, variables, specs, convention, first, offsets, columns)
+    designs = np.atleast_2d(np.asarray(offsets, dtype=float))
+    parts: list[Outcome] = []
+    design_no: list[int] = []
+    for i, design in enumerate(designs):
+        try:
+            got = run.run(design)
+        except Exception as exc:  # a design's failure is data (as doe.run_chunk)
+            got = run.failed_row(None, "error", f"{type(exc).__name__}: {exc}")
+        parts.append(got)
+        design_no += [first + i] * len(got.step)
+    n_rows = len(design_no)
+    data: dict[str, Any] = {
+        "design": np.array(design_no, dtype=np.int64),
+        "motion": np.array([m for p in parts for m in p.motion], dtype=object),
+        "step": np.array([s for p in parts for s in p.step], dtype=np.int64),
+        "status": np.array([s for p in parts for s in p.status], dtype=object),
+        "reason": np.array([r for p in parts for r in p.reason], dtype=object),
+    }
+    reps = np.array([len(p.step) for p in parts], dtype=np.int64)
+    for k, v in enumerate(run.variables):
+        data[v.name] = np.repeat(designs[:, k], reps) if n_rows else np.zeros(0)
+    values = (
+        np.concatenate([p.values for p in parts])
+        if parts
+        else np.zeros((0, len(run.metric_columns)))
+    )
+    texts = [t for p in parts for t in p.text]
+    for k, c in enumerate(run.metric_columns):
+        if c in run.text_cols:
+            t = run.text_cols.index(c)
+            # a row without the text holds NaN, as pandas fills a missing record key
+            data[c] = np.array([np.nan if r[t] is None else r[t] for r in texts], dtype=object)
+        else:
+            data[c] = values[:, k]
+    frame = pd.DataFrame(data)
+    return frame.reindex(columns=list(columns))
