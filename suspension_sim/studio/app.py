@@ -353,7 +353,11 @@ class Studio:
                         for sl in car.sliders:
                             stroke = sl.key.startswith("stroke:")
                             key = next(keys) if stroke else sl.key
-                            html.Div(f"{sl.label}: {{{{ {key} }}}}", classes="text-caption mt-2")
+                            html.Div(
+                                f"{sl.label}: {{{{ {key} }}}}",
+                                classes="text-caption mt-2",
+                                id=f"label-{key}",
+                            )
                             v3.VSlider(
                                 v_model_number=(key,),
                                 min=sl.low,

@@ -1,0 +1,308 @@
+"""``suspension-sim studio`` driven in a real headless browser (Debian's Chromium through
+Playwright's Python package; never ``playwright install``).
+
+One studio server per module, on a copy of the example car in tmp_path (the bundled
+workbook is never written). The page's numbers are read from its DOM (each design-sheet
+cell carries its metric column and full-precision value) and compared with
+`Model.solve` + `metrics.pose_metrics` for the same state; the 3-D view is checked by
+the pixels of a screenshot; a saved edit and a broken workbook are made with openpyxl
+and an atomic rename, as an editor saves.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("trame", reason="the studio extra (trame) is not installed")
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "workbooks" / "fsae_car.xlsx"
+CHROMIUM = Path("/usr/bin/chromium")
+BROWSER_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WHEELS = ("FL", "FR", "RL", "RR")
+START_TIMEOUT_S = 90.0
+WAIT_MS = 30000
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
+)
+
+
+class Studio:
+    """A running studio: its process, URL and files."""
+
+    def __init__(self, proc: subprocess.Popen[str], url: str, workbook: Path, out: Path):
+        self.proc, self.url, self.workbook, self.out = proc, url, workbook, out
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rstrip("/").rsplit(":", 1)[1])
+
+
+@pytest.fixture(scope="module")
+def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
+    folder = tmp_path_factory.mktemp("studio")
+    workbook = folder / "car.xlsx"
+    shutil.copyfile(EXAMPLE, workbook)
+    out = folder / "exports"
+    env = {**os.environ, "SUSPENSION_SIM_BACKGROUND_COMPILE": "0", "PYTHONUNBUFFERED": "1"}
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    cmd = [sys.executable, "-m", "suspension_sim", "studio", str(workbook), "--no-browser"]
+    proc = subprocess.Popen(
+        [*cmd, "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=folder,
+    )
+    url = None
+    lines: list[str] = []
+    deadline = time.monotonic() + START_TIMEOUT_S
+    assert proc.stdout is not None
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        m = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
+        if m:
+            url = m[1]
+            break
+    if url is None:
+        proc.kill()
+        pytest.fail("the studio did not start:\n" + "".join(lines))
+    yield Studio(proc, url, workbook, out)
+    proc.send_signal(2)  # Ctrl-C
+    try:
+        rest, _ = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    assert proc.returncode == 0, rest
+    assert "studio stopped" in rest
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=str(CHROMIUM),
+            args=BROWSER_ARGS,
+            headless=True,
+            viewport={"width": 1500, "height": 1300},
+        )
+        try:
+            yield ctx
+        finally:
+            ctx.close()
+
+
+def open_page(browser: Any, studio: Studio) -> Any:
+    page = browser.new_page()
+    page.goto(studio.url)
+    page.wait_for_selector("td[data-key='camber_FL_deg']", timeout=WAIT_MS)
+    return page
+
+
+def page_values(page: Any, metric: str) -> dict[str, float]:
+    """{wheel: full-precision value} of a design-sheet row, read from the DOM."""
+    return {
+        w: float(page.locator(f"td[data-key='{metric}_{w}_deg']").get_attribute("data-value"))
+        for w in WHEELS
+    }
+
+
+def expected(workbook: Path, heave: float, metric: str = "camber") -> dict[str, float]:
+    """The library's value for the ground state at `heave` (mm): model.solve with every
+    contact point held at z = 0, then pose_metrics (iso signs)."""
+    import suspension_sim
+    from suspension_sim.metrics import pose_metrics
+    from suspension_sim.sweeps.motions import ground_targets
+
+    model = suspension_sim.load(workbook, use_cache=False)
+    pose = model.solve(chassis=(0, 0, heave, 0, 0, 0), targets=ground_targets(model))
+    values = pose_metrics(pose, "iso")
+    return {w: float(values[f"{metric}_{w}_deg"]) for w in WHEELS}
+
+
+def wait_for(page: Any, check: Any, what: str, timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = check()
+        if last is True:
+            return
+        page.wait_for_timeout(100)
+    pytest.fail(f"timed out waiting for {what} (last: {last!r})")
+
+
+def heave_on_page(page: Any) -> float:
+    text = page.locator("#label-heave").inner_text()
+    return float(text.rsplit(":", 1)[1])
+
+
+def close(a: dict[str, float], b: dict[str, float], tol: float = 1e-7) -> bool:
+    return all(math.isclose(a[w], b[w], rel_tol=0, abs_tol=tol) for w in WHEELS)
+
+
+def test_page_loads_car_and_heave_slider_gives_model_camber(studio: Studio, browser: Any) -> None:
+    page = open_page(browser, studio)
+    assert page.locator("#car-a").inner_text().strip() == "fsae_car"
+    # at design: the workbook's static camber (README's design sheet: -1.000 / -1.500)
+    design = page_values(page, "camber")
+    assert close(design, expected(studio.workbook, 0.0))
+    assert design["FL"] == pytest.approx(-1.0, abs=1e-9)
+    # the heave slider, moved with the keyboard (0.5 mm a key) to +20 mm
+    thumb = page.locator(".v-slider:has(#slider-heave) [role=slider]")
+    thumb.focus()
+    for _ in range(40):
+        page.keyboard.press("ArrowRight")
+    wait_for(page, lambda: heave_on_page(page) == 20.0 or heave_on_page(page), "heave = 20")
+    truth = expected(studio.workbook, 20.0)
+    wait_for(
+        page,
+        lambda: close(page_values(page, "camber"), truth) or page_values(page, "camber"),
+        "camber at +20 mm",
+    )
+    assert abs(truth["FL"] - design["FL"]) > 0.1  # heave really changes camber
+    # the camber chart's marker sits at the slider's heave and the page's camber
+    marker = page.locator("svg[data-title='camber [deg]'] circle.marker[data-label='FL']")
+    assert float(marker.get_attribute("data-x")) == pytest.approx(20.0, abs=1e-9)
+    assert float(marker.get_attribute("data-y")) == pytest.approx(truth["FL"], abs=1e-7)
+    # the 3-D view is a picture of the car, not a blank canvas
+    shot = page.locator("#view3d").screenshot()
+    img = decode_png(shot)
+    assert img.shape[0] > 200 and img.shape[1] > 300
+    colours = np.unique(img[:, :, :3].reshape(-1, 3) // 8, axis=0)
+    assert len(colours) > 40, "the 3-D view has too few colours: blank?"
+    assert float(img[:, :, :3].std()) > 20.0
+    page.close()
+
+
+def decode_png(data: bytes) -> np.ndarray:
+    import io
+
+    import imageio.v3 as iio
+
+    return np.asarray(iio.imread(io.BytesIO(data), extension=".png"))
+
+
+def save_edited(path: Path, edit: dict[str, Any]) -> None:
+    """Write a copy of `path` with cells changed ({"Sheet!A1": value}) and rename it over
+    `path`, as an editor saves."""
+    import openpyxl
+
+    wb = openpyxl.load_workbook(path)
+    for ref, value in edit.items():
+        sheet, cell = ref.split("!")
+        wb[sheet][cell] = value
+    tmp = path.with_name("~" + path.name)
+    wb.save(tmp)
+    os.replace(tmp, path)
+
+
+def test_saved_edit_updates_numbers_and_broken_workbook_shows_its_cell(
+    studio: Studio, browser: Any, tmp_path: Path
+) -> None:
+    page = open_page(browser, studio)
+    heave = heave_on_page(page)
+    original = tmp_path / "original.xlsx"
+    shutil.copyfile(studio.workbook, original)
+    before = page_values(page, "camber")
+    # raise the front-left upper wishbone's inner pivots by 15 mm: FL camber changes
+    save_edited(studio.workbook, {"Hard Points!D2": 361, "Hard Points!D3": 347})
+    truth = expected(studio.workbook, heave)
+    assert abs(truth["FL"] - before["FL"]) > 1e-3
+    wait_for(
+        page,
+        lambda: close(page_values(page, "camber"), truth) or page_values(page, "camber"),
+        "the edited car's camber",
+    )
+    assert not page.locator("#error-a").count()
+    # a broken cell: the page shows the message `load` gives, and the last good car stays
+    save_edited(studio.workbook, {"Hard Points!D2": "abc"})
+    import suspension_sim
+    from suspension_sim.errors import SuspensionSimError
+
+    with pytest.raises(SuspensionSimError) as err:
+        suspension_sim.load(studio.workbook, use_cache=False)
+    message = err.value.render()
+    assert "D2" in message
+    page.wait_for_selector("#error-a", timeout=WAIT_MS)
+    assert page.locator("#error-a").inner_text().strip() == message.strip()
+    assert close(page_values(page, "camber"), truth)  # the last good car
+    # fixed again: the message goes, the numbers are the original car's
+    shutil.copyfile(original, studio.workbook.with_name("~fixed.xlsx"))
+    os.replace(studio.workbook.with_name("~fixed.xlsx"), studio.workbook)
+    page.wait_for_selector("#error-a", state="detached", timeout=WAIT_MS)
+    wait_for(
+        page,
+        lambda: close(page_values(page, "camber"), before) or page_values(page, "camber"),
+        "the original camber",
+    )
+    page.close()
+
+
+def test_export_button_writes_view_sheet_and_charts(studio: Studio, browser: Any) -> None:
+    page = open_page(browser, studio)
+    page.locator("#export").click()
+    page.wait_for_selector("#export-msg", timeout=WAIT_MS)
+    wait_for(
+        page,
+        lambda: (
+            "wrote" in page.locator("#export-msg").inner_text()
+            or page.locator("#export-msg").inner_text()
+        ),
+        "the export",
+    )
+    folders = sorted(studio.out.glob("studio-*"))
+    assert folders, "nothing exported"
+    got = {p.relative_to(folders[-1]).as_posix() for p in folders[-1].rglob("*") if p.is_file()}
+    assert {"view.png", "design_sheet.csv", "design_sheet.xlsx"} <= got
+    assert any(name.startswith("charts/") and name.endswith(".png") for name in got)
+    import pandas as pd
+
+    sheet = pd.read_csv(folders[-1] / "design_sheet.csv", index_col=0)
+    assert sheet.loc["camber [deg]", "FL"] == pytest.approx(
+        page_values(page, "camber")["FL"], abs=1e-9
+    )
+    page.close()
+
+
+def test_taken_port_is_a_clean_message(studio: Studio) -> None:
+    env = {**os.environ, "SUSPENSION_SIM_BACKGROUND_COMPILE": "0"}
+    cmd = [sys.executable, "-m", "suspension_sim", "studio", str(studio.workbook), "--no-browser"]
+    run = subprocess.run(
+        [*cmd, "--port", str(studio.port)], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert run.returncode == 2
+    assert f"--port: port {studio.port} on 127.0.0.1 is already in use" in run.stderr
+    assert "Traceback" not in run.stderr
