@@ -1,0 +1,160 @@
+"""The DOE's fast path (`explore.doe_fast`) against the reference path (`doe.run_chunk`):
+the same table, column by column, for ordinary designs, a design that cannot be built,
+one whose structure differs from the base car's, and steps that cannot be reached."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import suspension_sim as ss
+from suspension_sim.explore import doe, doe_fast
+from suspension_sim.explore.design_space import MotionRequest, Variable, apply_offsets
+from suspension_sim.model import KinematicModel
+
+ROOT = Path(__file__).resolve().parents[1]
+CAR = ROOT / "workbooks" / "fsae_car.xlsx"
+
+# Free x, y, z offsets of three front points (symmetric), so a design can put a point
+# anywhere: on another point, or on a wishbone's pivot axis.
+VARIABLES = (
+    Variable("FL_UCA_F", "x", -500, 500, "FR_UCA_F"),
+    Variable("FL_UCA_F", "y", -500, 500, "FR_UCA_F"),
+    Variable("FL_UCA_F", "z", -500, 500, "FR_UCA_F"),
+    Variable("FL_UBJ", "x", -500, 500, "FR_UBJ"),
+    Variable("FL_UBJ", "y", -500, 500, "FR_UBJ"),
+    Variable("FL_UBJ", "z", -500, 500, "FR_UBJ"),
+    Variable("FL_TIE_I", "z", -500, 500, "FR_TIE_I"),
+)
+MOTIONS = (MotionRequest("heave", -10.0, 10.0, 3), MotionRequest("roll", -1.0, 1.0, 2))
+# Past the steering's reach at both ends: those steps are rows with their reason
+# ("unreachable"), the middle one is solved.
+TOO_FAR = (MotionRequest("steer", -600.0, 600.0, 3),)
+
+
+@pytest.fixture(scope="module")
+def model() -> ss.Model:
+    from suspension_sim.solve import engine
+
+    engine.load_kernel_if_cached()  # as a DOE worker does (the numpy path otherwise)
+    return ss.load(CAR)
+
+
+@pytest.fixture(scope="module")
+def specs(model: ss.Model) -> list:
+    return doe.motion_specs(model, None, MOTIONS)
+
+
+def designs(model: ss.Model) -> np.ndarray:
+    """Rows of offsets: two ordinary designs, the upper wishbone's front pivot moved
+    onto its rear pivot (no hinge axis: not built), its ball joint moved onto its pivot
+    axis (the wishbone no longer moves: another joint classification)."""
+    car = model.car
+    f, r, b = (car.point(n) for n in ("FL_UCA_F", "FL_UCA_R", "FL_UBJ"))
+    d = (r - f) / np.linalg.norm(r - f)
+    on_axis = f + float((b - f) @ d) * d  # the ball joint's foot on the pivot axis
+    rows = [
+        [2.0, -1.0, 3.0, 1.0, 0.5, -2.0, 1.5],
+        [-3.0, 2.0, -4.0, -1.0, 0.0, 2.5, -2.0],
+        [*(r - f), 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 0.0, *(on_axis - b), 0.0],
+    ]
+    return np.array(rows, dtype=float)
+
+
+def columns(model: ss.Model, specs: list) -> list[str]:
+    first = doe.run_design(model.car, VARIABLES, [0.0] * len(VARIABLES), specs, None)
+    reserved = set(doe.KEY_COLUMNS) | {v.name for v in VARIABLES}
+    metric = list(dict.fromkeys(k for row in first for k in row if k not in reserved))
+    return doe.table_columns(VARIABLES, metric)
+
+
+def test_fast_path_gives_the_reference_table(model: ss.Model, specs: list) -> None:
+    """Every column of both tables: keys and text exactly, numbers to 1e-9."""
+    offsets = designs(model)
+    cols = columns(model, specs)
+    reference = doe.run_chunk(model.car, VARIABLES, specs, None, 10, offsets, cols)
+    fast = doe_fast.run_chunk_fast(model.car, VARIABLES, specs, None, 10, offsets, cols)
+    assert list(fast.columns) == list(reference.columns) == cols
+    pd.testing.assert_frame_equal(fast, reference, check_exact=False, rtol=1e-9, atol=1e-9)
+    status = reference.groupby("design")["status"].apply(list).to_dict()
+    assert status[10] == status[11] == ["ok"] * 5
+    # the pivot on the other pivot, and the ball joint on the pivot axis: one row each
+    # with its reason, not a sweep
+    assert status[12] == ["invalid design"] and status[13] == ["invalid design"]
+    reasons = reference.set_index("design")["reason"]
+    assert "coincide" in reasons[12]
+    # a metric that the moved tie rod changes: the designs differ where they should
+    toe = reference[(reference["motion"] == "heave") & (reference["step"] == 0)]
+    assert toe["toe_FL_deg"].iloc[:2].nunique() == 2
+
+
+def test_unreachable_steps_are_the_reference_rows(model: ss.Model) -> None:
+    """A motion past the car's reach: its end steps are rows with the solver's reason,
+    the same by both paths, and the step between them is solved."""
+    specs = doe.motion_specs(model, None, TOO_FAR)
+    offsets = designs(model)[:1]
+    cols = columns(model, specs)
+    reference = doe.run_chunk(model.car, VARIABLES, specs, None, 0, offsets, cols)
+    fast = doe_fast.run_chunk_fast(model.car, VARIABLES, specs, None, 0, offsets, cols)
+    pd.testing.assert_frame_equal(fast, reference, check_exact=False, rtol=1e-9, atol=1e-9)
+    assert list(fast["status"]) == ["unreachable", "ok", "unreachable"]
+    assert "cannot be reached" in fast["reason"].iloc[0]
+    assert fast["toe_FL_deg"].isna().tolist() == [True, False, True]
+
+
+def test_structure_check(model: ss.Model) -> None:
+    """Small offsets keep the base car's structure; the ball joint on the pivot axis
+    makes the upper wishbone another joint (its own model, never the shared one)."""
+    base = KinematicModel(model.car)
+    offsets = designs(model)
+    moved = KinematicModel(apply_offsets(model.car, VARIABLES, offsets[0]))
+    assert doe_fast.same_structure(base, moved)
+    assert not np.array_equal(moved.frame, base.frame)  # the numbers did change
+    folded = KinematicModel(apply_offsets(model.car, VARIABLES, offsets[3]))
+    assert folded.topology.joint("FL_UCA").kind == "fixed"
+    assert not doe_fast.same_structure(base, folded)
+
+
+def test_designs_without_the_shared_structure(
+    model: ss.Model, specs: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The path a design takes when its structure differs (its model built on its own,
+    nothing taken from the base car) gives the reference rows too."""
+    offsets = designs(model)[:2]
+    cols = columns(model, specs)
+    calls: list[bool] = []
+
+    def differs(base: KinematicModel, other: KinematicModel) -> bool:
+        calls.append(True)
+        return False
+
+    monkeypatch.setattr(doe_fast, "same_structure", differs)
+    doe_fast._RUNNERS.clear()
+    fast = doe_fast.run_chunk_fast(model.car, VARIABLES, specs, None, 0, offsets, cols)
+    reference = doe.run_chunk(model.car, VARIABLES, specs, None, 0, offsets, cols)
+    assert len(calls) == 2
+    pd.testing.assert_frame_equal(fast, reference, check_exact=False, rtol=1e-9, atol=1e-9)
+    doe_fast._RUNNERS.clear()
+
+
+def test_run_doe_fast_and_reference_files_agree(tmp_path: Path, model: ss.Model) -> None:
+    """`run_doe` in this process by both paths: the same Parquet table."""
+    from suspension_sim.explore.design_space import Study
+
+    study = Study(
+        variables=(Variable("FL_UCA_F", "z", -4, 4, "FR_UCA_F"),),
+        motions=(MotionRequest("heave", -10.0, 10.0, 3),),
+        samples=3,
+        seed=3,
+    )
+    tables = []
+    for fast in (True, False):
+        out = tmp_path / f"{fast}.parquet"
+        summary = doe.run_doe(model.car, study, out, workers=0, chunk=2, fast=fast)
+        assert summary.designs_ok == 3
+        tables.append(pd.read_parquet(out))
+    pd.testing.assert_frame_equal(tables[0], tables[1], check_exact=False, rtol=1e-9, atol=1e-9)
