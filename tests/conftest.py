@@ -24,6 +24,12 @@ Where things are (cells a test may edit):
 from __future__ import annotations
 
 import os
+
+# One BLAS thread per test worker, set before numpy loads OpenBLAS: the workers already
+# fill the cores, and OpenBLAS threads busy-wait when the cores are oversubscribed (a
+# small SVD then takes ~70 ms instead of ~0.1 ms). The CLI does the same (cli.main).
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any

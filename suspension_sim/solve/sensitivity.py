@@ -14,6 +14,7 @@ held while an input moves, so the world rate is the chassis rate rotated).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -153,9 +154,28 @@ def damper_wheels(model: KinematicModel) -> dict[str, str]:
     return dict(model.derived.get(("sweeps", "damper_wheels"), lambda: _damper_wheels(model)))
 
 
-def _damper_wheels(model: KinematicModel) -> dict[str, str]:
-    from scipy.optimize import linear_sum_assignment
+BRUTE_FORCE_PAIRING = 6
+"""Up to this many dampers the pairing is found by trying every permutation (720 at
+most; 24 for a car): scipy.optimize's import alone costs ~0.35 s of every ground motion."""
 
+
+def best_pairing(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, cols) of the square matrix `M` that maximise the sum of ``M[rows, cols]``,
+    rows in order: every permutation tried up to `BRUTE_FORCE_PAIRING`, else scipy's
+    `linear_sum_assignment` (the same optimum; on a tie, the first permutation found)."""
+    n = M.shape[0]
+    rows = np.arange(n)
+    if n > BRUTE_FORCE_PAIRING:
+        from scipy.optimize import linear_sum_assignment
+
+        r, c = linear_sum_assignment(-M)
+        return np.asarray(r), np.asarray(c)
+    perms = np.array(list(itertools.permutations(range(n))), dtype=np.int64).reshape(-1, n)
+    totals = M[rows, perms].sum(axis=1)
+    return rows, perms[int(np.argmax(totals))]
+
+
+def _damper_wheels(model: KinematicModel) -> dict[str, str]:
     from suspension_sim.solve.solver import solve
 
     wheels = model.car.wheels
@@ -179,7 +199,7 @@ def _damper_wheels(model: KinematicModel) -> dict[str, str]:
     for j, w in enumerate(wheels):
         i = inst[(w.centre, w.body)]
         M[:, j] = np.linalg.norm(rates[i, :, : len(dampers)], axis=0)
-    rows, cols = linear_sum_assignment(-M)
+    rows, cols = best_pairing(M)
     out: dict[str, str] = {}
     for r, c in zip(rows, cols, strict=True):
         if M[r, c] < NO_WHEEL_RATE:
