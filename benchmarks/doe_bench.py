@@ -1,11 +1,17 @@
-"""Design-of-experiments throughput: designs per second per core, and on a local Dask
-cluster of 1 and 2 worker processes (the scaling).
+"""Design-of-experiments throughput: designs per second per core by the fast path and by
+the reference path, and on a local Dask cluster of 1 and 2 worker processes (the scaling).
 
-    python3 benchmarks/doe_bench.py [--designs 64] [--repeats 3]
+    python3 benchmarks/doe_bench.py [--designs 64] [--dask-designs 256] [--repeats 3]
 
 Each design of the example car runs three motions of 13 steps (heave, roll, steer), the
-issue's yardstick; the study moves four hardpoints symmetrically. Prints the core count,
-best and median of the repeats. Writes only into a temporary folder.
+issue's yardstick; the study moves four hardpoints symmetrically. In process: the
+chunks of `doe_fast.run_chunk_fast` and of the reference `doe.run_chunk`, one after the
+other, timed by the wall clock and by this process's CPU time (other programs on the
+machine slow the first, hardly the second). On Dask: `run_doe` through a running local
+cluster (started and warmed up first, so its start is not counted; each run still
+hands the car to the workers and builds their shared structure). Prints the core
+count, the load average before and after, best and median of the repeats. Writes only
+into a temporary folder.
 """
 
 from __future__ import annotations
@@ -16,10 +22,16 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+if TYPE_CHECKING:  # pragma: no cover
+    import suspension_sim as ss
+    from suspension_sim.explore.design_space import Study
 
 STUDY = """\
 version: 1
@@ -28,55 +40,140 @@ variables:
   - {point: FL_LCA_R, axis: y, range: [-4, 4], symmetric: true}
   - {point: FL_TIE_I, axis: z, range: [-3, 3], symmetric: true}
   - {point: RL_TIE_I, axis: z, range: [-3, 3], symmetric: true}
-motions: [heave, roll, steer]
+motions:
+  - {motion: heave, steps: 13}
+  - {motion: roll, steps: 13}
+  - {motion: steer, steps: 13}
 samples: %d
 seed: 1
 """
 
 
+def load() -> str:
+    """The 1, 5 and 15 minute load averages (runnable processes; 2 = both cores busy)."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def rates(label: str, values: list[float], unit: str = "designs/s") -> str:
+    return f"{label}: best {max(values):.1f}, median {statistics.median(values):.1f} {unit}"
+
+
+def timed(run: Callable[[], object], designs: int, repeats: int) -> tuple[list[float], list[float]]:
+    """Designs per wall-clock second and per CPU second of this process, per repeat."""
+    wall: list[float] = []
+    cpu: list[float] = []
+    for _ in range(repeats):
+        t, c = time.perf_counter(), time.process_time()
+        run()
+        wall.append(designs / (time.perf_counter() - t))
+        cpu.append(designs / (time.process_time() - c))
+    return wall, cpu
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--designs", type=int, default=64)
+    parser.add_argument("--designs", type=int, default=64, help="designs per in-process run")
+    parser.add_argument("--dask-designs", type=int, default=256, help="designs per Dask run")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--no-dask", action="store_true", help="only the in-process figures")
     args = parser.parse_args()
 
     import suspension_sim as ss
-    from suspension_sim.explore import doe
+    from suspension_sim.explore import doe, doe_fast
     from suspension_sim.explore.design_space import read_study
     from suspension_sim.solve import engine
 
     workbook = str(ROOT / "workbooks" / "fsae_car.xlsx")
     model = ss.load(workbook)
-    print(f"cores: {os.cpu_count()}; compiled kernels in use: {engine.load_kernel_if_cached()}")
+    print(
+        f"cores: {os.cpu_count()}; compiled kernels in use: {engine.load_kernel_if_cached()};"
+        f" load average (1, 5, 15 min) before: {load()}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "study.yaml"
         path.write_text(STUDY % args.designs, encoding="utf-8")
         study = read_study(path)
         specs = doe.motion_specs(model, workbook, study.motions)
+        steps = [len(s.motion.values) for s in specs]
         offsets = doe.sample_offsets(study)
         rows = doe.run_design(model.car, study.variables, offsets[0], specs, None)
-        columns = doe.table_columns(
-            study.variables, [k for k in rows[0] if k not in doe.KEY_COLUMNS]
-        )
-        one: list[float] = []
-        for _ in range(args.repeats):
-            t = time.perf_counter()
-            doe.run_chunk(model.car, study.variables, specs, None, 0, offsets, columns)
-            one.append(args.designs / (time.perf_counter() - t))
+        reserved = set(doe.KEY_COLUMNS) | {v.name for v in study.variables}
+        metric = list(dict.fromkeys(k for r in rows for k in r if k not in reserved))
+        columns = doe.table_columns(study.variables, metric)
+        car, variables = model.car, study.variables
         print(
-            f"one core, in process: best {max(one):.1f}, median {statistics.median(one):.1f}"
-            f" designs/s ({args.designs} designs x 3 motions x 13 steps)"
+            f"{args.designs} designs x {len(specs)} motions ({', '.join(s.name for s in specs)})"
+            f" x {steps} steps, {len(columns)} columns"
         )
-        for workers in (1, 2):
-            rates = []
-            for r in range(args.repeats):
-                out = Path(tmp) / f"r{workers}-{r}.parquet"
-                s = doe.run_doe(model.car, study, out, workbook=workbook, workers=workers)
-                rates.append(s.designs_per_second)
-            print(
-                f"local Dask cluster, {workers} worker(s): best {max(rates):.1f}, median "
-                f"{statistics.median(rates):.1f} designs/s (cluster start included)"
-            )
+        t = time.perf_counter()
+        doe_fast.runner(car, variables, specs, None, columns)
+        print(
+            f"fast path, shared structure built once per process: {time.perf_counter() - t:.2f} s"
+        )
+
+        def fast() -> object:
+            return doe_fast.run_chunk_fast(car, variables, specs, None, 0, offsets, columns)
+
+        def reference() -> object:
+            return doe.run_chunk(car, variables, specs, None, 0, offsets, columns)
+
+        for name, run in (("fast path", fast), ("reference path", reference)):
+            wall, cpu = timed(run, args.designs, args.repeats)
+            print(f"one core, {name}: {rates('wall clock', wall)}; {rates('CPU time', cpu)}")
+        print(f"load average after the in-process runs: {load()}")
+        if not args.no_dask:
+            dask_scaling(study, model, workbook, args.dask_designs, args.repeats, Path(tmp))
+
+
+def _load_kernels() -> bool:
+    """Run on each worker: load the compiled kernels (as its first chunk would)."""
+    from suspension_sim.solve import engine
+
+    return engine.load_kernel_if_cached()
+
+
+def dask_scaling(
+    study: Study, model: ss.Model, workbook: str, designs: int, repeats: int, tmp: Path
+) -> None:
+    """`run_doe` through a warmed-up local cluster of 1, then 2 single-threaded worker
+    processes: designs per second (total and per worker) and the 2-to-1 ratio."""
+    import dataclasses
+    import logging
+
+    from dask.distributed import Client, LocalCluster
+
+    from suspension_sim.explore import doe
+
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    big = dataclasses.replace(study, samples=designs)
+    warm = dataclasses.replace(study, samples=8)
+    medians: dict[int, float] = {}
+    for workers in (1, 2):
+        with (
+            LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            address = cluster.scheduler_address
+            # every worker loads the compiled kernels before the clock starts
+            client.run(_load_kernels)
+            doe.run_doe(model.car, warm, tmp / "warm.parquet", workbook=workbook, scheduler=address)
+            got: list[float] = []
+            for r in range(repeats):
+                out = tmp / f"w{workers}-{r}.parquet"
+                s = doe.run_doe(model.car, big, out, workbook=workbook, scheduler=address)
+                got.append(s.designs_per_second)
+        medians[workers] = statistics.median(got)
+        per = [g / workers for g in got]
+        print(
+            f"local Dask cluster, {workers} worker process(es), {designs} designs: "
+            f"{rates('total', got)}; {rates('per worker', per)} (load after: {load()})"
+        )
+    print(
+        f"scaling 2 workers / 1 worker (medians): {medians[2] / medians[1]:.2f} "
+        "(2.00 = linear; other programs on the cores lower it)"
+    )
 
 
 if __name__ == "__main__":
