@@ -43,6 +43,7 @@ LAYERS: dict[str, int] = {
     "explore": 6,
     "maps": 6,
     "api": 7,
+    "studio": 7,
     "cli": 8,
     "commands": 8,
     "__main__": 8,
