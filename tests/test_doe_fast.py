@@ -28,6 +28,7 @@ VARIABLES = (
     Variable("FL_UBJ", "y", -500, 500, "FR_UBJ"),
     Variable("FL_UBJ", "z", -500, 500, "FR_UBJ"),
     Variable("FL_TIE_I", "z", -500, 500, "FR_TIE_I"),
+    Variable("FL_WC", "z", -500, 500, "FR_WC"),
 )
 MOTIONS = (MotionRequest("heave", -10.0, 10.0, 3), MotionRequest("roll", -1.0, 1.0, 2))
 # Past the steering's reach at both ends: those steps are rows with their reason
@@ -51,16 +52,18 @@ def specs(model: ss.Model) -> list:
 def designs(model: ss.Model) -> np.ndarray:
     """Rows of offsets: two ordinary designs, the upper wishbone's front pivot moved
     onto its rear pivot (no hinge axis: not built), its ball joint moved onto its pivot
-    axis (the wishbone no longer moves: another joint classification)."""
+    axis (the wishbone no longer moves: another joint classification), and a design with
+    the wheel centres raised (another wheel set: its metrics computed on their own)."""
     car = model.car
     f, r, b = (car.point(n) for n in ("FL_UCA_F", "FL_UCA_R", "FL_UBJ"))
     d = (r - f) / np.linalg.norm(r - f)
     on_axis = f + float((b - f) @ d) * d  # the ball joint's foot on the pivot axis
     rows = [
-        [2.0, -1.0, 3.0, 1.0, 0.5, -2.0, 1.5],
-        [-3.0, 2.0, -4.0, -1.0, 0.0, 2.5, -2.0],
-        [*(r - f), 0.0, 0.0, 0.0, 0.0],
-        [0.0, 0.0, 0.0, *(on_axis - b), 0.0],
+        [2.0, -1.0, 3.0, 1.0, 0.5, -2.0, 1.5, 0.0],
+        [-3.0, 2.0, -4.0, -1.0, 0.0, 2.5, -2.0, 0.0],
+        [*(r - f), 0.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 0.0, *(on_axis - b), 0.0, 0.0],
+        [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0],
     ]
     return np.array(rows, dtype=float)
 
@@ -81,7 +84,7 @@ def test_fast_path_gives_the_reference_table(model: ss.Model, specs: list) -> No
     assert list(fast.columns) == list(reference.columns) == cols
     pd.testing.assert_frame_equal(fast, reference, check_exact=False, rtol=1e-9, atol=1e-9)
     status = reference.groupby("design")["status"].apply(list).to_dict()
-    assert status[10] == status[11] == ["ok"] * 5
+    assert status[10] == status[11] == status[14] == ["ok"] * 5
     # the pivot on the other pivot, and the ball joint on the pivot axis: one row each
     # with its reason, not a sweep
     assert status[12] == ["invalid design"] and status[13] == ["invalid design"]
@@ -90,6 +93,12 @@ def test_fast_path_gives_the_reference_table(model: ss.Model, specs: list) -> No
     # a metric that the moved tie rod changes: the designs differ where they should
     toe = reference[(reference["motion"] == "heave") & (reference["step"] == 0)]
     assert toe["toe_FL_deg"].iloc[:2].nunique() == 2
+    # the designs' metrics were computed together, but the one with other wheels
+    run = doe_fast.runner(model.car, VARIABLES, specs, None, cols)
+    if run.plan is not None:  # the compiled kernels are loaded (the batched formulas)
+        solved = [run.solve(d) for d in offsets]
+        shared = [s.shared_wheels if isinstance(s, doe_fast.Solved) else None for s in solved]
+        assert shared == [True, True, None, None, False]
 
 
 def test_unreachable_steps_are_the_reference_rows(model: ss.Model) -> None:
@@ -112,6 +121,9 @@ def test_structure_check(model: ss.Model) -> None:
     base = KinematicModel(model.car)
     offsets = designs(model)
     moved = KinematicModel(apply_offsets(model.car, VARIABLES, offsets[0]))
+    assert doe_fast.same_structure(
+        base, KinematicModel(apply_offsets(model.car, VARIABLES, offsets[4]))
+    )
     assert doe_fast.same_structure(base, moved)
     assert not np.array_equal(moved.frame, base.frame)  # the numbers did change
     folded = KinematicModel(apply_offsets(model.car, VARIABLES, offsets[3]))

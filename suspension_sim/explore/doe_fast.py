@@ -36,12 +36,16 @@ import numpy as np
 
 from suspension_sim.errors import SuspensionSimError
 from suspension_sim.explore.design_space import Variable, apply_offsets
+from suspension_sim.sweeps.result import MetricRows
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from suspension_sim.description import Car
+    from suspension_sim.explore.doe_metrics import JointPlan
+    from suspension_sim.metrics.geometry import WheelSet
     from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.batch import BatchResult
     from suspension_sim.sweeps.result import SweepResult
     from suspension_sim.sweeps.spec import SweepSpec
 
@@ -64,6 +68,18 @@ class Outcome:
     reason: list[str]
     values: np.ndarray
     text: list[list[str | None]]
+
+
+@dataclass
+class Solved:
+    """A design solved through every motion: its model, each motion's result (or the
+    reason it could not run), all solved steps as one batch (None: none solved), and
+    whether its wheel set is the base car's (its metrics can join the others')."""
+
+    model: KinematicModel
+    results: list[tuple[SweepSpec, SweepResult | None, str]]
+    batch: BatchResult | None
+    shared_wheels: bool
 
 
 def same_structure(base: KinematicModel, model: KinematicModel) -> bool:
@@ -197,23 +213,88 @@ class DesignRunner:
             layout(self.base, True)
         except SuspensionSimError:
             pass
+        from suspension_sim.metrics import preset
 
-    def model(self, offsets: Sequence[float]) -> KinematicModel:
-        """The design's model, sharing the base car's structure when it has it."""
+        self.preset = preset(convention or car.options.sign_convention).name
+        """The sign convention's preset name (the same for every design: offsets leave
+        the workbook's options alone)."""
+        self.plan: JointPlan | None = None
+        """The batched formulas' plan of the base car; None: each design on its own."""
+        self.wheels: WheelSet | None = None
+        try:
+            from suspension_sim.explore.doe_metrics import joint_path
+            from suspension_sim.metrics.geometry import wheel_set
+
+            self.wheels = wheel_set(self.base)
+            self.plan = joint_path(self.base)
+        except SuspensionSimError:
+            self.plan = None
+
+    def model(self, offsets: Sequence[float]) -> tuple[KinematicModel, bool]:
+        """The design's model, sharing the base car's structure when it has it (then
+        True), else built on its own as the reference builds it (False)."""
         from suspension_sim.model import KinematicModel
 
         model = KinematicModel(apply_offsets(self.car, self.variables, offsets))
-        if same_structure(self.base, model):
+        shared = same_structure(self.base, model)
+        if shared:
             share_structure(self.base, model)
-        return model
+        return model, shared
 
     def run(self, offsets: Sequence[float]) -> Outcome:
         """One design's rows (as `doe.run_design`, in arrays)."""
+        return self.run_many([offsets])[0]
+
+    def run_many(self, designs: Sequence[Sequence[float]]) -> list[Outcome]:
+        """The rows of several designs: each design solved (as `doe.run_design` does),
+        then the metrics of all their solved steps, in one pass of the formulas for the
+        designs whose wheel set is the base car's (`doe_metrics.designs_metrics`), one
+        `batch_metrics` call per design for the others. An exception no check foresaw
+        is that design's ``error`` row."""
+        solved: list[Solved | Outcome] = []
+        for offsets in designs:
+            try:
+                solved.append(self.solve(offsets))
+            except Exception as exc:  # a design's failure is data (as doe.run_chunk)
+                solved.append(self.failed_row(None, "error", f"{type(exc).__name__}: {exc}"))
+        metrics: dict[int, tuple[np.ndarray, list[str]]] = {}
+        joint = [
+            i
+            for i, d in enumerate(solved)
+            if isinstance(d, Solved) and d.batch is not None and d.shared_wheels
+        ]
+        if joint and self.plan is not None and self.wheels is not None:
+            from suspension_sim.explore.doe_metrics import designs_metrics
+
+            items = []
+            for i in joint:
+                d = solved[i]
+                assert isinstance(d, Solved) and d.batch is not None
+                items.append((d.model, d.batch))
+            try:
+                values = designs_metrics(self.plan, self.wheels, items, self.preset)
+            except Exception:  # left to each design's own batch below
+                values = []
+            for i, v in zip(joint, values, strict=False):
+                metrics[i] = (v, list(self.plan.keys))
+        out: list[Outcome] = []
+        for i, d in enumerate(solved):
+            if not isinstance(d, Solved):
+                out.append(d)
+                continue
+            try:
+                out.append(self._rows(d, metrics.get(i)))
+            except Exception as exc:
+                out.append(self.failed_row(None, "error", f"{type(exc).__name__}: {exc}"))
+        return out
+
+    def solve(self, offsets: Sequence[float]) -> Solved | Outcome:
+        """The design's model and every motion solved, or its ``invalid design`` row."""
         from suspension_sim.solve.diagnostics import checked_mobility
         from suspension_sim.sweeps import run_sweep
 
         try:
-            model = self.model(offsets)
+            model, structure = self.model(offsets)
             checked_mobility(model)
         except SuspensionSimError as exc:
             return self.failed_row(None, "invalid design", exc.render())
@@ -225,25 +306,10 @@ class DesignRunner:
                 results.append((spec, None, exc.render()))
                 continue
             results.append((spec, res, ""))
-        return self._rows(model, results)
-
-    def failed_row(self, motion: str | None, status: str, reason: str) -> Outcome:
-        values = np.full((1, len(self.metric_columns)), np.nan)
-        return Outcome([motion], [-1], [status], [reason], values, [[None] * len(self.text_cols)])
-
-    def _rows(
-        self, model: KinematicModel, results: list[tuple[SweepSpec, SweepResult | None, str]]
-    ) -> Outcome:
-        """Every motion's rows, the metrics of all solved steps from one batch."""
-        from suspension_sim.metrics import preset
-        from suspension_sim.metrics.batch import batch_metrics
-        from suspension_sim.sweeps.result import MetricRows
-
-        pre = preset(self.convention or model.car.options.sign_convention).name
-        every = MetricRows(pre)
-        for _spec, res, _ in results:
-            if res is not None and res.rows is not None and res.rows.values:
-                r = res.rows
+        every = MetricRows(self.preset)
+        for _spec, done, _ in results:
+            if done is not None and done.rows is not None and done.rows.values:
+                r = done.rows
                 every.model = r.model
                 every.params += r.params
                 every.shocks += r.shocks
@@ -252,10 +318,32 @@ class DesignRunner:
                 every.residual += r.residual
                 every.tolerance = max(every.tolerance, r.tolerance)
                 every.limits += r.limits
+        batch = every.batch() if every.params else None
+        shared = False
+        if batch is not None and structure and self.plan is not None and self.wheels is not None:
+            from suspension_sim.explore.doe_metrics import same_wheels
+            from suspension_sim.metrics.geometry import wheel_set
+
+            shared = same_wheels(wheel_set(model), self.wheels)
+        return Solved(model, results, batch, shared)
+
+    def failed_row(self, motion: str | None, status: str, reason: str) -> Outcome:
+        """A design's one row saying why it has no others."""
+        values = np.full((1, len(self.metric_columns)), np.nan)
+        return Outcome([motion], [-1], [status], [reason], values, [[None] * len(self.text_cols)])
+
+    def _rows(self, d: Solved, joint: tuple[np.ndarray, list[str]] | None) -> Outcome:
+        """Every motion's rows of a solved design; the metrics of its solved steps from
+        `joint` (`designs_metrics`) or else one `batch_metrics` call."""
+        from suspension_sim.metrics.batch import batch_metrics
+
+        results = d.results
         metrics: np.ndarray | None = None
         names: list[str] = []
-        if every.params:
-            table = batch_metrics(every.batch(), pre, rates=True)
+        if joint is not None:
+            metrics, names = joint
+        elif d.batch is not None:
+            table = batch_metrics(d.batch, self.preset, rates=True)
             metrics, names = table.to_numpy(dtype=float), [str(c) for c in table.columns]
         motion: list[str | None] = []
         step: list[int] = []
@@ -368,14 +456,9 @@ def run_chunk_fast(
 
         return run_chunk(car, variables, specs, convention, first, offsets, columns)
     designs = np.atleast_2d(np.asarray(offsets, dtype=float))
-    parts: list[Outcome] = []
+    parts = run.run_many(list(designs))
     design_no: list[int] = []
-    for i, design in enumerate(designs):
-        try:
-            got = run.run(design)
-        except Exception as exc:  # a design's failure is data (as doe.run_chunk)
-            got = run.failed_row(None, "error", f"{type(exc).__name__}: {exc}")
-        parts.append(got)
+    for i, got in enumerate(parts):
         design_no += [first + i] * len(got.step)
     n_rows = len(design_no)
     data: dict[str, Any] = {

@@ -1,0 +1,219 @@
+"""Every metric of the solved steps of many designs in one pass (the DOE's fast path).
+
+`metrics.batch.batch_metrics` computes the sweep table's metric columns for the states
+of one model: per state, the compiled kernel places the point copies and solves the
+wheel tangents (`kinematics_compiled`), then the metric formulas run on (states, wheels,
+xyz) arrays, a few hundred small numpy operations whatever the number of states. A DOE
+design has ~40 solved states, so those operations cost more than the states.
+
+`designs_metrics` runs the kernel part per design (each design's own model and tables)
+and the formulas once for all the designs whose `WheelSet` (the per-model facts the
+formulas read: which copies are the wheel centres, the design centres, toe, contact
+points, damper lengths, axles, the rack ratio ...) is equal, field by field, to the
+base car's; the values are those of `batch_metrics` state by state (the same formulas
+on the same numbers; tests/test_doe_fast.py compares the tables). Designs with another
+wheel set, and cars the batched path does not cover (see `joint_path`), are left to
+`batch_metrics` one design at a time. Units as the sweep table: mm, deg.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from suspension_sim.metrics.batch import (
+    CENTRE_IDS,
+    COMPILED_RATES_CHUNK,
+    INPUT_IDS,
+    KINGPIN_IDS,
+    Kinematics,
+    _compiled_args,
+    _inputs,
+    kinematics_compiled,
+    use_compiled,
+)
+from suspension_sim.metrics.catalogue import CATALOGUE
+from suspension_sim.metrics.centres import centre_columns
+from suspension_sim.metrics.conventions import Preset, preset
+from suspension_sim.metrics.core import layout
+from suspension_sim.metrics.geometry import (
+    Slot,
+    WheelSet,
+    geometry_columns,
+    kingpin_axes,
+    place_wheels,
+    wheel_set,
+)
+from suspension_sim.metrics.rates import VELOCITY_IDS, rate_columns
+from suspension_sim.solve.batch import chassis_transforms
+from suspension_sim.solve.problem import blas_controller
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.batch import BatchResult
+
+
+def same_wheels(a: WheelSet, b: WheelSet) -> bool:
+    """True when every field of the two wheel sets is equal (arrays element by element,
+    NaN equal to NaN): the metric formulas then read the same numbers for both."""
+    for f in dataclasses.fields(WheelSet):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            x, y = np.asarray(x), np.asarray(y)
+            if x.shape != y.shape or x.dtype != y.dtype:
+                return False
+            nan = x.dtype.kind == "f"
+            if not np.array_equal(x, y, equal_nan=nan):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+@dataclasses.dataclass(frozen=True)
+class JointPlan:
+    """What the formulas need to know of the base car (as `batch_metrics` decides it)."""
+
+    slots: tuple[Slot, ...]
+    keys: tuple[str, ...]
+    ids: frozenset[str]
+    tangents: bool
+    steer_axis: bool
+    twists: bool
+    velocities: bool
+    centres: bool
+
+
+def joint_path(model: KinematicModel) -> JointPlan | None:
+    """The plan of the batched formulas for `model`'s structure, or None when
+    `batch_metrics` would take another road for it: no wheels, the numpy path (the
+    compiled kernel not loaded), or a car whose wheel and damper counts differ (some
+    columns are then computed pose by pose)."""
+    slots = layout(model, True)
+    st = wheel_set(model)
+    ids = frozenset(s[0] for s in slots)
+    square = len(st.names) == len(st.dampers)
+    need_geo = bool(st.names) and bool(ids - INPUT_IDS)
+    if not need_geo or not square or not use_compiled("auto"):
+        return None
+    twist_axis = st.has_rack and bool(np.any(st.i_lower < 0)) and bool(ids & KINGPIN_IDS)
+    steer_axis = twist_axis
+    tangents = steer_axis or any(CATALOGUE[s[0]].rates for s in slots)
+    centres = tangents and bool(ids & CENTRE_IDS)
+    return JointPlan(
+        slots=slots,
+        keys=tuple(CATALOGUE[m].key(w, c) for m, w, c in slots),
+        ids=ids,
+        tangents=tangents,
+        steer_axis=steer_axis,
+        twists=centres or (steer_axis and bool(np.any(st.damper_of < 0))),
+        velocities=tangents and bool(ids & VELOCITY_IDS),
+        centres=centres,
+    )
+
+
+def designs_metrics(
+    plan: JointPlan,
+    base: WheelSet,
+    items: Sequence[tuple[KinematicModel, BatchResult]],
+    convention: str,
+) -> list[np.ndarray]:
+    """Metric values (states, `plan.keys`) of each design's converged states, in the
+    order of `items`: one pass of the formulas for groups of designs of up to
+    `COMPILED_RATES_CHUNK` states. Every design's wheel set must equal `base`
+    (`same_wheels`) and its model have the structure `plan` was made for."""
+    pre = preset(convention)
+    out: list[np.ndarray] = []
+    group: list[tuple[KinematicModel, BatchResult]] = []
+    states = 0
+    with blas_controller().limit(limits=1, user_api="blas"):
+        for model, result in items:
+            if group and states + len(result) > COMPILED_RATES_CHUNK:
+                out += _group(plan, base, group, pre)
+                group, states = [], 0
+            group.append((model, result))
+            states += len(result)
+        if group:
+            out += _group(plan, base, group, pre)
+    return out
+
+
+def _group(
+    plan: JointPlan,
+    base: WheelSet,
+    group: Sequence[tuple[KinematicModel, BatchResult]],
+    pre: Preset,
+) -> list[np.ndarray]:
+    """`designs_metrics` of one group: the kernel per design, the formulas once."""
+    kins: list[Kinematics] = []
+    Rs: list[np.ndarray] = []
+    ts: list[np.ndarray] = []
+    inputs: dict[Slot, list[np.ndarray]] = {}
+    for model, result in group:
+        if not bool(np.all(result.converged)):
+            raise ValueError("designs_metrics takes converged states only")
+        st = wheel_set(model)
+        kins.append(
+            kinematics_compiled(
+                model,
+                st,
+                result.params.T,
+                plan.tangents,
+                plan.steer_axis,
+                plan.twists,
+                plan.velocities,
+            )
+        )
+        R, t = chassis_transforms(model, result.chassis)
+        Rs.append(R)
+        ts.append(t)
+        values: dict[Slot, np.ndarray] = {}
+        _inputs(result, slice(None), st, values)
+        for slot, v in values.items():
+            inputs.setdefault(slot, []).append(np.asarray(v, dtype=float))
+
+    def joined(name: str) -> np.ndarray | None:
+        parts = [getattr(k, name) for k in kins]
+        return None if parts[0] is None else np.concatenate(parts)
+
+    P = joined("P")
+    assert P is not None
+    kin = Kinematics(P, joined("v_C"), joined("v_A"), joined("Wd"), joined("steer"), joined("tw"))
+    model0 = group[0][0]
+    st = _compiled_args(model0, base).st  # P holds only the copies the metrics read
+    g = place_wheels(st, kin.P, np.concatenate(Rs), np.concatenate(ts))
+    steer = None
+    if plan.steer_axis:
+        assert kin.steer is not None
+        steer = kin.steer.copy()
+        loose = st.damper_of < 0
+        if np.any(loose):
+            assert kin.tw is not None
+            steer[:, loose] = kin.tw[:, loose][..., -1]
+    n = len(kin.P)
+    found: dict[Slot, np.ndarray] = {}
+    if plan.ids & KINGPIN_IDS:
+        k_c, k0_c = kingpin_axes(st, g, steer)
+    else:
+        k_c = k0_c = np.full((n, len(st.names), 3), np.nan)
+    found.update(geometry_columns(st, g, pre, k_c, k0_c, "ackermann" in plan.ids, plan.ids))
+    if plan.tangents and any(CATALOGUE[m].rates for m in plan.ids - CENTRE_IDS):
+        assert kin.v_C is not None and kin.v_A is not None and kin.Wd is not None
+        found.update(rate_columns(st, g, kin.v_C, kin.v_A, kin.Wd, pre, plan.ids))
+    if plan.centres:
+        assert kin.tw is not None
+        found.update(centre_columns(st, g, kin.tw, model0.car.options, plan.ids))
+    table = np.full((n, len(plan.slots)), np.nan)
+    for k, slot in enumerate(plan.slots):
+        got = found.get(slot)
+        if got is not None:
+            table[:, k] = got
+        elif slot in inputs:
+            table[:, k] = np.concatenate(inputs[slot])
+    table += 0.0  # no "-0"
+    bounds = np.cumsum([0] + [len(r) for _, r in group])
+    return [table[a:b] for a, b in itertools.pairwise(bounds.tolist())]
