@@ -170,3 +170,44 @@ def test_run_doe_fast_and_reference_files_agree(tmp_path: Path, model: ss.Model)
         assert summary.designs_ok == 3
         tables.append(pd.read_parquet(out))
     pd.testing.assert_frame_equal(tables[0], tables[1], check_exact=False, rtol=1e-9, atol=1e-9)
+
+
+def test_refilled_model_is_the_built_model(model: ss.Model) -> None:
+    """A design's model with only the bodies that carry a moved point reclassified (the
+    rack, wishbones, tie rods here) equals `KinematicModel(car)` attribute by attribute;
+    a design whose moved body changes class is not refilled (None: built whole)."""
+    base = KinematicModel(model.car)
+    moved = frozenset(p for v in VARIABLES for p in (v.point, v.twin) if p is not None)
+    offsets = designs(model)
+    for row in (offsets[0], offsets[1], offsets[4]):
+        car = apply_offsets(model.car, VARIABLES, row)
+        refilled = doe_fast.refill_model(base, car, moved)
+        assert refilled is not None
+        built = KinematicModel(car)
+        assert set(vars(refilled)) == set(vars(built))
+        for name, value in vars(built).items():
+            if name in ("derived", "_layouts"):
+                continue
+            mine = getattr(refilled, name)
+            if name == "topology":
+                mine, value = mine.joints, value.joints
+            assert _same(mine, value), name
+    folded = apply_offsets(model.car, VARIABLES, offsets[3])
+    assert doe_fast.refill_model(base, folded, moved) is None
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal values through tuples, lists, dataclasses and arrays (exactly)."""
+    import dataclasses
+
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b))
+    if dataclasses.is_dataclass(a) and dataclasses.is_dataclass(b):
+        return type(a) is type(b) and all(
+            _same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)
+        )
+    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return a == b

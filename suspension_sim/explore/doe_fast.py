@@ -27,8 +27,10 @@ compares every column). Units: mm, deg in the columns.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +114,84 @@ def same_structure(base: KinematicModel, model: KinematicModel) -> bool:
         and np.array_equal(base.pair_b, model.pair_b)
         and np.array_equal(base.active_pairs, model.active_pairs)
     )
+
+
+def refill_model(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> KinematicModel | None:
+    """`KinematicModel(car)` for a `car` that is ``base.car`` with only the points
+    `moved` at other coordinates, reclassifying only the bodies that carry one of them.
+
+    A body's joint class and local frame follow from its own points alone (which of
+    them are chassis points, and where they are), so the bodies without a moved point
+    keep `base`'s joints; those with one are classified by `model.topology.classify`
+    itself, on a car of just those bodies (and the chassis, their dampers, the rack if
+    it is one of them). None -- build the whole model instead -- when a moved body's
+    class, parts or points differ from `base`'s, when its classification raises (the
+    full build then raises the same error, with its cell), or when an anti-roll bar
+    involves a moved point (bars are checked against the whole car).
+    """
+    from suspension_sim.description import CHASSIS
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.model.model import Derived
+    from suspension_sim.model.topology import BodyJoint, Part, classify
+
+    for bar in car.anti_roll_bars:
+        touched = (
+            set(bar.axis_points)
+            | {bar.shaft_point}
+            | {p for arm in bar.arms for p in car.body(arm).points}
+        )
+        if touched & moved:
+            return None
+    names = {b.name for b in car.bodies if b.name != CHASSIS and moved & set(b.points)}
+    # a damper's axis and the rack's are named by their points: those bodies follow them
+    names |= {d.body for d in car.dampers if {d.chassis_point, d.moving_point} & moved}
+    if car.rack is not None and set(car.rack.end_points) & moved:
+        names.add(car.rack.body)
+    if not names:
+        joints = base.topology.joints
+    else:
+        rack = car.rack if car.rack is not None and car.rack.body in names else None
+        sub = dataclasses.replace(
+            car,
+            bodies=tuple(b for b in car.bodies if b.name == CHASSIS or b.name in names),
+            dampers=tuple(d for d in car.dampers if d.body in names),
+            rack=rack,
+            anti_roll_bars=(),
+        )
+        try:
+            fresh = {j.body: j for j in classify(sub).joints}
+        except SuspensionSimError:
+            return None
+        out: list[BodyJoint] = []
+        for j in base.topology.joints:
+            f = fresh.get(j.body)
+            if f is None:
+                out.append(j)
+                continue
+            if f.kind != j.kind or len(f.params) != len(j.params) or len(f.parts) != len(j.parts):
+                return None
+            ids = dict(zip(f.params, j.params, strict=True))
+            parts: list[Part] = []
+            for fp, bp in zip(f.parts, j.parts, strict=True):
+                if (fp.body, fp.chain, fp.points) != (bp.body, bp.chain, bp.points):
+                    return None
+                parts.append(Part(fp.body, fp.chain, fp.frame, bp.params, fp.points))
+                if tuple(ids[k] for k in fp.params) != bp.params:
+                    return None
+            out.append(BodyJoint(j.body, j.kind, j.params, f.reason, tuple(parts)))
+        joints = tuple(out)
+    model = KinematicModel.__new__(KinematicModel)
+    # what KinematicModel.__init__ sets, with the topology put together above
+    model.car = car
+    model.topology = dataclasses.replace(base.topology, joints=joints)
+    model.n_params = len(model.topology.param_names)
+    model._build_parts()
+    model._build_instances()
+    model._layouts = {}
+    model.derived = Derived()
+    if set(vars(model)) != set(vars(base)):  # __init__ sets something else now
+        return None
+    return model
 
 
 def share_structure(base: KinematicModel, model: KinematicModel) -> None:
@@ -201,6 +281,12 @@ class DesignRunner:
         self.col = {c: k for k, c in enumerate(self.metric_columns)}
         self.text_cols = [c for c in self.metric_columns if c in STRING_COLUMNS]
         self.base = KinematicModel(car)
+        self.moved = frozenset(
+            p for v in self.variables for p in (v.point, v.twin) if p is not None
+        )
+        """The points the study's variables move (their twins included)."""
+        self.base_ok = False
+        """The base car ran every motion: its caches are the structure to share."""
         # The base car's caches, built by one run of every motion (the structure the
         # designs share); a base car that cannot run leaves them unbuilt, and each
         # design then builds its own.
@@ -211,6 +297,7 @@ class DesignRunner:
             from suspension_sim.metrics.core import layout
 
             layout(self.base, True)
+            self.base_ok = True
         except SuspensionSimError:
             pass
         from suspension_sim.metrics import preset
@@ -235,7 +322,10 @@ class DesignRunner:
         True), else built on its own as the reference builds it (False)."""
         from suspension_sim.model import KinematicModel
 
-        model = KinematicModel(apply_offsets(self.car, self.variables, offsets))
+        car = apply_offsets(self.car, self.variables, offsets)
+        model = refill_model(self.base, car, self.moved) if self.base_ok else None
+        if model is None:
+            model = KinematicModel(car)
         shared = same_structure(self.base, model)
         if shared:
             share_structure(self.base, model)
