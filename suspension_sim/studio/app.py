@@ -30,6 +30,10 @@ from suspension_sim.studio.session import DRIVES, PRESETS, Frame, Session
 POLL_S = 0.25
 """How often the workbook files are checked for a save (s)."""
 CAMERAS = ("iso", "front", "side", "top")
+STILL_QUALITY = 85
+STALE_S = 0.01
+"""Seconds before asking again for a view image still being encoded (trame-vtk: 0.5)."""
+"""JPEG quality of the view after a move (100 costs ~2x the encoding for no visible gain)."""
 
 
 def _key(slider_key: str, index: int) -> str:
@@ -140,6 +144,7 @@ class Studio:
                 await asyncio.sleep(0)  # let queued slider moves arrive first
                 self._pending = False
                 self.update_numbers()
+                await self.server.network_completion  # the numbers leave before the 3-D
                 await asyncio.sleep(0)
                 if self._pending:
                     continue  # a newer move: draw that one instead
@@ -282,9 +287,20 @@ class Studio:
 
     # -- page -----------------------------------------------------------------------------
     def _on_ready(self, **_: Any) -> None:
+        self._fast_image_delivery()
         self.update_numbers()
         self.redraw()
         self._tasks.add(asyncio.ensure_future(self._watch()))
+
+    def _fast_image_delivery(self) -> None:
+        """trame-vtk encodes the view's JPEG in a worker thread; when a push finds it not
+        ready, it re-sends after 0.5 s. Poll after `STALE_S` instead, so a new pose shows
+        as soon as its image is encoded (nothing else changes)."""
+        protocol = getattr(self.server, "protocol", None)
+        for link in getattr(protocol, "linkProtocols", []) or []:
+            if hasattr(link, "delta_stale_time_before_render"):
+                link.delta_stale_time_before_render = STALE_S
+                link.stale_count_limit = max(int(link.stale_count_limit), 40)
 
     def _build_ui(self) -> None:
         from trame.ui.vuetify3 import SinglePageLayout
@@ -402,7 +418,11 @@ class Studio:
                     with v3.VCol(cols=9):
                         with html.Div(style="height: 640px; position: relative", id="view3d"):
                             view = vtk_widgets.VtkRemoteView(
-                                self.scene.plotter.ren_win, interactive_ratio=1, ref="view"
+                                self.scene.plotter.ren_win,
+                                ref="view",
+                                still_quality=STILL_QUALITY,
+                                interactive_quality=60,
+                                interactive_ratio=0.7,
                             )
                             self.ctrl.view_update = view.update
                             self.ctrl.view_reset_camera = view.reset_camera

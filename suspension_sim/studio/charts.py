@@ -18,21 +18,23 @@ COLOURS: tuple[str, ...] = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd
 
 
 def nice_ticks(low: float, high: float, n: int = 5) -> list[float]:
-    """About `n` round tick values covering [low, high]."""
+    """Round tick values inside [low, high]: a step of 1, 2, 2.5 or 5 x 10^k giving 3 to
+    8 ticks, the count nearest `n`."""
     if not (math.isfinite(low) and math.isfinite(high)):
         return []
     if high - low < 1e-12:
         low, high = low - 0.5, high + 0.5
-    raw = (high - low) / max(n - 1, 1)
-    mag = 10.0 ** math.floor(math.log10(raw))
-    step = min((m * mag for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * mag >= raw), default=raw)
-    start = math.ceil(low / step - 1e-9) * step
-    ticks = []
-    v = start
-    while v <= high + 1e-9 * step:
-        ticks.append(0.0 if abs(v) < 1e-12 * step else v)
-        v += step
-    return ticks
+    e = math.floor(math.log10((high - low) / max(n - 1, 1)))
+    best: list[float] = []
+    for k in (e - 1, e, e + 1):
+        for m in (1.0, 2.0, 2.5, 5.0):
+            step = m * 10.0**k
+            first = math.ceil(low / step - 1e-9)
+            last = math.floor(high / step + 1e-9)
+            ticks = [0.0 if i == 0 else i * step for i in range(first, last + 1)]
+            if 3 <= len(ticks) <= 8 and (not best or abs(len(ticks) - n) < abs(len(best) - n)):
+                best = ticks
+    return best
 
 
 def chart_svg(chart: Chart, index: int) -> str:

@@ -1,18 +1,32 @@
 """The studio's 3-D view: the same scene code as ``view`` (`suspension_sim.viz.add_pose`)
 on one off-screen plotter that the page shows (trame streams its images).
 
-Car A is drawn as ``view`` draws it (bodies, tyres, joints green/red with their gaps,
-kingpin axes and centres as toggles). Car B, when given, is drawn by the same
-`add_pose` into a `_Recorder` and its meshes added ghosted (translucent, under names
-``B:<layer>``), so both cars share one view. The ground patch and the camera are set
-when a car is (re)loaded and then kept, so the car moves on a fixed ground and a
-camera the user turned stays where it is.
+`add_pose` builds every mesh of a car (bodies, tyres, joints green/red with their gaps,
+kingpin axes and centres as toggles) into a `_Recorder`; the meshes are then added to
+the plotter as they are (car A) or ghosted (car B, translucent, names ``B:<layer>``).
+Rebuilding them costs ~200 ms, too slow for a slider, so between rebuilds the meshes
+*follow* the pose: each vertex is given once to what carries it (the body of a wishbone
+or upright, a wheel's body, a damper's cylinder, rod or spring, a joint's point, the
+ground), and a new pose moves every vertex by its carrier's motion from the rebuilt
+pose: a rigid motion fitted to the body's point copies (mm), the telescoping of a
+damper, the translation of a joint. The result is the mesh `add_pose` would build for
+the new pose, to the joints' sub-millimetre blending of neighbouring bodies. A full
+rebuild happens when a car is (re)loaded, when a view aid changes, when a joint opens
+or closes (red/green), and for what cannot follow (centres, third springs, open-joint
+marks). The ground and the camera are kept between poses.
+
+Anti-aliasing by multisampling is off: with Mesa's software GL it makes a frame 4-5
+times slower (docs/studio.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from suspension_sim.description import CHASSIS
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyvista as pv
@@ -20,7 +34,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.solve.pose import Pose
 
 GHOST_OPACITY = 0.3
-"""Opacity of car B's meshes (and of A's translucent parts times this)."""
+"""Opacity of car B's meshes (times their own)."""
+FOLLOWING = ("bodies:", "rack", "damper:", "wheels:", "joints:closed", "points", "kingpin")
+"""Layers whose meshes can follow a pose (`_Carriers`); "ground" stays where it is."""
+STATIC = ("ground",)
 
 
 @dataclass
@@ -38,15 +55,321 @@ class _Recorder:
     def __init__(self, window_size: tuple[int, int]) -> None:
         self.window_size = window_size
         self.meshes: list[tuple[Any, dict[str, Any]]] = []
+        self.texts: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+        self.legends: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
 
     def add_mesh(self, mesh: Any, **kw: Any) -> None:
         self.meshes.append((mesh, kw))
 
-    def add_text(self, *_: Any, **__: Any) -> None:
-        return None
+    def add_text(self, *args: Any, **kw: Any) -> None:
+        self.texts.append((args, kw))
 
-    def add_legend(self, *_: Any, **__: Any) -> None:
-        return None
+    def add_legend(self, *args: Any, **kw: Any) -> None:
+        self.legends.append((args, kw))
+
+
+def rigid_motion(p0: np.ndarray, p1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(R, t) with R p0 + t ~ p1 for the rows of two (k, 3) point sets (mm): Kabsch's
+    fit; for collinear points the smallest rotation turning one line into the other."""
+    c0, c1 = p0.mean(axis=0), p1.mean(axis=0)
+    a, b = p0 - c0, p1 - c1
+    if len(p0) < 2:
+        return np.eye(3), c1 - c0
+    s = np.linalg.svd(a, compute_uv=False)
+    if len(p0) >= 3 and s[1] > 1e-6 * max(s[0], 1e-12):
+        u, _, vt = np.linalg.svd(a.T @ b)
+        d = np.sign(np.linalg.det(vt.T @ u.T)) or 1.0
+        r = vt.T @ np.diag([1.0, 1.0, d]) @ u.T
+    else:
+        k = int(np.argmax(np.linalg.norm(a, axis=1)))
+        r = turn(a[k], b[k])
+    return r, c1 - r @ c0
+
+
+def turn(u0: np.ndarray, u1: np.ndarray) -> np.ndarray:
+    """The smallest rotation taking direction `u0` to direction `u1` (Rodrigues)."""
+    n0, n1 = np.linalg.norm(u0), np.linalg.norm(u1)
+    if n0 < 1e-12 or n1 < 1e-12:
+        return np.eye(3)
+    a, b = u0 / n0, u1 / n1
+    v, c = np.cross(a, b), float(a @ b)
+    if c < -1.0 + 1e-12:  # half a turn: about any axis normal to a
+        axis = np.cross(a, [1.0, 0.0, 0.0])
+        if np.linalg.norm(axis) < 1e-6:
+            axis = np.cross(a, [0.0, 1.0, 0.0])
+        axis /= np.linalg.norm(axis)
+        return 2.0 * np.outer(axis, axis) - np.eye(3)
+    vx = np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+    return np.eye(3) + vx + vx @ vx / (1.0 + c)
+
+
+def _segment_distance(v: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distance (mm) of each row of `v` from the segment a-b."""
+    ab = b - a
+    den = float(ab @ ab)
+    t = np.zeros(len(v)) if den < 1e-12 else np.clip((v - a) @ ab / den, 0.0, 1.0)
+    return np.asarray(np.linalg.norm(v - (a + t[:, None] * ab), axis=1))
+
+
+@dataclass
+class _Carriers:
+    """What carries the vertices of a car's meshes, and their motion from a reference pose.
+
+    Carrier kinds: ``body`` (rigid, from its point copies), ``point`` (translation),
+    ``dbody``/``drod``/``dspring`` (a damper's cylinder, rod, spring), ``still``.
+    """
+
+    ref: Pose
+    names: list[tuple[str, str]] = field(default_factory=list)
+    index: dict[tuple[str, str], int] = field(default_factory=dict)
+    _row_cache: tuple[dict[str, np.ndarray], dict[tuple[str, str], int], dict[str, int]] | None = (
+        None
+    )
+
+    def carrier(self, kind: str, name: str) -> int:
+        key = (kind, name)
+        if key not in self.index:
+            self.index[key] = len(self.names)
+            self.names.append(key)
+        return self.index[key]
+
+    def assign(self, layer: str, pts: np.ndarray) -> np.ndarray | None:
+        """Carrier index of each vertex of a `layer` mesh at the reference pose; None when
+        the layer cannot follow a pose."""
+        model, pose = self.ref.model, self.ref
+        car = model.car
+        if layer.startswith(STATIC):
+            return np.full(len(pts), self.carrier("still", ""), dtype=int)
+        if not layer.startswith(FOLLOWING):
+            return None
+        copies = pose.copies
+        at = copies.to_numpy(dtype=float)
+        by_copy = self._rows()[1]
+        dampers = {d.body: d for d in car.dampers}
+        rack = car.rack.body if car.rack else None
+        candidates: list[tuple[int, list[tuple[np.ndarray, np.ndarray]]]] = []
+
+        def body_segments(body: str) -> list[tuple[np.ndarray, np.ndarray]]:
+            xyz = copies.xs(body, level="body").to_numpy(dtype=float)
+            if len(xyz) == 1:
+                return [(xyz[0], xyz[0])]
+            return [(xyz[i], xyz[j]) for i in range(len(xyz)) for j in range(i + 1, len(xyz))]
+
+        if layer.startswith("bodies:"):
+            kind = layer.split(":")[1]
+            for body in car.bodies:
+                if body.name in dampers or body.name in (rack, CHASSIS):
+                    continue
+                if body.name not in copies.index.get_level_values("body"):
+                    continue
+                if model.topology.joint(body.name).kind != kind:
+                    continue
+                candidates.append((self.carrier("body", body.name), body_segments(body.name)))
+        elif layer == "rack" and rack is not None:
+            candidates.append((self.carrier("body", rack), body_segments(rack)))
+        elif layer.startswith("damper:"):
+            part = {"damper:body": "dbody", "damper:rod": "drod", "damper:spring": "dspring"}
+            if layer not in part:
+                return None
+            for d in car.dampers:
+                c, m = at[by_copy[(d.chassis_point, d.body)]], at[by_copy[(d.moving_point, d.body)]]
+                candidates.append((self.carrier(part[layer], d.body), [(c, m)]))
+        elif layer.startswith(("wheels:", "kingpin")):
+            for w in car.wheels:
+                c = at[by_copy[(w.centre, w.body)]]
+                segs = body_segments(w.body) if layer == "kingpin" else [(c, c)]
+                candidates.append((self.carrier("body", w.body), segs))
+        else:  # joints:closed, points: one sphere per point, vertices in blocks
+            return self._sphere_owners(pts)
+        if not candidates:
+            return None
+        best = np.full(len(pts), np.inf)
+        owner = np.zeros(len(pts), dtype=int)
+        for k, segs in candidates:
+            d = np.min([_segment_distance(pts, a, b) for a, b in segs], axis=0)
+            closer = d < best
+            best[closer], owner[closer] = d[closer], k
+        return owner
+
+    def _sphere_owners(self, pts: np.ndarray) -> np.ndarray:
+        """Carrier of each vertex of a layer of spheres (`viz.meshes.spheres`: one glyph of
+        the same vertex count per point, in order): the point nearest each sphere's
+        centre; vertex by vertex when the count does not divide."""
+        from suspension_sim.viz.meshes import SPHERE_RESOLUTION
+
+        points = self.ref.points
+        xyz = points.to_numpy(dtype=float)
+        ids = np.array([self.carrier("point", str(p)) for p in points.index], dtype=int)
+        theta, phi = SPHERE_RESOLUTION
+        per = theta * (phi - 2) + 2
+        if len(pts) % per == 0 and len(pts):
+            centres = pts.reshape(-1, per, 3).mean(axis=1)
+            near = np.argmin(np.linalg.norm(centres[:, None] - xyz[None], axis=2), axis=1)
+            return np.repeat(ids[near], per)
+        near = np.argmin(np.linalg.norm(pts[:, None] - xyz[None], axis=2), axis=1)
+        return ids[near]
+
+    def _rows(self) -> tuple[dict[str, np.ndarray], dict[tuple[str, str], int], dict[str, int]]:
+        """Row positions in the reference's copies (per body, per (point, body)) and points."""
+        if self._row_cache is None:
+            idx = self.ref.copies.index
+            bodies = np.asarray(idx.get_level_values("body"))
+            by_body = {str(b): np.flatnonzero(bodies == b) for b in np.unique(bodies)}
+            by_copy = {(str(p), str(b)): i for i, (p, b) in enumerate(idx)}
+            by_point = {str(p): i for i, p in enumerate(self.ref.points.index)}
+            self._row_cache = (by_body, by_copy, by_point)
+        return self._row_cache
+
+    def motions(self, pose: Pose) -> tuple[np.ndarray, np.ndarray] | None:
+        """(A, t) per carrier: a vertex v of the reference moves to A v + t. None when the
+        pose's point copies do not match the reference's (another model)."""
+        ref = self.ref
+        if pose.model is not ref.model or not pose.copies.index.equals(ref.copies.index):
+            return None
+        by_body, by_copy, by_point = self._rows()
+        n = len(self.names)
+        mats = np.repeat(np.eye(3)[None], n, axis=0)
+        shift = np.zeros((n, 3))
+        c0 = ref.copies.to_numpy(dtype=float)
+        c1 = pose.copies.to_numpy(dtype=float)
+        p0 = ref.points.to_numpy(dtype=float)
+        p1 = pose.points.to_numpy(dtype=float)
+        dampers = {d.body: d for d in ref.model.car.dampers}
+        for k, (kind, name) in enumerate(self.names):
+            if kind == "body":
+                rows = by_body[name]
+                mats[k], shift[k] = rigid_motion(c0[rows], c1[rows])
+            elif kind == "point":
+                i = by_point[name]
+                shift[k] = p1[i] - p0[i]
+            elif kind in ("dbody", "drod", "dspring"):
+                d = dampers[name]
+                ia, ib = by_copy[(d.chassis_point, name)], by_copy[(d.moving_point, name)]
+                a0, b0, a1, b1 = c0[ia], c0[ib], c1[ia], c1[ib]
+                r = turn(b0 - a0, b1 - a1)
+                if kind == "dspring":
+                    n0 = max(float(np.linalg.norm(b0 - a0)), 1e-12)
+                    u0 = (b0 - a0) / n0
+                    k_len = float(np.linalg.norm(b1 - a1)) / n0
+                    m = r @ (np.eye(3) + (k_len - 1.0) * np.outer(u0, u0))
+                    mats[k], shift[k] = m, a1 - m @ a0
+                else:
+                    anchor0, anchor1 = (a0, a1) if kind == "dbody" else (b0, b1)
+                    mats[k], shift[k] = r, anchor1 - r @ anchor0
+        return mats, shift
+
+
+@dataclass
+class _Layer:
+    actor: Any
+    mesh: Any
+    ref_points: np.ndarray
+    ref_normals: np.ndarray | None
+    owner: np.ndarray
+
+
+class _CarDrawing:
+    """One car's actors on the plotter, rebuilt by `add_pose` or moved to follow a pose."""
+
+    def __init__(self, pv: Any, plotter: Any, prefix: str, opacity: float) -> None:
+        self.plotter_pv = pv
+        self.plotter = plotter
+        self.prefix = prefix
+        self.opacity = opacity
+        self.layers: dict[str, _Layer] = {}
+        self.others: list[str] = []
+        self.carriers: _Carriers | None = None
+        self.open_any = False
+        self.title: Any = None
+        self.bounds: tuple[float, ...] | None = None
+
+    def clear(self) -> None:
+        for name in [*self.layers, *self.others]:
+            self.plotter.remove_actor(name, render=False)
+        self.layers, self.others, self.carriers, self.title = {}, [], None, None
+
+    def rebuild(self, pose: Pose, style: dict[str, bool], ground_rect: Any, annotate: bool) -> None:
+        """Draw `pose` anew with `viz.add_pose`."""
+        from suspension_sim.viz.geometry import joint_status
+        from suspension_sim.viz.render import add_pose
+
+        self.clear()
+        w, h = self.plotter.window_size
+        rec = _Recorder((int(w), int(h)))
+        info = add_pose(
+            rec,  # type: ignore[arg-type]
+            pose,
+            ground=ground_rect is not None,
+            ground_rect=ground_rect,
+            annotate=annotate,
+            **style,
+        )
+        self.bounds = info.bounds
+        carriers = _Carriers(pose)
+        follow = True
+        for mesh, kw in rec.meshes:
+            look = dict(kw)
+            layer = str(look.pop("name"))
+            name = self.prefix + layer
+            look["opacity"] = self.opacity * float(look.get("opacity", 1.0))
+            mesh = mesh.copy()
+            actor = self.plotter.add_mesh(mesh, name=name, **look)
+            owner = carriers.assign(layer, np.asarray(mesh.points, dtype=float))
+            if owner is None:
+                follow = False
+                self.others.append(name)
+                continue
+            shown = self.plotter_pv.wrap(actor.GetMapper().GetInput())
+            if shown.n_points != mesh.n_points:  # normals split at sharp edges
+                owner = carriers.assign(layer, np.asarray(shown.points, dtype=float))
+            normals = shown.point_data.get("Normals")
+            self.layers[name] = _Layer(
+                actor,
+                shown,
+                np.array(shown.points, dtype=float),
+                None if normals is None else np.array(normals, dtype=float),
+                owner,  # type: ignore[arg-type]
+            )
+        for args, kw in rec.texts:
+            kw = {**kw, "name": self.prefix + "title"}
+            self.title = self.plotter.add_text(*args, **kw)
+            self.others.append(self.prefix + "title")
+        for args, kw in rec.legends:
+            self.plotter.add_legend(*args, **kw)
+        self.carriers = carriers if follow else None
+        self.open_any = bool(joint_status(pose).any())
+
+    def follow(self, pose: Pose) -> bool:
+        """Move the meshes to `pose`; False when they cannot (rebuild instead)."""
+        from suspension_sim.viz.geometry import display_tolerance, joint_status
+
+        if self.carriers is None or self.open_any:
+            return False
+        status = joint_status(pose)
+        if bool(status.any()):
+            return False
+        motion = self.carriers.motions(pose)
+        if motion is None:
+            return False
+        mats, shift = motion
+        for layer in self.layers.values():
+            a, t = mats[layer.owner], shift[layer.owner]
+            pts = np.einsum("nij,nj->ni", a, layer.ref_points) + t
+            layer.mesh.points = pts
+            if layer.ref_normals is not None:
+                n = np.einsum("nij,nj->ni", a, layer.ref_normals)
+                n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
+                layer.mesh.point_data["Normals"] = n
+            layer.mesh.Modified()
+        if self.title is not None:
+            from suspension_sim.viz.render import annotation
+
+            text = annotation(pose, pose.residuals.iloc[:0], display_tolerance(pose))
+            if hasattr(self.title, "SetText"):
+                self.title.SetText(2, text)
+            elif hasattr(self.title, "SetInput"):
+                self.title.SetInput(text)
+        return True
 
 
 class StudioScene:
@@ -58,51 +381,58 @@ class StudioScene:
 
         self.pv = import_pyvista()
         self.plotter: pv.Plotter = new_plotter(self.pv, size, True)
+        window = self.plotter.ren_win
+        if window is not None:
+            window.SetMultiSamples(0)  # module doc: 4-5x slower on software GL
         self.ground_rect: tuple[float, float, float, float] | None = None
         self.framed = False
+        self.cars = [
+            _CarDrawing(self.pv, self.plotter, "", 1.0),
+            _CarDrawing(self.pv, self.plotter, "B:", GHOST_OPACITY),
+        ]
+        self._style: dict[str, bool] | None = None
+        self.rebuilds = 0
 
     def reset_framing(self) -> None:
-        """Frame the camera and the ground again at the next draw (after a reload)."""
+        """Frame the camera and the ground again, and rebuild, at the next draw (a reload)."""
         self.ground_rect = None
         self.framed = False
+        self._style = None
 
     def draw(self, pose: Pose, pose_b: Pose | None = None, aids: Aids | None = None) -> None:
-        """Replace the drawing by `pose` (and `pose_b` ghosted); no render (the view does)."""
+        """Show `pose` (and `pose_b` ghosted): moved meshes when they can follow, else
+        rebuilt (module doc). No render: the page's view renders."""
         from suspension_sim.viz.camera import frame_camera, title_space
         from suspension_sim.viz.geometry import ground_rectangle, pose_bounds, union_bounds
-        from suspension_sim.viz.render import add_pose
 
         aids = aids or Aids()
         style = {"tyres": aids.tyres, "kingpin": aids.kingpin, "centres": aids.centres}
+        rebuild_all = style != self._style
+        self._style = style
         if self.ground_rect is None:
             boxes = [pose_bounds(pose)] + ([pose_bounds(pose_b)] if pose_b is not None else [])
             self.ground_rect = ground_rectangle(union_bounds(boxes))
-        self.plotter.clear_actors()
-        info = add_pose(self.plotter, pose, ground_rect=self.ground_rect, **style)
-        if pose_b is not None:
-            self._ghost(pose_b, style)
-        if not self.framed:
+        for k, (p, drawing) in enumerate(zip((pose, pose_b), self.cars, strict=True)):
+            if p is None:
+                drawing.clear()
+                continue
+            if rebuild_all or not drawing.follow(p):
+                drawing.rebuild(p, style, self.ground_rect if k == 0 else None, k == 0)
+                self.rebuilds += 1
+        if not self.framed and self.cars[0].bounds is not None:
             reserve = title_space(self.plotter, True)
-            frame_camera(self.plotter, "iso", info.bounds, reserve_top=reserve)
+            frame_camera(self.plotter, "iso", self.cars[0].bounds, reserve_top=reserve)
             self.framed = True
-
-    def _ghost(self, pose: Pose, style: dict[str, bool]) -> None:
-        from suspension_sim.viz.render import add_pose
-
-        rec = _Recorder(tuple(self.plotter.window_size))  # type: ignore[arg-type]
-        add_pose(rec, pose, ground=False, annotate=False, **style)  # type: ignore[arg-type]
-        for mesh, kw in rec.meshes:
-            look = dict(kw)
-            name = f"B:{look.pop('name', len(self.plotter.actors))}"
-            look["opacity"] = GHOST_OPACITY * float(look.get("opacity", 1.0))
-            self.plotter.add_mesh(mesh, name=name, **look)
 
     def camera(self, preset: str) -> None:
         """Turn the camera to a preset (front, side, top, iso) framing the whole scene."""
         from suspension_sim.viz.camera import frame_camera, title_space
 
         frame_camera(
-            self.plotter, preset, self.plotter.bounds, reserve_top=title_space(self.plotter, True)
+            self.plotter,
+            preset,
+            self.plotter.bounds,
+            reserve_top=title_space(self.plotter, True),
         )
 
     def close(self) -> None:

@@ -1,0 +1,215 @@
+"""The studio without a browser: its session (controls -> solve -> design sheet, charts,
+reload, two cars) and its 3-D scene (meshes that follow a pose against `viz.add_pose`
+rebuilt at that pose). Truths: `Model.solve` and `metrics.pose_metrics` for the same
+inputs, `outputs.design_sheet`, and the meshes `add_pose` builds itself."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from suspension_sim.studio.charts import charts_html, nice_ticks
+from suspension_sim.studio.session import Session
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "workbooks" / "fsae_car.xlsx"
+WHEELS = ("FL", "FR", "RL", "RR")
+
+
+@pytest.fixture(scope="module")
+def two_cars(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("studio-session")
+    a, b = folder / "a.xlsx", folder / "b.xlsx"
+    shutil.copyfile(EXAMPLE, a)
+    shutil.copyfile(EXAMPLE, b)
+    return a, b
+
+
+def save_edited(path: Path, edit: dict[str, object]) -> None:
+    import openpyxl
+
+    wb = openpyxl.load_workbook(path)
+    for ref, value in edit.items():
+        sheet, cell = ref.split("!")
+        wb[sheet][cell] = value
+    tmp = path.with_name("~" + path.name)
+    wb.save(tmp)
+    os.replace(tmp, path)
+
+
+def test_ground_controls_solve_what_model_solve_gives(two_cars: tuple[Path, Path]) -> None:
+    import suspension_sim
+    from suspension_sim.metrics import pose_metrics
+    from suspension_sim.sweeps.motions import ground_targets
+
+    session = Session(two_cars[0])
+    c = session.controls
+    c.heave, c.roll, c.steer = -12.0, 0.8, 30.0  # steer: steering-wheel degrees
+    frame = session.update()
+    model = suspension_sim.load(two_cars[0])
+    assert session.car.steer_unit == "deg"
+    rack = 30.0 * session.car.rack_per_steer
+    assert frame.pose is not None and frame.pose.rack == pytest.approx(rack, abs=1e-12)
+    truth = pose_metrics(
+        model.solve(rack=rack, chassis=(0, 0, -12, 0.8, 0, 0), targets=ground_targets(model)),
+        "iso",
+    )
+    camber = next(r for r in frame.rows if r.label == "camber [deg]")
+    for cell in camber.cells[:4]:
+        assert cell.key is not None
+        assert cell.value == pytest.approx(truth[cell.key], abs=1e-7)
+    # every contact point is on the ground, so the strokes are the solved ones
+    assert set(frame.inputs) == {f"stroke:{d}" for d in model.damper_names}
+    assert frame.inputs["stroke:FL_Damper"] != frame.inputs["stroke:FR_Damper"]  # rolled
+
+
+def test_stroke_controls_are_rowes_direct_inputs(two_cars: tuple[Path, Path]) -> None:
+    import suspension_sim
+    from suspension_sim.metrics import pose_metrics
+
+    session = Session(two_cars[0])
+    session.controls.drive = "strokes"
+    session.controls.strokes["FL_Damper"] = 6.0
+    frame = session.update()
+    assert frame.pose is not None
+    assert dict(frame.pose.shocks)["FL_Damper"] == 6.0
+    model = suspension_sim.load(two_cars[0])
+    truth = pose_metrics(model.solve(shocks={"FL_Damper": 6.0}), "iso")
+    toe = next(r for r in frame.rows if r.label.startswith("toe [deg]"))
+    assert toe.cells[0].value == pytest.approx(truth["toe_FL_deg"], abs=1e-7)
+    assert toe.cells[1].value == pytest.approx(truth["toe_FR_deg"], abs=1e-7)
+
+
+def test_charts_marker_sits_at_the_pose(two_cars: tuple[Path, Path]) -> None:
+    session = Session(two_cars[0])
+    session.controls.heave = 7.5
+    frame = session.update()
+    charts, note = session.charts(frame)
+    assert note == ""
+    camber = next(ch for ch in charts if ch.title == "camber [deg]")
+    assert camber.x_label == "chassis_heave_mm"
+    marks = {label: (x, y) for label, x, y in camber.marker}
+    cells = next(r for r in frame.rows if r.label == "camber [deg]").cells
+    assert marks["FL"] == (7.5, cells[0].value)
+    # the marker lies on the heave sweep's line (linear between its steps)
+    line = next(s for s in camber.series if s.label == "FL")
+    assert marks["FL"][1] == pytest.approx(float(np.interp(7.5, line.x, line.y)), abs=0.01)
+    svg = charts_html(charts)
+    assert svg.count("<svg") == len(charts) and 'data-x="7.5"' in svg
+
+
+def test_a_broken_save_keeps_the_last_good_car(tmp_path: Path) -> None:
+    import suspension_sim
+    from suspension_sim.errors import SuspensionSimError
+
+    book = tmp_path / "car.xlsx"
+    shutil.copyfile(EXAMPLE, book)
+    session = Session(book)
+    good = session.update().rows[0].cells[0].value
+    save_edited(book, {"Hard Points!B2": "twelve"})
+    assert session.changed() == [0]
+    assert session.reload() == [0]
+    with pytest.raises(SuspensionSimError) as err:
+        suspension_sim.load(book, use_cache=False)
+    assert session.errors[0] == err.value.render()
+    assert "Hard Points" in err.value.render() and "B2" in err.value.render()
+    assert session.update().rows[0].cells[0].value == good  # still the last good car
+    assert session.changed() == []
+
+
+def test_two_cars_are_compared_corner_by_corner(two_cars: tuple[Path, Path]) -> None:
+    a, b = two_cars
+    save_edited(b, {"Hard Points!D2": 361, "Hard Points!D3": 347})  # FL upper pivots +15
+    session = Session(a, b)
+    assert session.corner_map() == {w: w for w in WHEELS}
+    session.controls.heave = 15.0
+    frame = session.update()
+    import suspension_sim
+    from suspension_sim.metrics import pose_metrics
+    from suspension_sim.sweeps.motions import ground_targets
+
+    model_b = suspension_sim.load(b)
+    truth_b = pose_metrics(
+        model_b.solve(chassis=(0, 0, 15, 0, 0, 0), targets=ground_targets(model_b)), "iso"
+    )
+    camber = next(r for r in frame.rows if r.label == "camber [deg]")
+    assert camber.cells_b[0].value == pytest.approx(truth_b["camber_FL_deg"], abs=1e-7)
+    assert abs(camber.cells_b[0].value - camber.cells[0].value) > 1e-3  # FL differs
+    assert camber.cells_b[2].value == pytest.approx(camber.cells[2].value, abs=1e-9)  # RL same
+    charts, _ = session.charts(frame)
+    cars = {s.car for ch in charts for s in ch.series}
+    assert cars == {"A", "B"}
+
+
+def test_nice_ticks_are_round_and_cover_the_range() -> None:
+    assert nice_ticks(-20.0, 20.0) == [-20.0, -10.0, 0.0, 10.0, 20.0]
+    ticks = nice_ticks(-1.37, -0.21)
+    assert ticks[0] >= -1.37 and ticks[-1] <= -0.21 and len(ticks) >= 3
+    steps = np.diff(ticks)
+    assert np.allclose(steps, steps[0])
+    mantissa = steps[0] / 10.0 ** math.floor(math.log10(steps[0]))
+    assert any(math.isclose(mantissa, m) for m in (1.0, 2.0, 2.5, 5.0))
+
+
+# -- the 3-D scene ----------------------------------------------------------------------
+def _nearest(a: np.ndarray, b: np.ndarray) -> float:
+    from scipy.spatial import cKDTree
+
+    d1, _ = cKDTree(b).query(a)
+    d2, _ = cKDTree(a).query(b)
+    return float(max(d1.max(), d2.max()))
+
+
+def test_scene_meshes_follow_the_pose_as_add_pose_would_draw_it(
+    two_cars: tuple[Path, Path],
+) -> None:
+    from suspension_sim.studio.scene import StudioScene
+    from suspension_sim.viz.probe import configure_environment
+
+    configure_environment()
+    session = Session(two_cars[0])
+    first = session.update()
+    scene = StudioScene((320, 240))
+    scene.draw(first.pose)  # type: ignore[arg-type]
+    assert scene.rebuilds == 1
+    session.controls.heave, session.controls.roll, session.controls.steer = 18.0, -0.9, 40.0
+    moved = session.update()
+    scene.draw(moved.pose)  # type: ignore[arg-type]
+    assert scene.rebuilds == 1  # followed, not rebuilt
+    fresh = StudioScene((320, 240))
+    fresh.draw(moved.pose)  # type: ignore[arg-type]
+    followed, rebuilt = scene.cars[0].layers, fresh.cars[0].layers
+    assert set(followed) == set(rebuilt)
+    for name, layer in rebuilt.items():
+        if name.startswith("ground"):
+            continue  # each scene frames its own ground patch
+        gap = _nearest(np.asarray(followed[name].mesh.points), np.asarray(layer.mesh.points))
+        # tyres and rims: the same surface, its facets turned (the mesh starts at another
+        # angle about the axle); springs: a stretched coil; the rest: joints' blending
+        limit = 12.0 if name.startswith("wheels:") else 2.0 if "spring" in name else 1.0
+        assert gap < limit, (name, gap)
+    # a wheel's followed tyre is centred on the new wheel centre
+    pose = moved.pose
+    assert pose is not None
+    tyre = followed["wheels:tyre"]
+    owners = scene.cars[0].carriers.names  # type: ignore[union-attr]
+    for w in pose.model.car.wheels:
+        k = owners.index(("body", w.body))
+        centre = np.asarray(tyre.mesh.points)[tyre.owner == k].mean(axis=0)
+        truth = pose.copies.loc[(w.centre, w.body)].to_numpy(dtype=float)
+        assert np.linalg.norm(centre - truth) < 0.5
+    # a view aid rebuilds; car B is ghosted
+    from suspension_sim.studio.scene import GHOST_OPACITY, Aids
+
+    scene.draw(moved.pose, first.pose, Aids(kingpin=True))  # type: ignore[arg-type]
+    assert scene.rebuilds == 3
+    ghosts = [a for n, a in scene.plotter.actors.items() if str(n).startswith("B:")]
+    assert ghosts and all(a.GetProperty().GetOpacity() <= GHOST_OPACITY + 1e-9 for a in ghosts)
+    assert "kingpin" in scene.cars[0].layers
+    scene.close()
+    fresh.close()
