@@ -211,3 +211,21 @@ def _same(a: object, b: object) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     return a == b
+
+
+def test_refilled_kernel_tables_are_the_built_tables(model: ss.Model) -> None:
+    """The base car's kernel tables (full and reduced) with a design's numbers put in
+    equal the tables built for the design from scratch, array by array."""
+    from suspension_sim.solve import engine_reduced, engine_tables
+
+    base = KinematicModel(model.car)
+    full, reduced = engine_tables.kernel_tables(base), engine_reduced.reduced_tables(base)
+    assert reduced is not None
+    for row in designs(model)[[0, 1, 4]]:
+        design = KinematicModel(apply_offsets(model.car, VARIABLES, row))
+        built = engine_tables._build_tables(design)
+        refilled = engine_tables.refill_tables(full, design)
+        assert _same(refilled, built)
+        assert not np.array_equal(refilled.arrays[6], full.arrays[6])  # numbers did change
+        made = engine_reduced.refill_reduced(base, reduced, design)
+        assert made is not None and _same(made, engine_reduced._build_reduced(design))

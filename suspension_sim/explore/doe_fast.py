@@ -211,7 +211,27 @@ def share_structure(base: KinematicModel, model: KinematicModel) -> None:
             model.derived._values.setdefault(key, value)
     for key, layout in base._layouts.items():
         model._layouts.setdefault(key, layout)
+    _refill_tables(base, model)
     _share_entries(base, model)
+
+
+def _refill_tables(base: KinematicModel, model: KinematicModel) -> None:
+    """`model`'s kernel tables (full and reduced) as `base`'s layout with `model`'s
+    numbers (`engine_tables.refill_tables`, `engine_reduced.refill_reduced`); the reduced
+    ones are left to be built when a coordinate-made choice differs."""
+    from suspension_sim.solve.engine_reduced import refill_reduced
+    from suspension_sim.solve.engine_tables import KernelTables, refill_tables
+
+    values = base.derived._values
+    full = values.get("engine_kernel_tables")
+    if not isinstance(full, KernelTables):
+        return
+    model.derived.get("engine_kernel_tables", lambda: refill_tables(full, model))
+    reduced = values.get("engine_reduced_tables")
+    if isinstance(reduced, KernelTables):
+        refilled = refill_reduced(base, reduced, model)
+        if refilled is not None:
+            model.derived.get("engine_reduced_tables", lambda: refilled)
 
 
 def _share_entries(base: KinematicModel, model: KinematicModel) -> None:
@@ -297,6 +317,9 @@ class DesignRunner:
             from suspension_sim.metrics.core import layout
 
             layout(self.base, True)
+            from suspension_sim.solve.engine_reduced import reduced_tables
+
+            reduced_tables(self.base)  # the metrics' tangents solve on them
             self.base_ok = True
         except SuspensionSimError:
             pass

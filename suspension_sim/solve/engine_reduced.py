@@ -54,6 +54,57 @@ def reduced_tables(model: KinematicModel) -> KernelTables | None:
     return model.derived.get("engine_reduced_tables", lambda: _build_reduced(model))
 
 
+def refill_reduced(
+    base: KinematicModel, tab: KernelTables, model: KinematicModel
+) -> KernelTables | None:
+    """`reduced_tables(model)` from `tab`, the reduced tables of `base` (a model of the
+    same structure: same parts, chains, parameters, point copies and active pairs), with
+    only the numbers refilled: the full tables' frames and local points
+    (`engine_tables.refill_tables`) and each link row's design length. None when the
+    choices `_build_reduced` makes from coordinates differ for `model` (the eligible
+    links and their ends, which copies move at all): then build them.
+    """
+    from suspension_sim.solve.engine_tables import refill_tables
+
+    full = kernel_tables(model)
+    inputs = {int(k) for k in plan(model).inputs}
+
+    def choices(m: KinematicModel) -> list[tuple[int, int, tuple[str, str], int]]:
+        return [(k.part, k.kind, k.ends, k.stroke) for k in _links(m, inputs).values()]
+
+    mine = base.derived.get("engine_reduced_choices", lambda: (choices(base), _moving(base)))
+    if choices(model) != mine[0] or not np.array_equal(_moving(model), mine[1]):
+        return None
+    arrays = list(refill_tables(tab, model).arrays)
+    arrays[:7] = full.arrays[:7]
+    # rows: copy a (10), copy b (11), kind (24: 1 = a link's distance row), length (25)
+    kind, ra, rb = arrays[24], arrays[10], arrays[11]
+    link = kind == 1
+    lengths = np.zeros(len(kind))
+    if np.any(link):
+        d = model.inst_design[rb[link]] - model.inst_design[ra[link]]
+        lengths[link] = [float(np.linalg.norm(v)) for v in d]
+    arrays[25] = np.ascontiguousarray(lengths)
+    return KernelTables(
+        tuple(arrays),
+        tab.n_blocks,
+        tab.max_rows,
+        tab.max_cols,
+        tab.n_params,
+        tab.inputs,
+        tab.k_max,
+        tab.n_parts,
+        tab.n_inst,
+    )
+
+
+def _moving(model: KinematicModel) -> np.ndarray:
+    """Which point copies move at all (as `_build_reduced` judges them)."""
+    rng = np.random.default_rng(0)
+    P, _ = model.instance_positions(rng.uniform(-0.5, 0.5, size=(model.n_params, 3)), False)
+    return np.asarray(np.abs(P - model.inst_design[:, :, None]).max(axis=(1, 2)) > 1e-6)
+
+
 def _links(model: KinematicModel, inputs: set[int]) -> dict[int, _Link]:
     """The eligible links by part (see `reduced_tables`)."""
     pts = model.car.point_map()

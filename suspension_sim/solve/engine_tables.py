@@ -156,6 +156,32 @@ def _build_tables(model: KinematicModel) -> KernelTables:
     )
 
 
+def refill_tables(tab: KernelTables, model: KinematicModel) -> KernelTables:
+    """`tab` (another model's tables) with `model`'s numbers: the parts' frames and the
+    point copies in their parts' frames, the only entries of `_build_tables` that
+    depend on coordinates. For a model of the same structure as the one `tab` was
+    built for (the same parts, chains, parameters, point copies and active pairs, as
+    `explore.doe_fast.same_structure` checks): then equal to `kernel_tables(model)`,
+    without rebuilding the layout."""
+    arrays = list(tab.arrays)
+    frame = np.ascontiguousarray(model.frame[:, :3, :])
+    local = np.ascontiguousarray(model.inst_local, dtype=float)
+    if frame.shape != arrays[4].shape or local.shape != arrays[6].shape:
+        raise ValueError("refill_tables: the model's structure is not the tables'")
+    arrays[4], arrays[6] = frame, local
+    return KernelTables(
+        tuple(arrays),
+        tab.n_blocks,
+        tab.max_rows,
+        tab.max_cols,
+        tab.n_params,
+        tab.inputs,
+        tab.k_max,
+        tab.n_parts,
+        tab.n_inst,
+    )
+
+
 def _plain_rows(n_rows: int, n_groups: int) -> tuple[np.ndarray, ...]:
     """The extra table arrays of tables whose rows are all axis rows and that eliminate
     no link: row kind 0, length 0, no stroke term; no link to rebuild in any block."""
