@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.transforms import Bbox
 
 import suspension_sim
 from suspension_sim.cli import main
@@ -384,7 +386,7 @@ def test_charts_drawn_in_two_processes_are_the_files_one_process_writes(
         forks.append(1)
         return real_fork()
 
-    monkeypatch.setattr(chart_files, "_can_fork", lambda: chart_files.sys.platform == "linux")
+    monkeypatch.setattr(chart_files, "can_fork", lambda: chart_files.sys.platform == "linux")
     monkeypatch.setattr(chart_files.os, "fork", counted_fork)
     two = plot_table(table, "chassis_heave_mm", tmp_path / "two", wheels=wheels)
     assert [p.name for p in two] == [p.name for p in one] and len(one) == 7
@@ -400,3 +402,109 @@ def test_charts_drawn_in_two_processes_are_the_files_one_process_writes(
         with pytest.raises(InputError, match="cannot write") as caught:
             plot_table(table, "chassis_heave_mm", tmp_path / "three", wheels=wheels)
         assert caught.value.where == "directory"
+
+
+# -- fixed margins, reused figures, the chart worker ---------------------------------------
+def overlaps(a: Bbox, b: Bbox) -> bool:
+    """True when two display boxes share more than a pixel's width."""
+    return min(a.x1, b.x1) - max(a.x0, b.x0) > 1.0 and min(a.y1, b.y1) - max(a.y0, b.y0) > 1.0
+
+
+def test_margins_make_room_for_long_numbers_and_labels() -> None:
+    """`chart_layout.fit_margins` measures the texts: tick labels of six digits and four
+    decimals, a long axis label and two-line titles stay inside the figure and off the
+    panels next to them, as matplotlib itself measures them at the draw."""
+    steps = np.linspace(-1.0, 1.0, 5)
+    table = pd.DataFrame({"chassis_roll_deg": steps})
+    for wheel, base in (("FL", 123456.0), ("FR", -98765.0), ("RL", 0.5), ("RR", -0.25)):
+        table[f"scrub_radius_{wheel}_mm"] = base + 0.0123 * steps
+    columns = {w: f"scrub_radius_{w}_mm" for w in ("FL", "FR", "RL", "RR")}
+    fig = wheel_figure(table, "chassis_roll_deg", columns, title="a title\non two lines")
+    assert fig is not None
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    labels = [t.get_text() for t in panels[0].get_yticklabels() if t.get_text()]
+    assert any(len(t) >= 9 for t in labels), labels  # e.g. 123456.02: the long case
+    for ax in panels:
+        box = ax.get_tightbbox(renderer)  # its tick labels, axis labels, title
+        assert box is not None
+        assert box.x0 >= fig.bbox.x0 - 0.5 and box.x1 <= fig.bbox.x1 + 0.5, ax.get_title()
+        assert box.y0 >= fig.bbox.y0 - 0.5 and box.y1 <= fig.bbox.y1 + 0.5, ax.get_title()
+        for other in panels:
+            if other is not ax:
+                assert not overlaps(box, other.get_window_extent()), (ax.get_title(), other)
+    title = fig._suptitle.get_window_extent(renderer)  # type: ignore[attr-defined]
+    assert title.y1 <= fig.bbox.y1
+    assert not any(overlaps(title, ax.get_window_extent()) for ax in panels)
+    assert not any(overlaps(title, ax.title.get_window_extent(renderer)) for ax in panels)
+
+
+def test_reused_figures_write_the_files_new_figures_write(
+    model: suspension_sim.Model, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`plot_table` draws every chart on one figure per shape, cleared between charts: the
+    files are byte for byte those of a new figure per chart, also after a chart with a
+    panel that had no data (its axes switched off) and after a two-panel chart."""
+    from suspension_sim.outputs import chart_files
+
+    monkeypatch.setattr(chart_files, "can_fork", lambda: False)  # one process, in order
+    table = sweep_table(model, "steer", (-20.0, 0.0, 20.0)).drop(columns="toe_RR_deg")
+    wheels = [w.name for w in model.car.wheels]
+    # drawn in the plan's order: camber, toe (RR not defined), caster on one 2 x 2
+    # figure; roll_centre, ackermann on one 1 x 2 figure
+    charts = ["toe", "ackermann", "roll_centre", "camber", "caster"]
+    written = plot_table(table, "rack_mm", tmp_path, wheels=wheels, charts=charts)
+    assert sorted(p.stem for p in written) == sorted(charts)
+    fresh = table_figures(table, "rack_mm", wheels=wheels, charts=charts)
+    toe = [ax for ax in fresh["toe"].axes if ax.get_visible()]
+    assert not toe[3].axison and [ax.axison for ax in fresh["camber"].axes] == [True] * 4
+    for stem, fig in fresh.items():
+        new = tmp_path / f"new_{stem}.png"
+        fig.savefig(new, dpi=fig.dpi, format="png")
+        assert (tmp_path / f"{stem}.png").read_bytes() == new.read_bytes(), stem
+
+
+def test_the_chart_worker_draws_what_this_process_draws(
+    model: suspension_sim.Model, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ChartWorker` (forked before the work, matplotlib loaded there) writes the files
+    `plot_table` writes here; a job that fails in it is redone here, raising the error
+    at its option; a worker given no job is stopped at once."""
+    import os
+    import sys
+
+    from suspension_sim.outputs import chart_worker
+    from suspension_sim.outputs.chart_worker import ChartWorker
+
+    if not sys.platform.startswith("linux") or not chart_worker.can_fork():
+        pytest.skip("the worker needs fork and two cores")
+    table = sweep_table(model, "heave", (-10.0, 0.0, 10.0))
+    wheels = [w.name for w in model.car.wheels]
+    job: dict[str, Any] = {"table": table, "x": "chassis_heave_mm", "wheels": wheels}
+    here = plot_table(directory=tmp_path / "here", **job)
+    worker = ChartWorker.start()
+    assert worker is not None
+
+    def not_here(**_: object) -> list[Path]:
+        raise AssertionError("drawn in this process, not by the worker")
+
+    monkeypatch.setattr(chart_worker, "plot_table", not_here)  # the worker forked before
+    there = worker.plot_table(directory=tmp_path / "there", **job)
+    assert [p.name for p in there] == [p.name for p in here] and len(here) == 7
+    for a, b in zip(here, there, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+    monkeypatch.undo()
+    # a job the worker cannot do (its folder is a file): redone here, the error raised here
+    (tmp_path / "a_file").write_text("")
+    worker = ChartWorker.start()
+    assert worker is not None
+    with pytest.raises(InputError, match="is a file") as caught:
+        worker.plot_table(directory=tmp_path / "a_file", option="--plot", **job)
+    assert caught.value.where == "--plot"
+    # no job: stopped, nothing left running
+    worker = ChartWorker.start()
+    assert worker is not None
+    worker.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(worker.pid, 0)

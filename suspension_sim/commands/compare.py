@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from suspension_sim.commands.charts import PARAMETER_OPTIONS as CHART_OPTIONS
 from suspension_sim.commands.charts import add_chart_options, output_units, plot_y
 from suspension_sim.description import SIGN_CONVENTIONS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.outputs.chart_worker import ChartWorker
 
 PARAMETER_OPTIONS = {
     "directory": "--out",
@@ -49,6 +53,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from suspension_sim.outputs.chart_worker import chart_worker
+
+    # A worker loads matplotlib on the other core while the cars are read and solved.
+    with chart_worker() as worker:
+        return _run(args, worker)
+
+
+def _run(args: argparse.Namespace, worker: ChartWorker | None) -> int:
     from suspension_sim import load
     from suspension_sim.errors import InputError
     from suspension_sim.files import check_output
@@ -75,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         plot_x=args.plot_x,
         plot_y=plot_y(args),
         option="--out",
+        worker=worker,
     )
     print(result.summary(units))
     print(f"wrote {paths[0]} and {len(paths) - 1} chart(s) to {args.out}")

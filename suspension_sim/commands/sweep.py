@@ -7,11 +7,14 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from suspension_sim.commands.charts import PARAMETER_OPTIONS as CHART_OPTIONS
 from suspension_sim.commands.charts import add_chart_options, output_units, plot_y
 from suspension_sim.description import SIGN_CONVENTIONS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.outputs.chart_worker import ChartWorker
 
 RESULTS_SHEET = "Results {}"
 PARAMETER_OPTIONS = {
@@ -174,6 +177,14 @@ def _check_outputs(args: argparse.Namespace, sheet: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from suspension_sim.outputs.chart_worker import chart_worker
+
+    # With --plot, a worker loads matplotlib on the other core while the sweep runs.
+    with chart_worker(bool(args.plot)) as worker:
+        return _run(args, worker)
+
+
+def _run(args: argparse.Namespace, worker: ChartWorker | None) -> int:
     from suspension_sim import load
     from suspension_sim.outputs.tables import write_table
     from suspension_sim.outputs.xlsx_append import add_sheet, sheet_name
@@ -224,10 +235,10 @@ def run(args: argparse.Namespace) -> int:
         path = write_table(table, args.out, option="--out", protect=args.workbook, force=args.force)
         print(f"wrote {path} ({len(table)} rows)")
     if args.plot:
-        from suspension_sim.outputs.plots import plot_sweep
+        from suspension_sim.outputs.chart_files import plot_table, sweep_charts
 
         if result.steps:
-            paths = plot_sweep(
+            job = sweep_charts(
                 result,
                 args.plot,
                 units=units,
@@ -235,6 +246,7 @@ def run(args: argparse.Namespace) -> int:
                 plot_x=args.plot_x,
                 plot_y=plot_y(args),
             )
+            paths = plot_table(**job) if worker is None else worker.plot_table(**job)
             print(f"wrote {len(paths)} chart(s) to {args.plot}")
     if args.into_workbook:
         used = add_sheet(args.workbook, sheet, table, force=args.force, option="--into-workbook")

@@ -10,12 +10,14 @@ several, on two cores where it can (drawing a figure costs ~0.2-0.3 s, most of a
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pandas as pd
 
@@ -24,9 +26,11 @@ from suspension_sim.files import atomic_path
 from suspension_sim.outputs.chart_units import DEFAULT_UNITS, OutputUnits
 from suspension_sim.outputs.figures import (
     DPI,
+    FigureBuilder,
+    figure_plan,
     line_figure,
+    reused_figures,
     roll_centre_figure,
-    table_figures,
     wheel_figure,
 )
 
@@ -34,6 +38,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
     from suspension_sim.sweeps import SweepResult
+
+
+T = TypeVar("T")
 
 
 def save_figure(fig: Figure, path: str | os.PathLike[str], *, option: str = "path") -> Path:
@@ -52,11 +59,11 @@ def save_figure(fig: Figure, path: str | os.PathLike[str], *, option: str = "pat
 
 
 FORK_FROM = 3
-"""`save_figures` draws this many figures or more in two processes (fewer: the fork
-costs more than it saves)."""
+"""`save_figures` and `plot_table` draw this many figures or more in two processes
+(fewer: the fork costs more than it saves)."""
 
 
-def _can_fork() -> bool:
+def can_fork() -> bool:
     """True where a forked child may draw figures: Linux (fork without exec is safe
     there for this process), two cores or more for this process, and no other thread
     running (a fork copies only the calling thread, and locks another one holds)."""
@@ -68,38 +75,80 @@ def _can_fork() -> bool:
         return False
 
 
-def save_figures(items: Sequence[tuple[Figure, Path]], *, option: str = "path") -> list[Path]:
-    """`save_figure` for every (figure, path), in order; the paths written.
-
-    With `FORK_FROM` figures or more on a machine with two cores (`_can_fork`), a
-    forked child draws every second figure while this process draws the others: the
-    figures are already built, so both write exactly what one process would. A child
-    that fails is not trusted: this process then draws its figures itself, so an
-    error is raised here, as without the child.
-    """
-    if len(items) < FORK_FROM or not _can_fork():
-        return [save_figure(f, p, option=option) for f, p in items]
-    mine, theirs = items[0::2], items[1::2]
+def in_two_processes(
+    items: Sequence[T], work: Callable[[T], Path | None], *, reuse: bool = False
+) -> list[Path | None]:
+    """`work(item)` for every item, in order: what each returned (a file written, or
+    None). With `FORK_FROM` items or more on a machine with two cores (`can_fork`), a
+    forked child does every second item while this process does the others, and says
+    through a pipe what it wrote. A child that fails is not trusted: this process then
+    does its items itself, so an error is raised here, as without the child. reuse:
+    each process draws inside `figures.reused_figures` (`work` saves its figure
+    before returning)."""
+    if len(items) < FORK_FROM or not can_fork():
+        with reused_figures() if reuse else contextlib.nullcontext():
+            return [work(item) for item in items]
+    mine, theirs = list(range(0, len(items), 2)), list(range(1, len(items), 2))
     sys.stdout.flush()
     sys.stderr.flush()
+    read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (coverage does not follow os._exit)
         code = 1
         try:
-            for f, p in theirs:
-                save_figure(f, p, option=option)
+            os.close(read_end)
+            with reused_figures() if reuse else contextlib.nullcontext():
+                done = [work(items[k]) for k in theirs]
+            with os.fdopen(write_end, "w", encoding="utf-8") as out:
+                out.write(json.dumps([None if p is None else str(p) for p in done]))
             code = 0
         finally:
             os._exit(code)
+    os.close(write_end)
+    results: list[Path | None] = [None] * len(items)
     try:
-        for f, p in mine:
-            save_figure(f, p, option=option)
+        with reused_figures() if reuse else contextlib.nullcontext():
+            for k in mine:
+                results[k] = work(items[k])
     finally:
+        with os.fdopen(read_end, encoding="utf-8") as pipe:
+            said = pipe.read()
         _, status = os.waitpid(pid, 0)
-    if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
-        for f, p in theirs:
-            save_figure(f, p, option=option)
-    return [p for _, p in items]
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and said:
+        for k, path in zip(theirs, json.loads(said), strict=True):
+            results[k] = None if path is None else Path(path)
+    else:
+        with reused_figures() if reuse else contextlib.nullcontext():
+            for k in theirs:
+                results[k] = work(items[k])
+    return results
+
+
+def save_figures(items: Sequence[tuple[Figure, Path]], *, option: str = "path") -> list[Path]:
+    """`save_figure` for every (figure, path), in order; the paths written.
+
+    With `FORK_FROM` figures or more on a machine with two cores, a forked child draws
+    every second figure while this process draws the others (`in_two_processes`): the
+    figures are already built, so both write exactly what one process would.
+    """
+    done = in_two_processes(items, lambda item: save_figure(item[0], item[1], option=option))
+    return [p for p in done if p is not None]
+
+
+def draw_plan(
+    plan: Sequence[tuple[str, FigureBuilder]], directory: Path, *, option: str = "directory"
+) -> list[Path]:
+    """Build and save every chart of a `figures.figure_plan` as ``<stem>.png`` in
+    `directory`, one after the other on one reused figure per shape, in two processes
+    (`in_two_processes`); the files written, in the plan's order (charts without data
+    are left out)."""
+
+    def work(item: tuple[str, FigureBuilder]) -> Path | None:
+        stem, build = item
+        fig = build()
+        return None if fig is None else save_figure(fig, directory / f"{stem}.png", option=option)
+
+    return [p for p in in_two_processes(plan, work, reuse=True) if p is not None]
 
 
 def plot_sweep(
@@ -118,20 +167,41 @@ def plot_sweep(
     Returns the files written (charts whose columns are all missing or NaN are
     left out).
     """
-    table = result.table.reset_index()
-    wheels = _wheels(result, table)
-    series = result.columns[1] if len(result.columns) > 1 else None
     return plot_table(
-        table,
-        plot_x or result.columns[0],
-        directory,
-        wheels=wheels,
-        series=series,
-        title=result.spec.name,
-        units=units,
-        against_travel=against_travel,
-        plot_y=plot_y,
+        **sweep_charts(
+            result,
+            directory,
+            units=units,
+            against_travel=against_travel,
+            plot_x=plot_x,
+            plot_y=plot_y,
+        )
     )
+
+
+def sweep_charts(
+    result: SweepResult,
+    directory: str | os.PathLike[str],
+    *,
+    units: OutputUnits = DEFAULT_UNITS,
+    against_travel: bool = False,
+    plot_x: str | None = None,
+    plot_y: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The arguments of `plot_table` that `plot_sweep` calls it with (plain data: they
+    can be sent to another process, `chart_worker.ChartWorker.plot_table`)."""
+    table = result.table.reset_index()
+    return {
+        "table": table,
+        "x": plot_x or result.columns[0],
+        "directory": directory,
+        "wheels": _wheels(result, table),
+        "series": result.columns[1] if len(result.columns) > 1 else None,
+        "title": result.spec.name,
+        "units": units,
+        "against_travel": against_travel,
+        "plot_y": list(plot_y),
+    }
 
 
 def _wheels(result: SweepResult, table: pd.DataFrame) -> list[str]:
@@ -170,7 +240,7 @@ def plot_table(
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create folder {out_dir}: {exc.strerror}", where=option) from None
-    figures = table_figures(
+    plan = figure_plan(
         table,
         x,
         wheels=wheels,
@@ -181,9 +251,7 @@ def plot_table(
         against_travel=against_travel,
         plot_y=plot_y,
     )
-    return save_figures(
-        [(fig, out_dir / f"{stem}.png") for stem, fig in figures.items()], option=option
-    )
+    return draw_plan(plan, out_dir, option=option)
 
 
 def wheel_chart(

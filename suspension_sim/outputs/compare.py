@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -34,13 +34,14 @@ import pandas as pd
 from suspension_sim.description import wheel_layout
 from suspension_sim.errors import InputError
 from suspension_sim.metrics.catalogue import metric_of
+from suspension_sim.outputs.figures import figure_plan
 from suspension_sim.outputs.near_parallel import near_parallel
 from suspension_sim.outputs.plots import (
     DEFAULT_UNITS,
     OutputUnits,
     format_values,
     min_span,
-    save_figures,
+    plot_table,
     table_figures,
 )
 from suspension_sim.sweeps import MotionSpec, SweepResult, SweepSpec, load_sweeps, run_sweep
@@ -50,6 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
     from suspension_sim.model import KinematicModel
+    from suspension_sim.outputs.chart_worker import ChartWorker
 
 CAR_COLUMN = "car"
 """Column of `Comparison.table` holding each row's car name (the chart legend)."""
@@ -404,6 +406,25 @@ class Comparison:
     ) -> dict[str, Figure]:
         """The overlaid charts by file stem: one line per car (the legend is the car
         names), as `suspension_sim.outputs.plots.table_figures` draws them."""
+        job = self.charts(
+            "", units=units, against_travel=against_travel, plot_x=plot_x, plot_y=plot_y
+        )
+        del job["directory"], job["option"]
+        return table_figures(**job)
+
+    def charts(
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        units: OutputUnits = DEFAULT_UNITS,
+        against_travel: bool = False,
+        plot_x: str | None = None,
+        plot_y: Sequence[str] = (),
+        option: str = "directory",
+    ) -> dict[str, Any]:
+        """The arguments of `suspension_sim.outputs.plots.plot_table` for the overlaid
+        charts in `directory` (plain data: they can be sent to another process,
+        `chart_worker.ChartWorker.plot_table`)."""
         wheels: list[str] = []
         for k, r in enumerate(self.results):
             if r.model is not None:
@@ -411,16 +432,18 @@ class Comparison:
                 if self.corners:  # every table is under the first car's wheel names
                     own = [self.corners[k].wheels.get(w, w) for w in own]
                 wheels += [w for w in own if w not in wheels]
-        return table_figures(
-            self.table,
-            plot_x or self.x,
-            wheels=wheels,
-            series=CAR_COLUMN,
-            title=f"{self.spec.name}: {' vs '.join(self.names)}",
-            units=units,
-            against_travel=against_travel,
-            plot_y=plot_y,
-        )
+        return {
+            "table": self.table,
+            "x": plot_x or self.x,
+            "directory": directory,
+            "wheels": wheels,
+            "series": CAR_COLUMN,
+            "title": f"{self.spec.name}: {' vs '.join(self.names)}",
+            "units": units,
+            "against_travel": against_travel,
+            "plot_y": list(plot_y),
+            "option": option,
+        }
 
     def write(
         self,
@@ -431,19 +454,28 @@ class Comparison:
         plot_x: str | None = None,
         plot_y: Sequence[str] = (),
         option: str = "directory",
+        worker: ChartWorker | None = None,
     ) -> list[Path]:
         """Write `DIFFERENCES_FILE` and the charts (PNG) into `directory` (created if its
-        parent exists); returns the files written."""
+        parent exists); returns the files written. worker: draws the charts (see
+        `chart_worker`; None: this process, in two processes where it can)."""
         from suspension_sim.files import check_output, write_text_atomically
 
         folder = check_output(directory, where=option, folder=True)
         folder.mkdir(exist_ok=True)
-        figures = self.figures(
-            units=units, against_travel=against_travel, plot_x=plot_x, plot_y=plot_y
+        job = self.charts(
+            folder,
+            units=units,
+            against_travel=against_travel,
+            plot_x=plot_x,
+            plot_y=plot_y,
+            option=option,
         )
+        # the columns named are checked before anything is written (InputError)
+        figure_plan(**{k: v for k, v in job.items() if k not in ("directory", "option")})
         csv = self.differences_in(units).to_csv(float_format="%.12g")
         paths = [write_text_atomically(folder / DIFFERENCES_FILE, csv)]
-        paths += save_figures([(f, folder / f"{s}.png") for s, f in figures.items()], option=option)
+        paths += plot_table(**job) if worker is None else worker.plot_table(**job)
         return paths
 
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 import contextlib
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,6 +31,7 @@ import pandas as pd
 
 from suspension_sim.errors import InputError
 from suspension_sim.names import did_you_mean
+from suspension_sim.outputs.chart_layout import fit_margins
 from suspension_sim.outputs.chart_units import (
     DEFAULT_UNITS,
     MIN_SPAN_DEG,
@@ -109,20 +111,69 @@ def table_figures(
     (``wheel_travel_<wheel>_mm``) instead of x. plot_y: columns drawn
     against x in one more chart (`xy_stem`). Values and labels in `units`.
     """
+    plan = figure_plan(
+        table,
+        x,
+        wheels=wheels,
+        series=series,
+        title=title,
+        charts=charts,
+        units=units,
+        against_travel=against_travel,
+        plot_y=plot_y,
+    )
+    figures: dict[str, Figure] = {}
+    for stem, build in plan:
+        fig = build()
+        if fig is not None:
+            figures[stem] = fig
+    return figures
+
+
+FigureBuilder = Callable[[], "Figure | None"]
+"""Builds one chart's figure when called (None: the chart has no data)."""
+
+
+def figure_plan(
+    table: pd.DataFrame,
+    x: str,
+    *,
+    wheels: Sequence[str],
+    series: str | None = None,
+    title: str = "",
+    charts: Sequence[str] | None = None,
+    units: OutputUnits = DEFAULT_UNITS,
+    against_travel: bool = False,
+    plot_y: Sequence[str] = (),
+) -> list[tuple[str, FigureBuilder]]:
+    """(file stem, builder) of every chart `table_figures` may draw, in its order,
+    nothing built yet (see `table_figures` for the arguments): the columns named are
+    checked here (InputError), so that the figures can be built elsewhere, one at a
+    time (`chart_files.plot_table`: each saved before the next is built, in two
+    processes)."""
     x = check_columns(table, [x], where="plot_x", units=units)[0]
     plot_y = check_columns(table, list(plot_y), where="plot_y", units=units)
     wanted = set(charts) if charts is not None else set(CHART_STEMS)
-    figures: dict[str, Figure] = {}
+    plan: list[tuple[str, FigureBuilder]] = []
     travel = {w: f"wheel_travel_{w}_mm" for w in wheels} if against_travel else None
     for stem, pattern, name in WHEEL_CHARTS:
-        if stem not in wanted:
-            continue
-        columns = {w: pattern.format(w) for w in wheels}
-        fig = wheel_figure(
-            table, x, columns, series=series, title=f"{title}: {name}", units=units, xs=travel
-        )
-        if fig is not None:
-            figures[stem] = fig
+        if stem in wanted:
+            columns = {w: pattern.format(w) for w in wheels}
+            plan.append(
+                (
+                    stem,
+                    partial(
+                        wheel_figure,
+                        table,
+                        x,
+                        columns,
+                        series=series,
+                        title=f"{title}: {name}",
+                        units=units,
+                        xs=travel,
+                    ),
+                )
+            )
     extras = (
         ("roll_centre", True, roll_centre_figure, "roll centre"),
         ("ackermann", x in STEER_COLUMNS, steer_figure, "steering"),
@@ -130,14 +181,20 @@ def table_figures(
     )
     for stem, applies, build, name in extras:
         if stem in wanted and applies:
-            fig = build(table, x, series=series, title=f"{title}: {name}", units=units)
-            if fig is not None:
-                figures[stem] = fig
+            plan.append(
+                (
+                    stem,
+                    partial(build, table, x, series=series, title=f"{title}: {name}", units=units),
+                )
+            )
     if plot_y:
-        fig = xy_figure(table, x, plot_y, series=series, title=title, units=units)
-        if fig is not None:
-            figures[xy_stem(x, plot_y)] = fig
-    return figures
+        plan.append(
+            (
+                xy_stem(x, plot_y),
+                partial(xy_figure, table, x, plot_y, series=series, title=title, units=units),
+            )
+        )
+    return plan
 
 
 # -- building blocks ------------------------------------------------------------------------
@@ -169,16 +226,75 @@ def _groups(
     return [(f"{name} = {t}", g) for t, (_, g) in zip(texts, groups, strict=True)]
 
 
-def _new_figure(panels: int, width: float = 5.2, height: float = 3.6) -> tuple[Figure, list[Axes]]:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+_REUSED: dict[tuple[int, int, float, float], Figure] | None = None
+"""Inside `reused_figures`: the figure made for each (rows, cols, width, height)."""
 
+
+@contextlib.contextmanager
+def reused_figures() -> Iterator[None]:
+    """Within this block every ``*_figure`` function draws on the figure it made before
+    for the same grid and size, cleared (`_clear`), instead of making a new one: the
+    axes and their ticks are made once (a third of the time of a chart), and the text
+    sizes measured for one chart serve the next. For charts drawn one after the other,
+    each saved before the next is built: a figure returned inside must not be kept
+    (the next chart of its shape overwrites it). The files are those of new figures,
+    byte for byte (a test checks)."""
+    global _REUSED
+    outer, _REUSED = _REUSED, {}
+    try:
+        yield
+    finally:
+        _REUSED = outer
+
+
+def _clear(fig: Figure) -> None:
+    """What a chart left on a figure removed, so that the next one draws as on a new
+    figure: its lines, rings, texts and legends, titles and labels, the colour cycle,
+    the data limits and autoscaling, hidden axes and panels."""
+    suptitle = getattr(fig, "_suptitle", None)
+    if suptitle is not None:
+        suptitle.set_text("")
+    for ax in fig.axes:
+        for artist in [*ax.lines, *ax.collections, *ax.texts, *ax.patches]:
+            artist.remove()
+        legend = ax.get_legend()
+        if legend is not None:
+            legend.remove()
+        ax.set_title("")
+        ax.set_xlabel("")
+        ax.set_ylabel("")
+        ax.set_axis_on()
+        ax.set_visible(True)
+        ax.set_prop_cycle(None)
+        ax.relim()
+        ax.set_xlim(0.0, 1.0)  # a new axes' limits (anything placed before data uses them)
+        ax.set_ylim(0.0, 1.0)
+        ax.set_autoscale_on(True)
+        if hasattr(ax, "_autotitlepos"):
+            ax._autotitlepos = True  # set_title("") keeps what `fit_margins` set
+
+
+def _new_figure(panels: int, width: float = 5.2, height: float = 3.6) -> tuple[Figure, list[Axes]]:
+    """A figure of `panels` panels (two columns from two panels on) on the Agg canvas;
+    inside `reused_figures`, the one made before for this shape, cleared."""
     cols = 1 if panels == 1 else 2
     rows = math.ceil(panels / cols)
-    # constrained layout: no label or title is clipped, however long
-    fig = Figure(figsize=(width * cols, height * rows), dpi=DPI, layout="constrained")
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(rows, cols, squeeze=False).ravel().tolist()
+    key = (rows, cols, width, height)
+    if _REUSED is not None and key in _REUSED:
+        fig = _REUSED[key]
+        _clear(fig)
+        axes = list(fig.axes)
+    else:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        # No layout engine: the builders end with `fit_margins` (measured once, not at
+        # every draw).
+        fig = Figure(figsize=(width * cols, height * rows), dpi=DPI)
+        FigureCanvasAgg(fig)
+        axes = fig.subplots(rows, cols, squeeze=False).ravel().tolist()
+        if _REUSED is not None:
+            _REUSED[key] = fig
     for ax in axes[panels:]:
         ax.set_visible(False)
     return fig, axes[:panels]
@@ -225,7 +341,9 @@ def wheel_figure(
     groups = _groups(table, series, units)
     for ax, (wheel, column) in zip(axes, columns.items(), strict=True):
         if wheel not in present:
-            ax.text(0.5, 0.5, f"{wheel}: not defined", ha="center", va="center")
+            ax.text(
+                0.5, 0.5, f"{wheel}: not defined", ha="center", va="center", transform=ax.transAxes
+            )
             ax.set_axis_off()
             continue
         wx = x_of[wheel]
@@ -242,6 +360,7 @@ def wheel_figure(
         ax.set_ylabel(axis_label(column, units))
         _finish(ax, wx, [column], units, legend=len(groups) > 1)
     fig.suptitle(title)
+    fit_margins(fig)
     return fig
 
 
@@ -288,6 +407,7 @@ def roll_centre_figure(
     _finish(migration, lats[0] if lats else heights[0], heights, units, legend=True)
     _finish(height, x, heights, units, legend=True)
     fig.suptitle(title)
+    fit_margins(fig)
     return fig
 
 
@@ -394,6 +514,7 @@ def steer_figure(
         ax.set_title("Ackermann")
         _finish(ax, x, ackermann, units, legend=len(groups) > 1 or len(ackermann) > 1)
     fig.suptitle(title)
+    fit_margins(fig)
     return fig
 
 
@@ -483,6 +604,7 @@ def pitch_figure(
         _finish(height, x, zs, units, legend=True)
         _finish(migration, xs[0], zs, units, legend=True)
     fig.suptitle(title)
+    fit_margins(fig)
     return fig
 
 
@@ -518,6 +640,7 @@ def xy_figure(
         )
         _finish(ax, x, columns, units, legend=len(columns) > 1 or len(groups) > 1)
     fig.suptitle(title)
+    fit_margins(fig)
     return fig
 
 
@@ -552,4 +675,5 @@ def line_figure(
     ax.set_ylabel(ylabel or (units.label(present[0]) if len(present) == 1 else ""))
     _finish(ax, x, present, units, legend=True)
     ax.set_title(title)
+    fit_margins(fig)
     return fig

@@ -1,0 +1,153 @@
+"""A chart worker: a process forked when a command starts, that loads matplotlib while the
+command solves, then draws the charts it is sent.
+
+``sweep --plot`` and ``compare`` spend about 0.25 s of CPU importing matplotlib and
+reading its fonts before the first chart. Started before the car is read
+(`ChartWorker.start`), the worker does that on the second core while this process reads
+the car and solves the sweep; `ChartWorker.plot_table` then sends it the table (pickled
+through a pipe) and the worker draws the charts, in two processes from three charts on
+(`chart_files.plot_table` forks once more, from a process that has matplotlib loaded).
+What it writes is what `chart_files.plot_table` writes in this process, byte for byte.
+
+Nothing is trusted that did not finish: when the worker cannot start (not Linux, one
+core, a thread running), dies, or fails on the job (a bad column, a file that cannot be
+written), this process draws the charts itself with `plot_table`, so any error is raised
+here, as without the worker. A command that ends without charts (an error before them)
+stops the worker at once (`close`): it has written nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from suspension_sim.outputs.chart_files import can_fork, plot_table
+
+
+class ChartWorker:
+    """The forked worker (`start`): `plot_table` sends it one job, `close` ends it."""
+
+    def __init__(self, pid: int, jobs: int, results: int) -> None:
+        self.pid = pid
+        self._jobs = jobs  # write end: this process -> worker (-1 once closed)
+        self._results = results  # read end: worker -> this process (-1 once closed)
+        self._answered = False
+        self._done = False
+
+    @classmethod
+    def start(cls) -> ChartWorker | None:
+        """Fork the worker (None where a fork is not safe or not worth it:
+        `chart_files.can_fork`)."""
+        if not can_fork():
+            return None
+        job_read, job_write = os.pipe()
+        result_read, result_write = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the worker (coverage does not follow os._exit)
+            code = 1
+            try:
+                os.close(job_write)
+                os.close(result_read)
+                code = _serve(job_read, result_write)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(job_read)
+        os.close(result_write)
+        return cls(pid, job_write, result_read)
+
+    def plot_table(self, **job: Any) -> list[Path]:
+        """`chart_files.plot_table(**job)` drawn by the worker: the files written. If the
+        worker fails, this process draws them itself (raising any error)."""
+        paths = self._ask(job)
+        self.close()
+        return plot_table(**job) if paths is None else paths
+
+    def _ask(self, job: dict[str, Any]) -> list[Path] | None:
+        """Send the job, wait for the answer: the paths, or None when the worker failed."""
+        if self._done:
+            return None
+        try:
+            with os.fdopen(self._jobs, "wb", closefd=False) as out:
+                pickle.dump(job, out, protocol=pickle.HIGHEST_PROTOCOL)
+            os.close(self._jobs)
+            self._jobs = -1
+            with os.fdopen(self._results, "rb", closefd=False) as answer:
+                got = pickle.load(answer)
+        except (OSError, EOFError, pickle.PickleError):
+            return None
+        self._answered = True
+        if not isinstance(got, list):
+            return None
+        return [Path(p) for p in got]
+
+    def close(self) -> None:
+        """End the worker: wait for it once it has answered; else stop it at once (it has
+        written nothing whole: files are written atomically, and an unanswered job is
+        only left by an interrupt). Safe to call twice."""
+        if self._done:
+            return
+        self._done = True
+        if not self._answered:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+        for fd in (self._jobs, self._results):
+            if fd >= 0:
+                os.close(fd)
+        self._jobs = self._results = -1
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+
+
+def _serve(jobs: int, results: int) -> int:  # pragma: no cover - runs in the worker
+    """The worker's life: load matplotlib and the font, read one job, draw it, answer
+    (the paths written, or None after any error: the caller redoes the job)."""
+    _warm_up()
+    with os.fdopen(jobs, "rb") as incoming:
+        try:
+            job = pickle.load(incoming)
+        except EOFError:  # the command ended without charts
+            return 0
+    try:
+        answer: list[str] | None = [str(p) for p in plot_table(**job)]
+    except Exception:
+        answer = None
+    with os.fdopen(results, "wb") as out:
+        pickle.dump(answer, out, protocol=pickle.HIGHEST_PROTOCOL)
+    return 0
+
+
+def _warm_up() -> None:  # pragma: no cover - runs in the worker
+    """What every chart needs first: matplotlib's figure and Agg canvas, and the default
+    font found and opened (its cache read)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg  # noqa: F401
+    from matplotlib.figure import Figure  # noqa: F401
+    from matplotlib.font_manager import FontProperties
+
+    from suspension_sim.outputs.figures import DPI
+
+    RendererAgg(1, 1, DPI).get_text_width_height_descent("0", FontProperties(), False)
+
+
+@contextlib.contextmanager
+def chart_worker(wanted: bool = True) -> Iterator[ChartWorker | None]:
+    """A `ChartWorker` for the block (None when not `wanted` or where it cannot start),
+    closed at the end however the block ends."""
+    worker = ChartWorker.start() if wanted else None
+    try:
+        yield worker
+    finally:
+        if worker is not None:
+            worker.close()
+
+
+__all__ = ["ChartWorker", "chart_worker"]
