@@ -720,3 +720,116 @@ def test_an_intact_batch_metrics_kernel_is_kept(
     )
     assert proc.returncode == 0, proc.stderr
     assert sorted(code.glob("metrics_*/batch_kernel.*.nbi")) == before and warmup.verified()
+
+
+def test_the_solve_group_is_published_before_the_other_kernels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the solve kernel's steps are done, its files and its own manifest are in the
+    code folder (the solvers are used from then on) while the other kernels still
+    compile; the whole compile's manifest follows at the end, and a damaged file of the
+    group is never loaded (its manifest is the one forgotten)."""
+    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "cache"))
+
+    def staging() -> Path:
+        folder = cache.private_code_dir("numba-x")
+        assert folder is not None and "staging" in folder.name
+        return folder
+
+    def solve() -> None:
+        (staging() / "solve_fake").mkdir()
+        (staging() / "solve_fake" / "kernel.fake.nbc").write_bytes(b"solve")
+        (staging() / "solve_fake" / "kernel.fake.nbi").write_bytes(b"index")
+
+    seen: dict[str, object] = {}
+
+    def metrics() -> None:  # the solvers are usable already, the rest is not
+        code = warmup.code_folder()
+        assert code is not None
+        seen["solve"] = warmup.on_disk(warmup.SOLVE) and warmup.verified(warmup.SOLVE)
+        seen["all"] = warmup.on_disk()
+        seen["copied"] = (code / "solve_fake" / "kernel.fake.nbc").read_bytes()
+        (staging() / "metrics_fake").mkdir()
+        (staging() / "metrics_fake" / "batch_kernel.fake.nbc").write_bytes(b"metrics")
+
+    steps = [
+        warmup.Step("solve kernel: fake", solve, 1.0),
+        warmup.Step(warmup.NEEDS_SOLVE, metrics, 1.0),
+    ]
+    said: list[str] = []
+    assert warmup.run_compile(True, said.append, lambda: steps) == 0, said
+    assert seen == {"solve": True, "all": False, "copied": b"solve"}
+    assert said.index("GROUP solve") < said.index("STEP 1 batch metrics kernel")
+    code = warmup.code_folder()
+    assert code is not None and warmup.verified() and warmup.verified(warmup.SOLVE)
+    group = warmup.read_manifest(code, warmup.SOLVE)
+    assert group is not None
+    assert group["files"] == {
+        "solve_fake/kernel.fake.nbc": [5, __import__("hashlib").sha256(b"solve").hexdigest()],
+        "solve_fake/kernel.fake.nbi": [None, None],
+    }
+    assert (code / "metrics_fake" / "batch_kernel.fake.nbc").read_bytes() == b"metrics"
+    # A compile cut short after the group: the group alone serves; damaged, it is forgotten.
+    warmup.manifest_path(code).unlink()
+    assert warmup.on_disk(warmup.SOLVE) and not warmup.on_disk()
+    (code / "solve_fake" / "kernel.fake.nbc").write_bytes(b"s0lve")
+    assert warmup.on_disk(warmup.SOLVE) and not warmup.verified(warmup.SOLVE)
+    assert warmup.forget() and not warmup.on_disk(warmup.SOLVE)
+
+
+def test_a_new_compile_drops_the_old_group_manifest_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A group manifest left by an earlier compile never names the files a new compile
+    copies in: it is gone before the first step, and a compile that fails in the solve
+    steps leaves no group manifest."""
+    import json
+
+    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "cache"))
+    code = warmup.code_folder()
+    assert code is not None
+    base = cache.private_code_dir(code.name)
+    assert base is not None
+    (base / "solve_fake").mkdir()
+    (base / "solve_fake" / "kernel.fake.nbc").write_bytes(b"old")
+    old = {**warmup._identity(), "files": {"solve_fake/kernel.fake.nbc": [3, None]}}
+    warmup.manifest_path(base, warmup.SOLVE).write_text(json.dumps(old))
+    assert warmup.on_disk(warmup.SOLVE)
+    seen: list[bool] = []
+
+    def broken() -> None:
+        seen.append(warmup.manifest_path(base, warmup.SOLVE).exists())
+        raise RuntimeError("no memory")
+
+    steps = [warmup.Step("solve kernel: fake", broken, 1.0)]
+    assert warmup.run_compile(True, lambda _: None, lambda: steps) == 1
+    assert seen == [False] and not warmup.on_disk(warmup.SOLVE)
+
+
+def test_a_lazy_kernel_is_compiled_on_its_first_use_under_the_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kernel entry point no command calls is not in the warm-up's steps; its first use
+    compiles it once, holding the compile lock (numba writes into the code folder)."""
+    from suspension_sim.solve import engine_compile
+
+    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "cache"))
+    assert set(engine_compile.LAZY) == set(engine_compile._LAZY_CALLS)
+
+    class Dispatcher:
+        __name__ = "fake"
+
+        def __init__(self) -> None:
+            self.signatures: list[str] = []
+
+    disp = Dispatcher()
+    held: list[bool] = []
+
+    def compile_fake() -> None:
+        held.append(warmup._held)
+        disp.signatures.append("(float64,)")
+
+    monkeypatch.setitem(engine_compile._LAZY_CALLS, "fake", compile_fake)
+    assert engine_compile.compile_on_first_use(disp) is disp
+    assert engine_compile.compile_on_first_use(disp) is disp
+    assert held == [True] and not warmup._held

@@ -116,6 +116,7 @@ __all__ = [
     "Plan",
     "compile_kernel",
     "kernel_compiled",
+    "kernels_complete",
     "load_kernel_if_cached",
     "plan",
     "solve_compiled",
@@ -183,12 +184,32 @@ def kernel_on_disk() -> bool:
     return warmup.on_disk()
 
 
+_COMPLETE = False
+"""True once `kernels_complete` has seen every kernel on disk (it stays so)."""
+
+
+def kernels_complete() -> bool:
+    """True when every kernel's compile is on disk (`warmup.on_disk`: the whole
+    compile's manifest), not just the solve kernel's group that `kernel_compiled`
+    loads first: the gate for the metrics and loads kernels' compiled paths, which
+    would otherwise compile in the calling process (or wait for the compile) while the
+    rest of the first compile after an install runs. Stats only (~1 ms) until true."""
+    global _COMPLETE
+    if not _COMPLETE:
+        from suspension_sim.solve import warmup
+
+        _COMPLETE = warmup.on_disk()
+    return _COMPLETE
+
+
 def load_kernel_if_cached() -> bool:
-    """Load the compiled kernel when a complete compile is on disk (its files verified
-    first); True when it is ready in this process afterwards. Not on disk: a background
-    compile is started (`solve.warmup.start_background`) and False returned at once. A
-    cache that fails to load is forgotten and recompiled in the background; this
-    process keeps the numpy path. Tried once per process."""
+    """Load the compiled kernel when a complete compile of the solve kernel's group is
+    on disk (`warmup.SOLVE`: published first by a compile, before the metrics and loads
+    kernels; its files verified first); True when it is ready in this process
+    afterwards. Not on disk: a background compile is started
+    (`solve.warmup.start_background`) and False returned at once. A cache that fails
+    to load is forgotten and recompiled in the background; this process keeps the
+    numpy path. Tried once per process."""
     global _LOAD_TRIED, _READY
     if _LOAD_TRIED:
         return kernel_compiled()
@@ -197,8 +218,8 @@ def load_kernel_if_cached() -> bool:
         return True
     from suspension_sim.solve import warmup
 
-    if not warmup.verified():
-        if warmup.on_disk():  # listed but damaged: forget it, compile again
+    if not warmup.verified(warmup.SOLVE):  # the solvers' group is enough here
+        if warmup.on_disk(warmup.SOLVE):  # listed but damaged: forget it, compile again
             warmup.forget()
         warmup.start_background()
         return False
@@ -216,6 +237,8 @@ def load_kernel_if_cached() -> bool:
         warmup.start_background()
         return False
     _READY = True
+    if not warmup.on_disk():  # the solvers' group only: the rest is compiling, or
+        warmup.start_background()  # a compile was cut short (started again here)
     return True
 
 

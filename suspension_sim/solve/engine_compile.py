@@ -15,6 +15,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -25,8 +26,10 @@ from suspension_sim.solve.engine_targets import empty_target_tables
 
 def compile_kernel() -> float:
     """Compile the kernel now, or load it from the disk cache (once per process);
-    returns the seconds it took (0 if done). While another process compiles the
-    kernels (`solve.warmup`), waits for it and loads its work instead of compiling."""
+    returns the seconds it took (0 if done). Once a compile has published the solve
+    kernel's group (`warmup.SOLVE`), loads it without waiting for the rest; while
+    another process compiles the kernels (`solve.warmup`), waits for it and loads its
+    work instead of compiling."""
     k = kernel_module()
     if k is None:
         raise RuntimeError("numba is not installed: the compiled batch path is unavailable")
@@ -35,12 +38,17 @@ def compile_kernel() -> float:
     t0 = time.perf_counter()
     from suspension_sim.solve import warmup
 
+    if warmup.verified(warmup.SOLVE):  # published (the rest may still compile): load it
+        with contextlib.suppress(Exception):  # numba could not read it: compile below
+            for _, step, _ in kernel_steps():
+                step()
+            return time.perf_counter() - t0
     # Under the compile lock: while another process compiles, wait for it (said in one
     # line) and load its work; never compile beside it into the folder it publishes to.
     # A lock that cannot be taken at all (a file system without locks) still compiles:
     # the caller asked for the compiled path.
     with warmup.foreground_compile():
-        if warmup.on_disk() and not warmup.verified():
+        if warmup.on_disk(warmup.SOLVE) and not warmup.verified(warmup.SOLVE):
             _drop_disk_cache(k)  # damaged: never hand it to numba; compile afresh
         try:
             for _, step, _ in kernel_steps():
@@ -56,6 +64,27 @@ def compile_kernel() -> float:
             for _, step, _ in kernel_steps():
                 step()
     return time.perf_counter() - t0
+
+
+LAZY = ("batch_tangents",)
+"""Kernel entry points no command calls (`engine.tangents_compiled`, kept as a checked
+twin of `metrics.batch.input_tangents`): not in `kernel_steps`, so the warm-up does
+not spend ~3 s of CPU on them; compiled on their first use (`compile_on_first_use`)."""
+
+
+def compile_on_first_use(disp: Any) -> Any:
+    """The kernel function `disp` (a numba dispatcher), compiled first when it has no
+    compiled version in this process: under the compile lock (`warmup.foreground_compile`:
+    numba then writes into the code folder beside no other compile), on the same empty
+    tables as `kernel_steps`, from the disk cache when a process compiled it before."""
+    if disp.signatures:
+        return disp
+    from suspension_sim.solve import warmup
+
+    with warmup.foreground_compile():
+        if not disp.signatures:
+            _LAZY_CALLS[disp.__name__]()
+    return disp
 
 
 def _drop_disk_cache(k: ModuleType) -> None:
@@ -75,7 +104,9 @@ def kernel_steps() -> list[tuple[str, Callable[[], object], float]]:
     """The kernel's compile, function by function, as (name, call, rough share of the
     time): each call runs one kernel function on empty tables of the types every car's
     tables have, which compiles it (or loads it from the disk cache). Every kernel
-    function Python calls is here, so that none is compiled later in a user's process."""
+    function the solvers, sweeps and batches call is here, so that none is compiled
+    later in a user's process; `LAZY` ones (no command calls them) are compiled on
+    their first use (`compile_on_first_use`)."""
     k = kernel_module()
     if k is None:  # pragma: no cover - numba is a dependency
         raise RuntimeError("numba is not installed: the compiled batch path is unavailable")
@@ -135,19 +166,8 @@ def kernel_steps() -> list[tuple[str, Callable[[], object], float]]:
             np.zeros((1, 3)),
         )
 
-    def tangents() -> None:
-        k.batch_tangents(
-            np.zeros((1, 1)),
-            one,
-            tab.arrays,
-            W,
-            S,
-            one,
-            one,
-            np.zeros((1, 1, 3)),
-            np.zeros((1, 1, 1, 3)),
-            np.zeros((1, 1, 1)),
-        )
+    def tangents() -> None:  # `by_engine.solve_targets_by_engine`
+        k.block_tangents(np.zeros(1), one, tab.arrays, W, S, np.zeros((1, 1)))
 
     def slopes() -> None:  # `by_engine.solve_targets_by_engine`
         k.points_and_slopes(
@@ -160,6 +180,30 @@ def kernel_steps() -> list[tuple[str, Callable[[], object], float]]:
         ("chassis_points", chassis, 2.0),
         ("world_points", world, 2.0),
         ("body_spread", spread, 3.0),
-        ("batch_tangents", tangents, 5.0),
+        ("block_tangents", tangents, 3.0),
         ("points_and_slopes", slopes, 2.0),
     ]
+
+
+def _batch_tangents() -> None:
+    k = kernel_module()
+    assert k is not None
+    tab = dummy_tables()
+    W, S = work_arrays(tab)
+    one = np.zeros(1, dtype=np.int64)
+    k.batch_tangents(
+        np.zeros((1, 1)),
+        one,
+        tab.arrays,
+        W,
+        S,
+        one,
+        one,
+        np.zeros((1, 1, 3)),
+        np.zeros((1, 1, 1, 3)),
+        np.zeros((1, 1, 1)),
+    )
+
+
+_LAZY_CALLS: dict[str, Callable[[], None]] = {"batch_tangents": _batch_tangents}
+"""How each `LAZY` entry point is compiled (run once on empty tables)."""

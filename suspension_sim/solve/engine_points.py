@@ -131,9 +131,13 @@ def tangents_compiled(
     input tangents dq/du (S, n_params, n_inputs) at closed states Q (n_params, S), by the
     compiled kernel: the layouts of `KinematicModel.instance_positions` and of
     `metrics.batch.input_tangents` (the numpy reference). NaN tangents for a state with
-    a singular block."""
+    a singular block. The kernel function is not in the warm-up (`engine_compile.LAZY`):
+    compiled (or loaded from the disk cache) on its first use in a process."""
+    from suspension_sim.solve.engine_compile import compile_on_first_use
+
     k = kernel_module()
     assert k is not None
+    batch_tangents = compile_on_first_use(k.batch_tangents)
     tab = kernel_tables(model)
     W, S = work_arrays(tab)
     N = Q.shape[1]
@@ -141,7 +145,7 @@ def tangents_compiled(
     P = np.empty((N, tab.n_inst, 3))
     dP = np.empty((N, tab.n_inst, tab.k_max, 3))
     T = np.zeros((N, tab.n_params, n_in))
-    k.batch_tangents(
+    batch_tangents(
         np.ascontiguousarray(Q.T, dtype=float),
         np.arange(n_in, dtype=np.int64),
         tab.arrays,

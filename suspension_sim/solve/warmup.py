@@ -54,9 +54,12 @@ from suspension_sim import cache as cache_mod
 from suspension_sim.solve.warmup_lock import Lock
 from suspension_sim.solve.warmup_progress import follow as _follow
 from suspension_sim.solve.warmup_store import (  # noqa: F401 - re-exported: public names stay here
+    ALL,
+    GROUP_FOLDERS,
     KERNEL_SOURCES,
     MANIFEST_FORMAT,
     PACKAGE,
+    SOLVE,
     code_folder,
     copy_compiled,
     drop_compiled,
@@ -74,6 +77,7 @@ from suspension_sim.solve.warmup_store import (  # noqa: F401 - re-exported: pub
 )
 from suspension_sim.solve.warmup_store import identity as _identity
 from suspension_sim.solve.warmup_store import publish as _publish  # a name here: tests watch it
+from suspension_sim.solve.warmup_store import publish_group as _publish_group
 
 BACKGROUND_ENV = "SUSPENSION_SIM_BACKGROUND_COMPILE"
 """Set to 0 (or false, no, off) to never start a background compile."""
@@ -118,13 +122,23 @@ class Step:
 
 LOADS_STEP = "loads kernel"
 """The step that needs nothing of the others (it runs in the second lane)."""
-SECOND_LANE = ("solve kernel: points_and_slopes", "solve kernel: solve_single", LOADS_STEP)
+SECOND_LANE = (
+    "solve kernel: solve_single",
+    "solve kernel: points_and_slopes",
+    "solve kernel: block_tangents",
+    LOADS_STEP,
+)
 """The steps a foreground compile runs in a second process, in this order, while this
 one runs the others, when the machine has two cores or more: about half the work
-each (the single solve ~40 % of the solve kernel, the loads kernel ~20 % of it all).
-The step of this process that needs the solve kernels (`NEEDS_SOLVE`) first waits
-until the second process has compiled its solve steps (a marker file each in the
-staging folder), then loads them from there instead of compiling them again."""
+each, and of the solve kernel's group first (the single solve ~45 % of it, the loads
+kernel ~25 % of it all). The step of this process that needs the solve kernels
+(`NEEDS_SOLVE`) first waits until the second process has compiled its solve steps (a
+marker file each in the staging folder), then loads them from there instead of
+compiling them again."""
+SOLVE_STEPS = "solve kernel"
+"""The start of the labels of the solve kernel's steps (`SOLVE` group): once they are
+all done (in both processes), the group is published with its own manifest before
+the other steps run (`publish_group`), so the solvers are used from then on."""
 NEEDS_SOLVE = "batch metrics kernel"
 """The step that runs a compiled solve (`SECOND_LANE`)."""
 CHILD_MODULE = "suspension_sim.commands.warm_up"
@@ -184,7 +198,8 @@ def run_compile(
 
     wait: block on the lock (foreground) or leave at once when another process holds
     it (background). say: progress lines for the parent (``PLAN n total_weight``,
-    ``STEP weight label``, ``WAIT``, ``DONE``, ``SKIP``, ``FAIL``). steps: what to
+    ``STEP weight label``, ``GROUP name`` once a group is published, ``WAIT``,
+    ``DONE``, ``SKIP``, ``FAIL``). steps: what to
     compile (`commands.warm_up.compile_steps`; tests pass cheap stand-ins to check the
     locking and publishing), called once the staging folder is named, so that the
     kernel modules it imports write there. parallel: run the `SECOND_LANE` steps in a
@@ -213,6 +228,9 @@ def run_compile(
             return 0
         for old in base.parent.glob(f"{base.name}-staging-*"):  # left by a killed compile
             shutil.rmtree(old, ignore_errors=True)
+        for group in GROUP_FOLDERS:  # stale or damaged: never beside the files copied in
+            with contextlib.suppress(OSError):
+                manifest_path(base, group).unlink()
         staging_name = f"{base.name}-staging-{os.getpid()}"
         os.environ[STAGING_ENV] = staging_name
         _compiling = True
@@ -235,10 +253,18 @@ def run_compile(
                     stdin=subprocess.DEVNULL,
                     env={**_child_env(), STAGING_ENV: staging_name},
                 )
+            group_done = not any(st.label.startswith(SOLVE_STEPS) for st in todo)
+            published = False
             for i, step in enumerate(todo):
                 if step in lane:
                     continue
-                if helper is not None and step.label == NEEDS_SOLVE:
+                if not group_done and not step.label.startswith(SOLVE_STEPS):
+                    group_done = True  # every solve step of this process is done
+                    if helper is None or _wait_for_solve(helper, staging, lane):
+                        publish_group(staging, base, SOLVE)
+                        published = True
+                        say(f"GROUP {SOLVE}")
+                elif helper is not None and step.label == NEEDS_SOLVE:
                     _wait_for_solve(helper, staging, lane)
                 if helper is not None and i > last:  # the steps after them need them done
                     _join(helper, lane, say)
@@ -250,7 +276,10 @@ def run_compile(
                 helper = None
             with contextlib.suppress(OSError):  # stale (checked above): never beside new files
                 manifest_path(base).unlink()
-            files = _publish(staging, base)
+            if published:  # its folders stay in place: processes may be loading from them
+                files = _publish(staging, base, tuple(GROUP_FOLDERS.values()))
+            else:
+                files = _publish(staging, base)
         finally:
             if helper is not None:
                 helper.kill()
@@ -283,11 +312,22 @@ def _marker(staging: Path, label: str) -> Path:
     return staging / (".done-" + "".join(c if c.isalnum() else "-" for c in label))
 
 
-def _wait_for_solve(helper: subprocess.Popen[bytes], staging: Path, lane: list[Step]) -> None:
-    """Wait until the second process has done its solve-kernel steps (or has ended)."""
-    wanted = [_marker(staging, st.label) for st in lane if st.label.startswith("solve kernel")]
+def _wait_for_solve(helper: subprocess.Popen[bytes], staging: Path, lane: list[Step]) -> bool:
+    """Wait until the second process has done its solve-kernel steps (or has ended);
+    True when they are all done."""
+    wanted = [_marker(staging, st.label) for st in lane if st.label.startswith(SOLVE_STEPS)]
     while helper.poll() is None and not all(m.exists() for m in wanted):
         time.sleep(0.05)
+    return all(m.exists() for m in wanted)
+
+
+def publish_group(staging: Path, base: Path, group: str) -> None:
+    """Publish the compiled files of `group` from the staging folder into the code
+    folder `base` while the compile goes on: its files copied in (`warmup_store.
+    publish_group`), then its manifest written atomically (a process then loads the
+    group: `on_disk(group)`, `verified(group)`)."""
+    files = _publish_group(staging, base, group)
+    write_json_atomically(manifest_path(base, group), {**_identity(), "files": files})
 
 
 def _join(helper: subprocess.Popen[bytes], lane: list[Step], say: Callable[[str], None]) -> None:

@@ -1,7 +1,7 @@
 """The progress bar of ``suspension-sim warm-up``: the compile process's lines shown.
 
 `follow` reads the progress lines `solve.warmup.run_compile` prints (``PLAN``,
-``STEP``, ``WAIT``, ``DONE``, ``SKIP``, ``FAIL``) and draws them as a tqdm bar,
+``STEP``, ``GROUP``, ``WAIT``, ``DONE``, ``SKIP``, ``FAIL``) and draws them as a tqdm bar,
 redrawn every second while a long step runs (`ticking`).
 """
 
@@ -41,6 +41,9 @@ def follow(lines: IO[str], progress: bool, stream: IO[str]) -> int:
                 bar.update(last)
                 last = float(weight)
                 bar.set_postfix_str(label)
+            elif word == "GROUP":  # the solvers are in use from here on; the rest follows
+                if bar is not None:
+                    bar.set_postfix_str(f"{rest} kernels ready")
             elif word == "WAIT":
                 print("waiting for the compile already running in another process", file=stream)
             elif word in ("DONE", "SKIP"):

@@ -43,8 +43,20 @@ KERNEL_SOURCES = (
 solve kernel's files are `solve.kernel.MODULES`, listed here so that nothing imports
 numba to read them)."""
 
-_checked: bytes | None = None
-"""The manifest `verified` last read in this process (what `forget` may drop)."""
+ALL = ""
+"""The group of every kernel: the manifest written once the whole compile is in."""
+SOLVE = "solve"
+"""The solve kernel's group (`solve.kernel`: the solvers, points, spread, tangents):
+published by the compile as soon as its steps are done, with a manifest of its own,
+so a process uses the compiled solver while the metrics and loads kernels still
+compile. Its files are numba's folders for `solve/` (`GROUP_FOLDERS`)."""
+GROUP_FOLDERS = {SOLVE: "solve_"}
+"""The start of the names of numba's cache folders (``<source folder>_<sha1>``) that a
+group's manifest covers."""
+
+_checked: tuple[Path, bytes] | None = None
+"""The manifest `verified` last read in this process and what it held (what `forget`
+may drop)."""
 
 
 # -- where ------------------------------------------------------------------------------
@@ -73,8 +85,10 @@ def _location_tag() -> str:
     return hashlib.sha1(str(PACKAGE).encode()).hexdigest()[:16]
 
 
-def manifest_path(folder: Path) -> Path:
-    return folder / f"manifest-{_location_tag()}.json"
+def manifest_path(folder: Path, group: str = ALL) -> Path:
+    """The manifest of `group` (`ALL`: the whole compile; `SOLVE`) in the code folder."""
+    head = f"manifest-{group}-" if group else "manifest-"
+    return folder / f"{head}{_location_tag()}.json"
 
 
 def failed_path(folder: Path) -> Path:
@@ -102,10 +116,10 @@ def identity() -> dict[str, Any]:
 
 
 # -- state on disk ----------------------------------------------------------------------
-def read_manifest(folder: Path) -> dict[str, Any] | None:
-    """The manifest when it belongs to this package as installed now, else None."""
+def read_manifest(folder: Path, group: str = ALL) -> dict[str, Any] | None:
+    """The manifest of `group` when it belongs to this package as installed now, else None."""
     try:
-        return _manifest(manifest_path(folder).read_bytes())
+        return _manifest(manifest_path(folder, group).read_bytes())
     except OSError:
         return None
 
@@ -124,21 +138,25 @@ def _manifest(raw: bytes) -> dict[str, Any] | None:
     return data
 
 
-def on_disk() -> bool:
-    """True when a complete compile of these kernels is in the code folder (manifest
-    current, every listed file there with its size). Stats only: ~1 ms, no numba."""
-    return why_not_on_disk() is None
+def on_disk(group: str = ALL) -> bool:
+    """True when a complete compile of these kernels (of `group`: `SOLVE` is there
+    too once every kernel is) is in the code folder (manifest current, every listed
+    file there with its size). Stats only: ~1 ms, no numba."""
+    return why_not_on_disk(group) is None
 
 
-def why_not_on_disk() -> str | None:
-    """None when `on_disk`, else what is missing or stale (for messages and tests)."""
+def why_not_on_disk(group: str = ALL) -> str | None:
+    """None when `on_disk(group)`, else what is missing or stale (for messages, tests)."""
     folder = code_folder()
     if folder is None:
         return "no cache folder, or numba is not installed"
+    if group and why_not_on_disk(ALL) is None:
+        return None
+    path = manifest_path(folder, group)
     try:
-        data = json.loads(manifest_path(folder).read_bytes())
+        data = json.loads(path.read_bytes())
     except (OSError, ValueError, RecursionError) as exc:
-        return f"no readable manifest {manifest_path(folder)} ({type(exc).__name__})"
+        return f"no readable manifest {path} ({type(exc).__name__})"
     if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
         return "the manifest is not one of ours"
     ident = identity()
@@ -156,21 +174,26 @@ def why_not_on_disk() -> str | None:
     return None
 
 
-def verified() -> bool:
-    """`on_disk`, and every compiled file's sha256 matches (read before loading: a
-    corrupt file must never reach numba, which would raise or recompile). Remembers
-    the manifest it checked: `forget` drops only that one."""
+def verified(group: str = ALL) -> bool:
+    """`on_disk(group)`, and every compiled file's sha256 matches (read before loading:
+    a corrupt file must never reach numba, which would raise or recompile); for a
+    group, the whole compile's manifest when it is there, else the group's own.
+    Remembers the manifest it checked: `forget` drops only that one."""
     global _checked
     folder = code_folder()
     if folder is None:
         return False
+    if group and on_disk(ALL):
+        group = ALL
+    path = manifest_path(folder, group)
     try:
-        _checked = manifest_path(folder).read_bytes()
+        raw = path.read_bytes()
     except OSError:
         _checked = None
         return False
-    data = _manifest(_checked)
-    if data is None or not on_disk():
+    _checked = (path, raw)
+    data = _manifest(raw)
+    if data is None or not on_disk(group):
         return False
     try:
         for rel, (_, digest) in data["files"].items():
@@ -192,9 +215,9 @@ def forget() -> bool:
     folder = code_folder()
     if folder is None:
         return False
-    path = manifest_path(folder)
+    path = manifest_path(folder) if _checked is None else _checked[0]
     try:
-        if _checked is not None and path.read_bytes() != _checked:
+        if _checked is not None and path.read_bytes() != _checked[1]:
             return False
         path.unlink()
     except OSError:
@@ -238,6 +261,11 @@ def drop_compiled() -> None:
     Nothing when another process has published a new compile since it was checked."""
     if not forget() and on_disk():
         return
+    folder = code_folder()
+    for group in GROUP_FOLDERS:  # they name the same files
+        with contextlib.suppress(OSError):
+            if folder is not None:
+                manifest_path(folder, group).unlink()
     for source in KERNEL_SOURCES:
         where = numba_folder(source)
         if where is None:
@@ -310,25 +338,63 @@ def _private(*paths: Path) -> bool:
     return True
 
 
-def publish(staging: Path, folder: Path) -> dict[str, list[Any]]:
+def publish(staging: Path, folder: Path, in_place: tuple[str, ...] = ()) -> dict[str, list[Any]]:
     """Move the compiled folders from `staging` into `folder` (replacing older ones) and
     return the manifest's file table {relative path: [size, sha256]}. numba's index
     files (``.nbi``) are listed as [None, None], present but not pinned: numba adds an
     entry to them when a later process compiles another signature, which leaves the
-    machine code already there (``.nbc``, pinned) untouched."""
+    machine code already there (``.nbc``, pinned) untouched. in_place: the starts of
+    folder names whose files are copied in one by one (atomically) instead: a group
+    published before (`publish_group`), which other processes may be loading from, so
+    its folder never disappears for an instant."""
     files: dict[str, list[Any]] = {}
     for sub in sorted(p for p in staging.iterdir() if p.is_dir()):
-        for f in sorted(sub.rglob("*")):
-            if f.is_file() and f.suffix == ".nbi" and ".tmp." not in f.name:
-                files[f.relative_to(staging).as_posix()] = [None, None]
-            elif f.is_file() and ".tmp." not in f.name:
-                data = f.read_bytes()
-                files[f.relative_to(staging).as_posix()] = [
-                    len(data),
-                    hashlib.sha256(data).hexdigest(),
-                ]
-        _swap(sub, folder / sub.name)
+        files.update(_table(staging, sub))
+        if in_place and sub.name.startswith(in_place):
+            _copy_in(staging, sub, folder)
+        else:
+            _swap(sub, folder / sub.name)
     return files
+
+
+def publish_group(staging: Path, folder: Path, group: str) -> dict[str, list[Any]]:
+    """Copy the compiled files of `group` (its folders, `GROUP_FOLDERS`) from `staging`
+    into `folder` (each file atomically; the staging folder keeps them for the whole
+    compile's `publish`) and return their file table (see `publish`)."""
+    files: dict[str, list[Any]] = {}
+    for sub in sorted(p for p in staging.iterdir() if p.is_dir()):
+        if sub.name.startswith(GROUP_FOLDERS[group]):
+            files.update(_table(staging, sub))
+            _copy_in(staging, sub, folder)
+    return files
+
+
+def _table(staging: Path, sub: Path) -> dict[str, list[Any]]:
+    """The manifest's file table of the staged folder `sub` (see `publish`)."""
+    files: dict[str, list[Any]] = {}
+    for f in sorted(sub.rglob("*")):
+        if f.is_file() and f.suffix == ".nbi" and ".tmp." not in f.name:
+            files[f.relative_to(staging).as_posix()] = [None, None]
+        elif f.is_file() and ".tmp." not in f.name:
+            data = f.read_bytes()
+            files[f.relative_to(staging).as_posix()] = [len(data), hashlib.sha256(data).hexdigest()]
+    return files
+
+
+def _copy_in(staging: Path, sub: Path, folder: Path) -> None:
+    """Copy every file of the staged folder `sub` into `folder`, each atomically (a
+    reader sees the old file or the new one, never a part)."""
+    from suspension_sim.files import write_bytes_atomically
+
+    for f in sorted(sub.rglob("*")):
+        if f.is_file() and ".tmp." not in f.name:
+            target = folder / f.relative_to(staging)
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            blob = f.read_bytes()
+            with contextlib.suppress(OSError):
+                if target.read_bytes() == blob:
+                    continue
+            write_bytes_atomically(target, blob)
 
 
 def _swap(new: Path, target: Path) -> None:
