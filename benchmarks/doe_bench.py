@@ -9,9 +9,10 @@ chunks of `doe_fast.run_chunk_fast` and of the reference `doe.run_chunk`, one af
 other, timed by the wall clock and by this process's CPU time (other programs on the
 machine slow the first, hardly the second). On Dask: `run_doe` through a running local
 cluster (started and warmed up first, so its start is not counted; each run still
-hands the car to the workers and builds their shared structure). Prints the core
-count, the load average before and after, best and median of the repeats. Writes only
-into a temporary folder.
+hands the car to the workers and builds their shared structure), by the wall clock and
+per CPU second of the workers and this process together. Prints the core count, the
+load average before and after, best and median of the repeats. Writes only into a
+temporary folder.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,7 +32,9 @@ sys.path.insert(0, str(ROOT))
 
 if TYPE_CHECKING:  # pragma: no cover
     import suspension_sim as ss
-    from suspension_sim.explore.design_space import Study
+    from suspension_sim.description import Car
+    from suspension_sim.explore.design_space import Study, Variable
+    from suspension_sim.sweeps.spec import SweepSpec
 
 STUDY = """\
 version: 1
@@ -122,18 +125,33 @@ def main() -> None:
             print(f"one core, {name}: {rates('wall clock', wall)}; {rates('CPU time', cpu)}")
         print(f"load average after the in-process runs: {load()}")
         if not args.no_dask:
-            dask_scaling(study, model, workbook, args.dask_designs, args.repeats, Path(tmp))
+            dask_scaling(
+                study, model, workbook, specs, columns, args.dask_designs, args.repeats, Path(tmp)
+            )
 
 
-def _load_kernels() -> bool:
-    """Run on each worker: load the compiled kernels (as its first chunk would)."""
-    from suspension_sim.solve import engine
+def _warm_worker(
+    car: Car, variables: Sequence[Variable], specs: Sequence[SweepSpec], columns: list[str]
+) -> int:
+    """Run on each worker before the clock starts: load the compiled kernels and run one
+    design (numba loads some kernel functions from its disk cache on their first call)."""
+    import numpy as np
 
-    return engine.load_kernel_if_cached()
+    from suspension_sim.explore import doe_fast
+
+    offsets = np.zeros((1, len(variables)))
+    return len(doe_fast.run_chunk_fast(car, variables, specs, None, 0, offsets, columns))
 
 
 def dask_scaling(
-    study: Study, model: ss.Model, workbook: str, designs: int, repeats: int, tmp: Path
+    study: Study,
+    model: ss.Model,
+    workbook: str,
+    specs: list[SweepSpec],
+    columns: list[str],
+    designs: int,
+    repeats: int,
+    tmp: Path,
 ) -> None:
     """`run_doe` through a warmed-up local cluster of 1, then 2 single-threaded worker
     processes: designs per second (total and per worker) and the 2-to-1 ratio."""
@@ -156,23 +174,28 @@ def dask_scaling(
             Client(cluster) as client,
         ):
             address = cluster.scheduler_address
-            # every worker loads the compiled kernels before the clock starts
-            client.run(_load_kernels)
+            client.run(_warm_worker, model.car, study.variables, specs, columns)
             doe.run_doe(model.car, warm, tmp / "warm.parquet", workbook=workbook, scheduler=address)
             got: list[float] = []
+            cpu: list[float] = []  # designs per CPU second of the workers and this process
             for r in range(repeats):
                 out = tmp / f"w{workers}-{r}.parquet"
+                before = sum(client.run(time.process_time).values()) + time.process_time()
                 s = doe.run_doe(model.car, big, out, workbook=workbook, scheduler=address)
+                after = sum(client.run(time.process_time).values()) + time.process_time()
                 got.append(s.designs_per_second)
+                cpu.append(designs / (after - before))
         medians[workers] = statistics.median(got)
         per = [g / workers for g in got]
         print(
             f"local Dask cluster, {workers} worker process(es), {designs} designs: "
-            f"{rates('total', got)}; {rates('per worker', per)} (load after: {load()})"
+            f"{rates('total', got)}; {rates('per worker', per)}; "
+            f"{rates('per CPU second (workers + this process)', cpu)} (load after: {load()})"
         )
     print(
         f"scaling 2 workers / 1 worker (medians): {medians[2] / medians[1]:.2f} "
-        "(2.00 = linear; other programs on the cores lower it)"
+        "(2.00 = linear; other programs on the cores lower it: the designs per CPU second "
+        "say whether two workers cost more work per design than one)"
     )
 
 
