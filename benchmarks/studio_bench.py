@@ -121,7 +121,11 @@ def in_browser(moves: int) -> None:
     try:
         with sync_playwright() as p:
             ctx = p.chromium.launch_persistent_context(
-                tempfile.mkdtemp(), executable_path="/usr/bin/chromium", args=args, headless=True
+                tempfile.mkdtemp(),
+                executable_path="/usr/bin/chromium",
+                args=args,
+                headless=True,
+                viewport={"width": 1500, "height": 1200},
             )
             page = ctx.new_page()
             page.goto(url)
@@ -143,7 +147,10 @@ def in_browser(moves: int) -> None:
                     polling="raf",
                 )
                 numbers.append(time.perf_counter() - t0)
+                give_up = t0 + 10.0
                 while page.evaluate(DIGEST, img) == digest:  # a new picture, not a re-send
+                    if time.perf_counter() > give_up:
+                        raise SystemExit("no new picture within 10 s")
                     page.wait_for_timeout(2)
                 images.append(time.perf_counter() - t0)
                 digest = page.evaluate(DIGEST, img)

@@ -61,18 +61,13 @@ class Studio:
         return int(self.url.rstrip("/").rsplit(":", 1)[1])
 
 
-@pytest.fixture(scope="module")
-def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
-    folder = tmp_path_factory.mktemp("studio")
-    workbook = folder / "car.xlsx"
-    shutil.copyfile(EXAMPLE, workbook)
-    out = folder / "exports"
+def start_studio(folder: Path, *args: str) -> Studio:
+    """Run ``suspension-sim studio ARGS --no-browser`` in `folder`; wait for its address."""
     env = {**os.environ, "SUSPENSION_SIM_BACKGROUND_COMPILE": "0", "PYTHONUNBUFFERED": "1"}
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
-    cmd = [sys.executable, "-m", "suspension_sim", "studio", str(workbook), "--no-browser"]
     proc = subprocess.Popen(
-        [*cmd, "--out", str(out)],
+        [sys.executable, "-m", "suspension_sim", "studio", *args, "--no-browser"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -95,15 +90,30 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
     if url is None:
         proc.kill()
         pytest.fail("the studio did not start:\n" + "".join(lines))
-    yield Studio(proc, url, workbook, out)
-    proc.send_signal(2)  # Ctrl-C
+    return Studio(proc, url, folder / Path(args[0]).name, folder / "exports")
+
+
+def stop_studio(studio: Studio) -> None:
+    """Ctrl-C: the studio stops cleanly (exit 0, "studio stopped")."""
+    studio.proc.send_signal(2)
     try:
-        rest, _ = proc.communicate(timeout=20)
+        rest, _ = studio.proc.communicate(timeout=20)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        studio.proc.kill()
         raise
-    assert proc.returncode == 0, rest
+    assert studio.proc.returncode == 0, rest
     assert "studio stopped" in rest
+
+
+@pytest.fixture(scope="module")
+def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
+    folder = tmp_path_factory.mktemp("studio")
+    shutil.copyfile(EXAMPLE, folder / "car.xlsx")
+    shutil.copyfile(EXAMPLE, folder / "b.xlsx")
+    save_edited(folder / "b.xlsx", {"Hard Points!D4": 392})  # FL upper ball joint +12 mm
+    running = start_studio(folder, "car.xlsx", "b.xlsx", "--out", "exports")
+    yield running
+    stop_studio(running)
 
 
 @pytest.fixture(scope="module")
@@ -306,3 +316,42 @@ def test_taken_port_is_a_clean_message(studio: Studio) -> None:
     assert run.returncode == 2
     assert f"--port: port {studio.port} on 127.0.0.1 is already in use" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_serves_no_files_and_listens_on_loopback_only(studio: Studio) -> None:
+    import socket
+    import urllib.error
+    import urllib.request
+
+    book = studio.workbook.read_bytes()
+    for name in ("car.xlsx", "../car.xlsx", "%2e%2e/car.xlsx", "exports/"):
+        try:
+            with urllib.request.urlopen(studio.url + name, timeout=10) as reply:
+                body = reply.read()
+        except urllib.error.HTTPError:
+            continue
+        assert book not in body and b"car.xlsx" not in body, name
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("10.255.255.255", 1))  # picks the outward address; sends nothing
+        outward = s.getsockname()[0]
+    if outward.startswith("127."):
+        pytest.skip("this machine has no address but loopback")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s, pytest.raises(OSError):
+        s.settimeout(5)
+        s.connect((outward, studio.port))
+
+
+def test_two_cars_overlaid_and_compared_in_the_page(studio: Studio, browser: Any) -> None:
+    page = open_page(browser, studio)
+    assert page.locator("#car-b").count() == 1
+    heave = heave_on_page(page)
+    truth_a = expected(studio.workbook, heave, "kpi")
+    truth_b = expected(studio.workbook.with_name("b.xlsx"), heave, "kpi")
+    assert abs(truth_a["FL"] - truth_b["FL"]) > 0.1  # B's steering axis leans more
+    cells = {w: page.locator(f"td[data-key='kpi_{w}_deg']") for w in WHEELS}
+    got_a = {w: float(c.get_attribute("data-value")) for w, c in cells.items()}
+    got_b = {w: float(c.get_attribute("data-value-b")) for w, c in cells.items()}
+    assert close(got_a, truth_a) and close(got_b, truth_b)
+    dashed = page.locator("svg[data-title='camber [deg]'] polyline[data-car='B']")
+    assert dashed.count() == 4
+    page.close()

@@ -32,6 +32,8 @@ POLL_S = 0.25
 CAMERAS = ("iso", "front", "side", "top")
 STILL_QUALITY = 85
 STALE_S = 0.01
+REPUSH_S = (0.03, 0.08, 0.2)
+"""After a redraw, offer the newest encoded image again at these delays (s)."""
 """Seconds before asking again for a view image still being encoded (trame-vtk: 0.5)."""
 """JPEG quality of the view after a move (100 costs ~2x the encoding for no visible gain)."""
 
@@ -68,6 +70,7 @@ class Studio:
         self._stroke_keys: list[tuple[str, str]] = []
         self._frame: Frame | None = None
         self._tasks: set[asyncio.Future[None]] = set()
+        self._image_links: list[Any] = []
         self._init_state()
         self._build_ui()
         self.ctrl.on_server_ready.add(self._on_ready)
@@ -197,6 +200,9 @@ class Studio:
         aids = Aids(bool(s.tyres), bool(s.kingpin), bool(s.centres))
         self.scene.draw(frame.pose, frame.pose_b, aids)
         self.ctrl.view_update()
+        loop = asyncio.get_event_loop()
+        for delay in REPUSH_S:
+            loop.call_later(delay, self._repush)
         if self.timings:
             self.timings[-1]["draw"] = time.perf_counter() - t0
 
@@ -301,6 +307,15 @@ class Studio:
             if hasattr(link, "delta_stale_time_before_render"):
                 link.delta_stale_time_before_render = STALE_S
                 link.stale_count_limit = max(int(link.stale_count_limit), 40)
+                self._image_links.append(link)
+
+    def _repush(self) -> None:
+        """Send the view's newest encoded image if the last push sent an older one (the
+        encoder can finish after the push; nothing is rendered again here)."""
+        for link in self._image_links:
+            for view_id in list(getattr(link, "tracking_views", {})):
+                with contextlib.suppress(Exception):
+                    link.push_render(view_id, True)
 
     def _build_ui(self) -> None:
         from trame.ui.vuetify3 import SinglePageLayout
@@ -450,7 +465,11 @@ class Studio:
                         with html.Td(
                             v_for="(c, i) in row.cells",
                             style="text-align:right;padding:2px 8px",
-                            raw_attrs=[':data-key="c.key"', ':data-value="c.value"'],
+                            raw_attrs=[
+                                ':data-key="c.key"',
+                                ':data-value="c.value"',
+                                ':data-value-b="row.cells_b.length ? row.cells_b[i].value : null"',
+                            ],
                         ):
                             html.Span("{{ c.text }}", classes="val-a")
                             html.Span(
