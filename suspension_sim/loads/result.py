@@ -166,7 +166,7 @@ def _result(poses: list[Pose], cases: list[LoadCase], sweep: np.ndarray | None) 
     if not load_if_cached() and len(poses) >= COMPILE_WITH_SOLVER_POSES:
         from suspension_sim.solve import engine
 
-        if engine.kernel_compiled():  # the compiled solver is in use: once per user
+        if engine.kernel_compiled() and engine.kernels_complete():  # once per user
             compile_blocks()
     st = statics(poses, cases)
     model = poses[0].model

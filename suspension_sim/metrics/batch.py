@@ -640,7 +640,8 @@ def _batch_kernel() -> Any:
 
 def use_compiled(method: str) -> bool:
     """Whether `batch_metrics(method=...)` takes the compiled path ("auto": when the
-    solve kernel is loaded in this process)."""
+    solve kernel is loaded in this process and every kernel's compile is on disk, so
+    this process never compiles the metrics kernel itself)."""
     if method == "numpy":
         return False
     if method == "compiled":
@@ -652,8 +653,8 @@ def use_compiled(method: str) -> bool:
             )
         engine.compile_kernel()
         return True
-    if method == "auto":
-        return engine.kernel_compiled()
+    if method == "auto":  # and never while the first compile's metrics part still runs
+        return engine.kernel_compiled() and engine.kernels_complete()
     raise InputError(
         f"method must be 'auto', 'compiled' or 'numpy', not {method!r}.",
         where="method",
