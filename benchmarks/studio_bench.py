@@ -26,6 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")  # as the CLI: BLAS threads spin on a busy machine
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "workbooks" / "fsae_car.xlsx"
 

@@ -3,8 +3,8 @@
 The car in 3-D (the scene of ``view``), sliders for heave, roll, pitch, steer and
 the damper strokes, the design sheet and the current motion's charts, all updated as
 a slider moves; the workbook is watched and reloaded on save. A second workbook is
-overlaid and compared. Served on 127.0.0.1 only. trame (the ``studio`` extra) and
-VTK are imported only here, when the command runs.
+overlaid and compared. Served on 127.0.0.1 only. trame (a dependency) and VTK are
+imported only here, when the command runs.
 """
 
 from __future__ import annotations
@@ -22,7 +22,10 @@ PARAMETER_OPTIONS = {"path": "--out"}
 """Library parameter -> this command's option, for error messages (see `cli`)."""
 HOST = "127.0.0.1"
 """The only address the studio listens on (loopback: nothing outside this machine)."""
-INSTALL_HINT = "pip install 'suspension-sim[studio]' (trame, trame-vtk, trame-vuetify)"
+INSTALL_HINT = (
+    "install the package again (pip install -e . or pip install suspension-sim): it brings "
+    "trame, trame-vtk and trame-vuetify"
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
