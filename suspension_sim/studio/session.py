@@ -405,7 +405,10 @@ class Session:
         table_b = self.sweep_table(1) if len(self.paths) > 1 else None
         x_col_b = x_col
         corners = self.corner_map()
-        now = pose_metrics(frame.pose, self.controls.preset) if frame.pose is not None else {}
+        now: dict[str, float] = {}
+        if frame.pose is not None:  # the sheet's values; the swept inputs without the rates
+            now = pose_metrics(frame.pose, self.controls.preset, rates=False)
+            now.update({c.key: c.value for r in frame.rows for c in r.cells if c.key})
         charts = []
         places = [w.name for w in self.car.model.car.wheels]
         for metric, label in CHART_METRICS:
