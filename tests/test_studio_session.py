@@ -213,3 +213,20 @@ def test_scene_meshes_follow_the_pose_as_add_pose_would_draw_it(
     assert "kingpin" in scene.cars[0].layers
     scene.close()
     fresh.close()
+
+
+def test_a_grid_sweep_draws_a_line_per_grid_value(tmp_path: Path) -> None:
+    shutil.copyfile(EXAMPLE, tmp_path / "car.xlsx")
+    shutil.copyfile(EXAMPLE.with_name("sweeps.yaml"), tmp_path / "sweeps.yaml")
+    session = Session(tmp_path / "car.xlsx")
+    assert "roll_at_steer" in session.car.motions  # the named sweeps beside the workbook
+    session.controls.motion = "roll_at_steer"  # roll -2..2 deg at rack -20, 0, 20 mm
+    frame = session.update()
+    charts, note = session.charts(frame)
+    assert note == ""
+    camber = next(ch for ch in charts if ch.title == "camber [deg]")
+    assert camber.x_label == "chassis_roll_deg"
+    fl = [s for s in camber.series if s.label == "FL"]
+    assert [s.group for s in fl] == ["rack_mm -20", "rack_mm 0", "rack_mm 20"]
+    assert all(s.x == (-2.0, -1.0, 0.0, 1.0, 2.0) for s in fl)
+    assert fl[0].y != fl[1].y  # steering changes camber in roll

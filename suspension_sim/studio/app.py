@@ -216,7 +216,7 @@ class Studio:
     def reload(self) -> None:
         """Read the saved workbook(s) again; show the message of a bad one."""
         t0 = time.perf_counter()
-        before = [c for c in self.session.cars]
+        before = list(self.session.cars)
         self.session.reload()
         with self.state as s:
             s.error_a = self.session.errors[0] or ""
@@ -224,8 +224,8 @@ class Studio:
             s.car_a = self.session.car.name
             s.motions = list(self.session.car.motions)
             s.loads = int(s.loads or 0) + 1
-        if [c for c in self.session.cars] != before:
-            self.scene.reset_framing()
+        if any(a is not b for a, b in zip(self.session.cars, before, strict=True)):
+            self.scene.reset_ground()  # a new car: new ground patch, same camera
         self.update_numbers()
         self.redraw()
         self.timings.append({"reload": time.perf_counter() - t0})

@@ -94,7 +94,9 @@ def chart_svg(chart: Chart, index: int) -> str:
         dash = ' stroke-dasharray="5,3" opacity="0.8"' if s.car == "B" else ""
         parts.append(
             f'<polyline points="{pts}" fill="none" stroke="{colour[s.label]}" '
-            f'stroke-width="1.6"{dash} data-car="{s.car}" data-label="{escape(s.label)}"/>'
+            f'stroke-width="1.6"{dash} data-car="{s.car}" data-label="{escape(s.label)}" '
+            f'data-group="{escape(s.group)}"><title>{escape(s.label)} {escape(s.group)}</title>'
+            "</polyline>"
         )
     for label, x, y in chart.marker:
         if math.isfinite(x) and math.isfinite(y):

@@ -399,6 +399,11 @@ class StudioScene:
         self.framed = False
         self._style = None
 
+    def reset_ground(self) -> None:
+        """Rebuild, on a new ground patch, at the next draw; the camera stays (a reload)."""
+        self.ground_rect = None
+        self._style = None
+
     def draw(self, pose: Pose, pose_b: Pose | None = None, aids: Aids | None = None) -> None:
         """Show `pose` (and `pose_b` ghosted): moved meshes when they can follow, else
         rebuilt (module doc). No render: the page's view renders."""

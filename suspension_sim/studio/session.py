@@ -215,6 +215,7 @@ class Series:
     car: str
     x: tuple[float, ...]
     y: tuple[float, ...]
+    group: str = ""
 
 
 @dataclass(frozen=True)
@@ -386,7 +387,7 @@ class Session:
                     motion_style="ours",
                     keep_poses=False,
                 )
-                self._sweeps[key] = (result.table.reset_index(), result.columns[0])
+                self._sweeps[key] = (result.table.reset_index(), result.columns)
             except SuspensionSimError as exc:
                 self._sweeps[key] = (None, exc.render())
         table, _ = self._sweeps[key]
@@ -394,16 +395,18 @@ class Session:
 
     def charts(self, frame: Frame) -> tuple[list[Chart], str]:
         """The current motion's charts (A, and B dashed) with the marker at the current
-        pose; and a note (why there are none, or "")."""
+        pose; and a note (why there are none, or ""). A grid sweep (two swept variables)
+        has one line per value of its second variable."""
         from suspension_sim.metrics import CATALOGUE, pose_metrics
 
+        key = (0, self.controls.motion, self.controls.preset, self._loads[0])
         table = self.sweep_table(0)
         if table is None:
-            key = (0, self.controls.motion, self.controls.preset, self._loads[0])
             return [], str(self._sweeps.get(key, (None, "no car"))[1])
-        x_col = self._sweeps[(0, self.controls.motion, self.controls.preset, self._loads[0])][1]
+        swept = self._sweeps[key][1]
+        x_col = swept[0]
+        group = swept[1] if len(swept) > 1 else None
         table_b = self.sweep_table(1) if len(self.paths) > 1 else None
-        x_col_b = x_col
         corners = self.corner_map()
         now: dict[str, float] = {}
         if frame.pose is not None:  # the sheet's values; the swept inputs without the rates
@@ -420,19 +423,29 @@ class Session:
                 col = m.key(place)
                 if col not in table.columns:
                     continue
-                series.append(Series(place, "A", _floats(table[x_col]), _floats(table[col])))
+                series += _lines(table, x_col, col, group, place, "A")
                 if col in now and x_col in now:
                     marks.append((place, float(now[x_col]), float(now[col])))
                 if table_b is not None:
                     other = corners.get(place, place) if metric != "roll_centre_height" else place
                     col_b = m.key(other)
-                    if col_b in table_b.columns and x_col_b in table_b.columns:
-                        series.append(
-                            Series(place, "B", _floats(table_b[x_col_b]), _floats(table_b[col_b]))
-                        )
+                    if col_b in table_b.columns and x_col in table_b.columns:
+                        series += _lines(table_b, x_col, col_b, group, place, "B")
             if series:
                 charts.append(Chart(label, x_col, tuple(series), tuple(marks)))
         return charts, ""
+
+
+def _lines(
+    table: pd.DataFrame, x: str, y: str, group: str | None, label: str, car: str
+) -> list[Series]:
+    """One line of `y` against `x`, or one per value of `group` (a grid sweep)."""
+    if group is None or group not in table.columns:
+        return [Series(label, car, _floats(table[x]), _floats(table[y]))]
+    out = []
+    for value, rows in table.groupby(group, sort=False):
+        out.append(Series(label, car, _floats(rows[x]), _floats(rows[y]), f"{group} {value:g}"))
+    return out
 
 
 def _floats(values: Any) -> tuple[float, ...]:
