@@ -230,3 +230,45 @@ def test_a_grid_sweep_draws_a_line_per_grid_value(tmp_path: Path) -> None:
     assert [s.group for s in fl] == ["rack_mm -20", "rack_mm 0", "rack_mm 20"]
     assert all(s.x == (-2.0, -1.0, 0.0, 1.0, 2.0) for s in fl)
     assert fl[0].y != fl[1].y  # steering changes camber in roll
+
+
+def test_an_open_joint_is_drawn_red_by_add_pose(two_cars: tuple[Path, Path]) -> None:
+    import dataclasses
+
+    import suspension_sim
+    from suspension_sim.api import Model
+    from suspension_sim.studio.scene import StudioScene
+    from suspension_sim.viz.probe import configure_environment
+
+    configure_environment()
+    car = suspension_sim.load(two_cars[0]).car
+    free = dataclasses.replace(  # the damper's length limits lifted (scripts/render_docs_images)
+        car,
+        dampers=tuple(
+            dataclasses.replace(d, min_length=None, max_length=None) for d in car.dampers
+        ),
+    )
+    model = Model(free)
+    scene = StudioScene((320, 240))
+    scene.draw(model.solve())
+    far = model.solve(shocks={"FL_Damper": 60.0}, on_failure="return")  # beyond the rocker
+    assert not far.converged and far.info.max_residual_mm > 1.0
+    scene.draw(far)
+    assert scene.rebuilds == 2  # not followed: the red marks are add_pose's own
+    assert "joints:open" in scene.cars[0].others
+    scene.close()
+
+
+def test_no_browser_is_a_note_not_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    import webbrowser
+
+    from suspension_sim.commands import studio
+
+    monkeypatch.setattr(webbrowser, "open", lambda *a, **k: False)
+    assert studio.open_browser("http://127.0.0.1:1/") == "no web browser found"
+
+    def broken(*_: object, **__: object) -> bool:
+        raise webbrowser.Error("could not locate runnable browser")
+
+    monkeypatch.setattr(webbrowser, "open", broken)
+    assert studio.open_browser("http://127.0.0.1:1/") == "could not locate runnable browser"
