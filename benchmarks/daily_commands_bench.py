@@ -21,7 +21,10 @@ what the machine's load cannot inflate much), with the core count and load avera
 Inputs and outputs are made in a temporary folder (the workbooks are only read).
 ``--source DIR ...`` times other checkouts of the package (e.g. a ``git worktree`` of
 an older commit; several: their runs interleaved, for a before/after table),
-``--only NAME ...`` some of the items.
+``--only NAME ...`` some of the items (``help``, ``version`` for those two).
+The children write their bytecode (``.pyc``) into the temporary folder and reuse it, as
+an installed package has it, even where ``PYTHONDONTWRITEBYTECODE`` is set
+(``--no-bytecode``: as the environment says; every module then compiled at each start).
 The first use after an install (an empty cache: the background compile) is
 ``first_use_bench.py``'s. On a shared machine the figures swing by 2x: read the best.
 """
@@ -38,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -182,10 +185,17 @@ def kernels_on_disk(env: dict[str, str]) -> bool:
     return out.stdout.strip() == "True"
 
 
-def source_env(source: Path) -> dict[str, str]:
-    """The environment that runs the package of `source` (a checkout's root)."""
+def source_env(source: Path, pycache: Path | None = None) -> dict[str, str]:
+    """The environment that runs the package of `source` (a checkout's root). pycache:
+    a folder for the compiled bytecode (``PYTHONPYCACHEPREFIX``), written even where
+    ``PYTHONDONTWRITEBYTECODE`` is set, as an installed package has its ``.pyc`` files
+    (None: the environment's own setting)."""
     path = os.pathsep.join(p for p in (str(source.resolve()), os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "PYTHONPATH": path}
+    env = {**os.environ, "PYTHONPATH": path}
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return env
 
 
 def timers(
@@ -239,6 +249,12 @@ def solve_loop(env: dict[str, str], steps: int) -> str:
     )
 
 
+def _item(name: str, known: Mapping[str, object]) -> str:
+    """An item by its name; ``help`` and ``version`` for ``--help`` and ``--version``
+    (argparse takes ``--only --help`` for its own option)."""
+    return name if name in known or f"--{name}" not in known else f"--{name}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="fresh processes per item")
@@ -252,21 +268,33 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None, help="items to time (names below)")
     parser.add_argument("--samples", type=int, default=LOG_SAMPLES, help="replay log length")
     parser.add_argument("--loop", type=int, default=1000, help="model.solve loop steps")
+    parser.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="leave PYTHONDONTWRITEBYTECODE as it is (by default the children write and "
+        "reuse their .pyc files in a folder of their own, as an installed package has them)",
+    )
     a = parser.parse_args()
-    envs = [source_env(s) for s in a.source]
+    folder = Path(tempfile.mkdtemp(prefix="suspension_sim_daily_"))
+    pycache = None if a.no_bytecode else folder / "pycache"
+    envs = [source_env(s, pycache and pycache / str(k)) for k, s in enumerate(a.source)]
     for source, env in zip(a.source, envs, strict=True):
         if not kernels_on_disk(env):
+            shutil.rmtree(folder, ignore_errors=True)
             raise SystemExit(f"{source}: the compiled kernels are not on disk: run warm-up")
-    folder = Path(tempfile.mkdtemp(prefix="suspension_sim_daily_"))
     try:
         log = folder / "log.csv"
         made = write_log(log, a.samples)
         runs = [timers(env, folder, log, f"s{k}") for k, env in enumerate(envs)]
-        wanted = a.only if a.only is not None else list(runs[0])
+        wanted = list(runs[0]) if a.only is None else [_item(w, runs[0]) for w in a.only]
         unknown = [w for w in wanted if w not in runs[0]]
         if unknown:
             raise SystemExit(f"unknown items {unknown}; known: {list(runs[0])}")
         print(f"cores: {os.cpu_count()}, load average at start: {os.getloadavg()[0]:.2f}")
+        print(
+            "bytecode: "
+            + ("as the environment says" if pycache is None else f"cached in {pycache}")
+        )
         for k, source in enumerate(a.source):
             print(f"source {k}: {source}")
         print(

@@ -4,16 +4,18 @@ command solves, then draws the charts it is sent.
 ``sweep --plot`` and ``compare`` spend about 0.25 s of CPU importing matplotlib and
 reading its fonts before the first chart. Started before the car is read
 (`ChartWorker.start`), the worker does that on the second core while this process reads
-the car and solves the sweep; `ChartWorker.plot_table` then sends it the table (pickled
-through a pipe) and the worker draws the charts, in two processes from three charts on
-(`chart_files.plot_table` forks once more, from a process that has matplotlib loaded).
+the car and solves the sweep; `ChartWorker.plot_table` (or `submit`, other work, then
+`result`) then sends it the table (pickled through a pipe) and the worker draws the
+charts, in two processes from three charts on (`chart_files.plot_table` forks once more,
+from a process that has matplotlib loaded).
 What it writes is what `chart_files.plot_table` writes in this process, byte for byte.
 
 Nothing is trusted that did not finish: when the worker cannot start (not Linux, one
 core, a thread running), dies, or fails on the job (a bad column, a file that cannot be
 written), this process draws the charts itself with `plot_table`, so any error is raised
 here, as without the worker. A command that ends without charts (an error before them)
-stops the worker at once (`close`): it has written nothing.
+stops the worker at once (`close`): it has written nothing; one that fails after sending
+the job waits for its charts (written whole, never half).
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ class ChartWorker:
         self.pid = pid
         self._jobs = jobs  # write end: this process -> worker (-1 once closed)
         self._results = results  # read end: worker -> this process (-1 once closed)
-        self._answered = False
+        self._job: dict[str, Any] | None = None
+        self._failed = False
         self._done = False
 
     @classmethod
@@ -68,38 +71,58 @@ class ChartWorker:
     def plot_table(self, **job: Any) -> list[Path]:
         """`chart_files.plot_table(**job)` drawn by the worker: the files written. If the
         worker fails, this process draws them itself (raising any error)."""
-        paths = self._ask(job)
-        self.close()
-        return plot_table(**job) if paths is None else paths
+        self.submit(**job)
+        return self.result()
 
-    def _ask(self, job: dict[str, Any]) -> list[Path] | None:
-        """Send the job, wait for the answer: the paths, or None when the worker failed."""
-        if self._done:
-            return None
+    def submit(self, **job: Any) -> None:
+        """Send the worker its job (`chart_files.plot_table`'s arguments) and return at
+        once: this process may do other work meanwhile, then ask for the `result`."""
+        if self._job is not None:
+            raise RuntimeError("a chart worker takes one job")
+        self._job = job
         try:
             with os.fdopen(self._jobs, "wb", closefd=False) as out:
                 pickle.dump(job, out, protocol=pickle.HIGHEST_PROTOCOL)
-            os.close(self._jobs)
-            self._jobs = -1
+        except (OSError, pickle.PickleError):
+            self._failed = True
+        os.close(self._jobs)
+        self._jobs = -1
+
+    def result(self) -> list[Path]:
+        """Wait for the worker: the files it wrote. If it failed, or was sent nothing,
+        this process draws the job itself (raising any error, as without a worker)."""
+        if self._job is None:
+            raise RuntimeError("no job was submitted")
+        paths = self._answer()
+        self.close()
+        return plot_table(**self._job) if paths is None else paths
+
+    def _answer(self) -> list[Path] | None:
+        """The worker's answer: the paths, or None when it failed."""
+        if self._failed or self._results < 0:
+            return None
+        try:
             with os.fdopen(self._results, "rb", closefd=False) as answer:
                 got = pickle.load(answer)
         except (OSError, EOFError, pickle.PickleError):
-            return None
-        self._answered = True
-        if not isinstance(got, list):
-            return None
-        return [Path(p) for p in got]
+            got = None
+        os.close(self._results)
+        self._results = -1
+        return [Path(p) for p in got] if isinstance(got, list) else None
 
     def close(self) -> None:
-        """End the worker: wait for it once it has answered; else stop it at once (it has
-        written nothing whole: files are written atomically, and an unanswered job is
-        only left by an interrupt). Safe to call twice."""
+        """End the worker. Sent no job, it is stopped at once (it has only loaded
+        matplotlib); sent one, it is waited for (its files are written whole: the command
+        may have failed after the job was sent, as without the worker, whose charts
+        would have been written too). Safe to call twice."""
         if self._done:
             return
         self._done = True
-        if not self._answered:
+        if self._job is None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
+        else:
+            self._answer()
         for fd in (self._jobs, self._results):
             if fd >= 0:
                 os.close(fd)

@@ -473,9 +473,11 @@ class Comparison:
         )
         # the columns named are checked before anything is written (InputError)
         figure_plan(**{k: v for k, v in job.items() if k not in ("directory", "option")})
+        if worker is not None:
+            worker.submit(**job)  # drawn while the differences are worked out
         csv = self.differences_in(units).to_csv(float_format="%.12g")
         paths = [write_text_atomically(folder / DIFFERENCES_FILE, csv)]
-        paths += plot_table(**job) if worker is None else worker.plot_table(**job)
+        paths += plot_table(**job) if worker is None else worker.result()
         return paths
 
 
