@@ -49,11 +49,13 @@ from suspension_sim.solve.kernel_eval import (
     NO_JAC,
     block_entries,
     eval_block,
+    eval_block_in,
     eval_insts,
     eval_parts,
     eval_parts_only,
     link_rows,
     rebuild_links,
+    rebuild_links_in,
     turn,
 )
 from suspension_sim.solve.kernel_jit import CACHED, inner, inner_plain, njit, plain
@@ -130,8 +132,10 @@ ENTRY_POINTS = (
     eval_parts,
     rebuild_links,
 )
-"""The functions Python calls (each cached on disk on its own; the others are compiled
-into them)."""
+"""The functions Python may call (each cached on disk on its own; the others are
+compiled into them). `eval_block`, `eval_parts` and `rebuild_links` are called from
+Python by tests only: the kernel calls `eval_block_in` and `rebuild_links_in`, which
+have no Python wrapper, so those two are compiled only when Python calls them."""
 
 
 def newest_source() -> float:
@@ -187,6 +191,7 @@ __all__ = [
     "copy_into",
     "drop_stale_indexes",
     "eval_block",
+    "eval_block_in",
     "eval_insts",
     "eval_parts",
     "eval_parts_only",
@@ -207,6 +212,7 @@ __all__ = [
     "predict_smooth",
     "qr_factor",
     "rebuild_links",
+    "rebuild_links_in",
     "refactor",
     "remember",
     "secant",

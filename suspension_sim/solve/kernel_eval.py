@@ -122,8 +122,8 @@ def eval_insts(insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, with_
                 dP[n, j, 2] = w0 * d1 - w1 * d0
 
 
-@plain
-def eval_block(b, q, T, W, r, Jt, Jin, with_jac):
+@inner_plain
+def eval_block_in(b, q, T, W, r, Jt, Jin, with_jac):
     """Residuals r (m_b) and, if asked, the transposed Jacobian Jt (n_b, m_b) and the
     input columns Jin (m_b, n_in) of block b.
 
@@ -248,8 +248,8 @@ def link_rows(b, q, T, W):
     return worst
 
 
-@plain
-def rebuild_links(b, q, T, W):
+@inner_plain
+def rebuild_links_in(b, q, T, W):
     """Set the parameters of block b's eliminated two-point links in q from their ends'
     positions P (of the block's last evaluation at q): a link's frame F has its origin at
     end a and z towards end b at design, its chain is translations (link5 only) then
@@ -280,3 +280,17 @@ def rebuild_links(b, q, T, W):
             first = 3
         q[p_param[i, first]] = np.arctan2(-v1, v2)
         q[p_param[i, first + 1]] = np.arctan2(v0, np.sqrt(v1 * v1 + v2 * v2))
+
+
+@plain
+def eval_block(b, q, T, W, r, Jt, Jin, with_jac):
+    """`eval_block_in`, callable from Python (tests): the kernel's own calls go to
+    `eval_block_in`, which has no Python wrapper (unboxing the tables' tuples costs
+    ~0.3 s of compile), so this one is compiled only when Python calls it."""
+    eval_block_in(b, q, T, W, r, Jt, Jin, with_jac)
+
+
+@plain
+def rebuild_links(b, q, T, W):
+    """`rebuild_links_in`, callable from Python (tests; see `eval_block`)."""
+    rebuild_links_in(b, q, T, W)

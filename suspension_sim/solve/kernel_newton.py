@@ -18,7 +18,7 @@ from suspension_sim.solve.engine_codes import (
     STATIONARY,
     TRUST_START,
 )
-from suspension_sim.solve.kernel_eval import JAC, NO_JAC, eval_block
+from suspension_sim.solve.kernel_eval import JAC, NO_JAC, eval_block_in
 from suspension_sim.solve.kernel_jit import inner_plain
 from suspension_sim.solve.kernel_linalg import (
     apply_qt,
@@ -72,7 +72,7 @@ def store_qr(b, S, m, n):
 def refactor(b, q, T, W, S, m, n):
     """Block b's chord inverse B (J^-1, or R^-1 Q^T for a tall block) and input columns
     at q, for the next chord steps and predictions. Returns True when usable."""
-    eval_block(b, q, T, W, S[5], S[6], S[7], JAC)
+    eval_block_in(b, q, T, W, S[5], S[6], S[7], JAC)
     F, tau, Fin, have, B = S[0], S[1], S[2], S[3], S[19]
     Jt, Jin = S[6], S[7]
     for i in range(m):
@@ -111,7 +111,7 @@ def solve_block(b, q, T, W, S, target, max_iter, stats):
     n = c_ptr[b + 1] - c_ptr[b]
     c0 = c_ptr[b]
     Fb = F[b]
-    eval_block(b, q, T, W, r, Jt, Jin, NO_JAC)
+    eval_block_in(b, q, T, W, r, Jt, Jin, NO_JAC)
     stats[0] += 1
     res = max_abs(r, m)
     if res <= target:
@@ -134,7 +134,7 @@ def solve_block(b, q, T, W, S, target, max_iter, stats):
                 x[k] = q[c_param[c0 + k]]
                 q[c_param[c0 + k]] += p[k]
             it += 1
-            eval_block(b, q, T, W, rt, Jt, Jin, NO_JAC)
+            eval_block_in(b, q, T, W, rt, Jt, Jin, NO_JAC)
             stats[0] += 1
             new = max_abs(rt, m)
             if new <= target:
@@ -150,7 +150,7 @@ def solve_block(b, q, T, W, S, target, max_iter, stats):
             for i in range(m):
                 r[i] = rt[i]
     # Powell's dogleg with a fresh Jacobian every step (MINPACK hybrj style).
-    eval_block(b, q, T, W, r, Jt, Jin, JAC)
+    eval_block_in(b, q, T, W, r, Jt, Jin, JAC)
     stats[1] += 1
     for k in range(n):
         s = sum_sq(Jt[k], m)
@@ -229,7 +229,7 @@ def solve_block(b, q, T, W, S, target, max_iter, stats):
             x[k] = q[c_param[c0 + k]]
             q[c_param[c0 + k]] += p[k]
         it += 1
-        eval_block(b, q, T, W, rt, Jt, Jin, JAC)
+        eval_block_in(b, q, T, W, rt, Jt, Jin, JAC)
         stats[0] += 1
         stats[1] += 1
         new = max_abs(rt, m)

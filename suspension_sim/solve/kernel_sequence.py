@@ -18,7 +18,7 @@ from suspension_sim.solve.engine_codes import (
     OK,
     STATIONARY,
 )
-from suspension_sim.solve.kernel_eval import NO_JAC, eval_block, link_rows, rebuild_links
+from suspension_sim.solve.kernel_eval import NO_JAC, eval_block_in, link_rows, rebuild_links_in
 from suspension_sim.solve.kernel_jit import inner_plain, njit
 from suspension_sim.solve.kernel_linalg import copy_into
 from suspension_sim.solve.kernel_newton import refactor, solve_block
@@ -232,8 +232,8 @@ def solve_sequence(
                 remember(b, q, T, S, bst == OK and stats[1] == jacs)
                 if T[28][b + 1] > T[28][b]:  # links rebuilt: report the model's own rows
                     if bst != OK:  # its last evaluation may have been a rejected step
-                        eval_block(b, q, T, W, S[5], S[6], S[7], NO_JAC)
-                    rebuild_links(b, q, T, W)
+                        eval_block_in(b, q, T, W, S[5], S[6], S[7], NO_JAC)
+                    rebuild_links_in(b, q, T, W)
                     bres = link_rows(b, q, T, W)
                 it_max = max(it_max, bit)
                 if not bres <= worst:

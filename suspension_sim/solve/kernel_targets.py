@@ -24,7 +24,7 @@ from suspension_sim.solve.engine_codes import (
 from suspension_sim.solve.kernel_eval import (
     JAC,
     NO_JAC,
-    eval_block,
+    eval_block_in,
     eval_insts,
     eval_parts,
     eval_parts_only,
@@ -148,7 +148,7 @@ def border_factor(b, q, T, W, S, TT, n, k, LU, piv, Z, G, Sinv, r, gv):
     (Ja: the freed inputs' columns), the target rows G and the inverse of the Schur
     complement Gu - Gq Z. Leaves the residuals in r and gv. True when usable."""
     Jt, Jin = S[6], S[7]
-    eval_block(b, q, T, W, r, Jt, Jin, JAC)
+    eval_block_in(b, q, T, W, r, Jt, Jin, JAC)
     if not lu_factor(Jt, n, LU, piv) > SINGULAR_PIVOT_RATIO:
         return False
     t_in = TT[9]
@@ -335,7 +335,7 @@ def solve_bordered(b, q, input_idx, T, W, S, TT, target, max_iter, stats, pred, 
                     q, xs, dq, du, c_param[c0 : c0 + n], input_idx, t_in[t0 : t0 + k], hist, corr
                 )
         it += 1
-        eval_block(b, q, T, W, rt, Jt, Jin, NO_JAC)
+        eval_block_in(b, q, T, W, rt, Jt, Jin, NO_JAC)
         eval_targets(b, q, T, W, TT, gt, G, NO_JAC)
         stats[0] += 1
         new = max(max_abs(rt, m), max_abs(gt, k))
@@ -360,7 +360,7 @@ def solve_bordered(b, q, input_idx, T, W, S, TT, target, max_iter, stats, pred, 
                     for c in range(k):
                         j = input_idx[t_in[t0 + c]]
                         q[j] = xs[n + c] + scale * du[c]
-                    eval_block(b, q, T, W, rt, Jt, Jin, NO_JAC)
+                    eval_block_in(b, q, T, W, rt, Jt, Jin, NO_JAC)
                     eval_targets(b, q, T, W, TT, gt, G, NO_JAC)
                     stats[0] += 1
                     new = max(max_abs(rt, m), max_abs(gt, k))
@@ -433,7 +433,7 @@ def solve_single(q, qg, input_idx, T, W, S, TT, target, max_iter, stats, pred, h
                 pred[c_param[x]] = q[c_param[x]]
             bst, bit, bres = solve_block(b, q, T, W, S, target, max_iter, stats)
         else:  # no input of this block changed: closed already unless the guess is not
-            eval_block(b, q, T, W, S[4], S[6], S[7], NO_JAC)
+            eval_block_in(b, q, T, W, S[4], S[6], S[7], NO_JAC)
             stats[0] += 1
             bst, bit, bres = OK, 0, max_abs(S[4], m)
             if not bres <= target:
