@@ -7,7 +7,8 @@ is the temporary one before it compiles anything):
 
 * per step: each step of the warm-up (`commands.warm_up.compile_steps`: the solve
   kernel function by function, the batch-metrics kernel, the loads kernel), run one
-  after another in one process, wall and CPU seconds each, and per group: the solve
+  after another in one process with the compile process's settings
+  (`solve.warmup.COMPILE_ENV`), wall and CPU seconds each, and per group: the solve
   group (`solve.warmup.SOLVE`: what `model.solve`, `solve_batch` and the sweeps
   need), the metrics kernel, the loads kernel, and all of them;
 * the warm-up as a user runs it (``suspension-sim warm-up``: a compile process that
@@ -43,8 +44,10 @@ from suspension_sim.cache import cache_dir
 folder = cache_dir()
 if folder is None or Path(folder).resolve() != Path(sys.argv[1]).resolve():
     raise SystemExit(f"not the benchmark's temporary cache folder: {folder}")
-from suspension_sim.commands.warm_up import compile_steps
 from suspension_sim.solve import warmup
+for key, value in warmup.COMPILE_ENV.items():  # as the compile process has them (numba
+    os.environ.setdefault(key, value)  # reads them at its import, which comes below)
+from suspension_sim.commands.warm_up import compile_steps
 os.environ[warmup.STAGING_ENV] = "numba-bench"  # what the compile process does
 warmup._compiling = True  # this process compiles: no lock, no background start
 out = []

@@ -833,3 +833,46 @@ def test_a_lazy_kernel_is_compiled_on_its_first_use_under_the_lock(
     assert engine_compile.compile_on_first_use(disp) is disp
     assert engine_compile.compile_on_first_use(disp) is disp
     assert held == [True] and not warmup._held
+
+
+def test_kernels_complete_needs_the_whole_compile_not_the_solve_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`engine.kernels_complete` (the gate of the metrics and loads kernels) is false while
+    only the solve group is on disk, true once the whole compile's manifest is, and
+    stays true (answered from a flag)."""
+    import json
+
+    from suspension_sim.solve import engine
+
+    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "cache"))
+    monkeypatch.setattr(engine, "_COMPLETE", False)
+    code = warmup.code_folder()
+    assert code is not None
+    base = cache.private_code_dir(code.name)
+    assert base is not None
+    (base / "solve_fake").mkdir()
+    (base / "solve_fake" / "kernel.fake.nbc").write_bytes(b"solve")
+    files = {"solve_fake/kernel.fake.nbc": [5, None]}
+    warmup.manifest_path(base, warmup.SOLVE).write_text(
+        json.dumps({**warmup._identity(), "files": files})
+    )
+    assert warmup.on_disk(warmup.SOLVE) and not engine.kernels_complete()
+    warmup.manifest_path(base).write_text(json.dumps({**warmup._identity(), "files": files}))
+    assert engine.kernels_complete()
+    warmup.manifest_path(base).unlink()
+    assert engine.kernels_complete()
+
+
+def test_the_compile_process_gets_its_settings_unless_the_user_set_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The compile process runs with `COMPILE_ENV` (LLVM level 1), without the staging
+    name of a compile this process may be running; a user's own NUMBA_OPT is kept."""
+    monkeypatch.delenv("NUMBA_OPT", raising=False)
+    monkeypatch.setenv(warmup.STAGING_ENV, "numba-x-staging-1")
+    env = warmup._child_env()
+    assert env["NUMBA_OPT"] == "1" and warmup.STAGING_ENV not in env
+    assert str(ROOT) in env["PYTHONPATH"].split(os.pathsep)
+    monkeypatch.setenv("NUMBA_OPT", "3")
+    assert warmup._child_env()["NUMBA_OPT"] == "3"
