@@ -13,6 +13,11 @@ the motion's name and step, ``status`` (``ok``, or why not: ``unreachable``,
 ``branch jump``, ``input``, ``invalid design``, ``error``), ``reason`` (the solver's or
 reader's message) and every metric column of the sweep table (docs/metrics.md units).
 A design that cannot be built or solved is a row with its reason, never a crash.
+
+The chunks run by `doe_fast.run_chunk_fast` (the structure the designs share built once
+per worker, the metrics of a chunk's designs in one pass); `run_chunk` is the reference
+path, one whole model and `sweep` tables per design, the same table
+(``run_doe(fast=False)``; tests/test_doe_fast.py compares them).
 """
 
 from __future__ import annotations

@@ -1,28 +1,33 @@
 """The fast path of a design of experiments: many designs of one car, with what does not
-change between them built once.
+change between them built once per worker process.
 
-A DOE moves only hardpoint coordinates. The body graph, the joint classification, the
-solver's blocks and Jacobian layout, the metric layout and the motions' inputs are then
-the same for every design whose points did not move far enough to change them. The
-reference path (`doe.run_design`) builds a whole `KinematicModel` per design and runs
-`sweeps.run_sweep` per motion, then turns each sweep's pandas table into row
-dictionaries. Here, per design:
+A DOE moves hard-point coordinates and nothing else. The body graph, the joint classes,
+the solver's blocks and Jacobian layout, the kernel tables' layout and the metric
+layout are then the same for every design whose points did not move far enough to
+change them. The reference path (`doe.run_design`) builds a whole `KinematicModel` per
+design, runs `sweeps.run_sweep` per motion and turns each sweep's pandas table into row
+dictionaries. `DesignRunner` (one per worker process and study, `runner`) first runs
+the motions on the base car (the workbook's), then per design:
 
-* the design's model is built, and the structure that depends only on the body graph
-  and the classification (`StructuralCache`) is taken from the base car after checking
-  that the design has the same structure (the same joints, parameters, point copies
-  and active joined pairs); a design whose structure differs is run on its own model
-  from scratch, exactly as the reference does, so it is never a silently wrong row;
-* the design-mobility check, the motions and every solve are those of the reference
-  (`checked_mobility`, `run_sweep` with ``keep_poses=False``), so the solved joint
-  parameters are the reference's;
-* the metrics of every solved step of every motion are computed in one
-  `metrics.batch.batch_metrics` call (the same per-state formulas as each sweep's
-  table) and written straight into the chunk's arrays, without a pandas table per
-  sweep nor a dictionary per row.
+* **model** (`refill_model`): only the bodies carrying a moved point are classified
+  again, by `model.topology.classify` itself; `same_structure` then compares the
+  design with the base car (joints, parameters, parts, point copies, active joined
+  pairs). The same: the base car's structural caches are handed over
+  (`share_structure`: the problems' blocks, the engine plan, the Jacobian and metric
+  layouts, the compiled kernels' entry points) and its kernel tables refilled with the
+  design's numbers (`engine_tables.refill_tables`, `engine_reduced.refill_reduced`).
+  Not the same (a point moved onto an axis, two pivots together...): the design is
+  built whole and run as the reference runs it, never on the base car's structure;
+* **checks and solves**: the design-mobility check and every motion are the
+  reference's (`checked_mobility`, `run_sweep` with ``keep_poses=False``), so the
+  solved joint parameters, the failures and their reasons are the reference's;
+* **metrics**: those of every solved step of every design of the chunk whose
+  `WheelSet` equals the base car's in one pass of the formulas
+  (`doe_metrics.designs_metrics`), of the others one `batch_metrics` call per design,
+  written straight into the chunk's columns.
 
 `run_chunk_fast` returns the same table as `doe.run_chunk` (tests/test_doe_fast.py
-compares every column). Units: mm, deg in the columns.
+compares every column, numbers to 1e-9). Units: mm, deg in the columns.
 """
 
 from __future__ import annotations
@@ -54,15 +59,16 @@ if TYPE_CHECKING:  # pragma: no cover
 STRING_COLUMNS = ("dampers_beyond_limits",)
 """Metric columns of a sweep table that hold text, not numbers."""
 STRUCTURAL_KEYS = ("engine_plan",)
-"""``model.derived`` entries that depend only on the body graph, the classification and
-the active pairs (the problem blocks under a lock set are keyed ``("problem", ...)``;
-the metric layouts ``("metrics", "layout", rates)`` and ``("metrics", "keys", rates)``)."""
+"""``model.derived`` entries that depend only on the body graph, the joint classes and
+the active pairs; so do the problem blocks of each lock set, keyed ``("problem", ...)``,
+and the metric layouts, ``("metrics", "layout", rates)`` and ``("metrics", "keys",
+rates)`` (`share_structure` hands those over too)."""
 
 
 @dataclass
 class Outcome:
-    """One design's rows as arrays: ``kind`` per row (the status), its motion, step,
-    reason, the metric values (rows, metric columns) and the text columns."""
+    """One design's rows as arrays: per row its motion, step, status and reason, the
+    metric values (rows, metric columns) and the text columns (`STRING_COLUMNS`)."""
 
     motion: list[str | None]
     step: list[int]
