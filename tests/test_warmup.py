@@ -876,3 +876,55 @@ def test_the_compile_process_gets_its_settings_unless_the_user_set_them(
     assert str(ROOT) in env["PYTHONPATH"].split(os.pathsep)
     monkeypatch.setenv("NUMBA_OPT", "3")
     assert warmup._child_env()["NUMBA_OPT"] == "3"
+
+
+SOLVE_HELPER = """
+import time
+from suspension_sim import cache
+from suspension_sim.solve import warmup
+time.sleep(0.5)
+staging = cache.private_code_dir("numba-x")  # the parent's staging folder
+(staging / "solve_fake").mkdir(exist_ok=True)
+(staging / "solve_fake" / "single.fake.nbc").write_bytes(b"single")
+warmup._marker(staging, "solve kernel: solve_single").touch()
+"""
+
+
+def test_the_solve_group_waits_for_the_second_process_solve_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the single solve compiled in a second process, the solve group is published
+    only once that process has done it too: its file is in the group's manifest."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: no second compile process")
+    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "cache"))
+    script = tmp_path / "helper.py"
+    script.write_text(SOLVE_HELPER)
+    monkeypatch.setattr(warmup, "_child_command", lambda background: [sys.executable, str(script)])
+    monkeypatch.setattr(warmup, "_child_env", lambda: _env(tmp_path / "cache"))
+
+    def sequence() -> None:
+        folder = cache.private_code_dir("numba-x")
+        assert folder is not None
+        (folder / "solve_fake").mkdir(exist_ok=True)
+        (folder / "solve_fake" / "sequence.fake.nbc").write_bytes(b"sequence")
+
+    group: list[object] = []
+
+    def metrics() -> None:
+        code = warmup.code_folder()
+        assert code is not None
+        group.append(warmup.read_manifest(code, warmup.SOLVE))
+
+    steps = [
+        warmup.Step("solve kernel: solve_sequence", sequence, 1.0),
+        warmup.Step("solve kernel: solve_single", sequence, 1.0),  # runs in the helper
+        warmup.Step(warmup.NEEDS_SOLVE, metrics, 1.0),
+    ]
+    said: list[str] = []
+    assert warmup.run_compile(True, said.append, lambda: steps, parallel=True) == 0, said
+    manifest = group[0]
+    assert isinstance(manifest, dict)
+    names = ["solve_fake/sequence.fake.nbc", "solve_fake/single.fake.nbc"]
+    assert sorted(manifest["files"]) == names
+    assert warmup.verified() and warmup.verified(warmup.SOLVE)
