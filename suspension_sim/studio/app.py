@@ -10,15 +10,17 @@ message in the page and the last good car stays. The export button writes into t
 
 Safety: the server listens on 127.0.0.1 only, has no upload or file endpoint, and the
 page can name no file: the workbooks and the export folder are fixed on the command
-line. Timing of each step is kept in `Studio.timings` (benchmarks/studio_bench.py).
+line. The durations of the last steps are kept in `Studio.timings` (s).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import sys
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -31,16 +33,30 @@ POLL_S = 0.25
 """How often the workbook files are checked for a save (s)."""
 CAMERAS = ("iso", "front", "side", "top")
 STILL_QUALITY = 85
+"""JPEG quality of the view after a move (100 costs ~2x the encoding for no visible gain)."""
 STALE_S = 0.01
+"""Seconds before asking again for a view image still being encoded (trame-vtk: 0.5)."""
 REPUSH_S = (0.03, 0.08, 0.2)
 """After a redraw, offer the newest encoded image again at these delays (s)."""
-"""Seconds before asking again for a view image still being encoded (trame-vtk: 0.5)."""
-"""JPEG quality of the view after a move (100 costs ~2x the encoding for no visible gain)."""
+TIMINGS_KEPT = 1000
+"""`Studio.timings` keeps the last this many steps."""
 
 
 def _key(slider_key: str, index: int) -> str:
     """State name of a slider (a valid identifier): heave, roll, pitch, steer, stroke_0..."""
     return f"stroke_{index}" if slider_key.startswith("stroke:") else slider_key
+
+
+def _within(value: Any, limits: tuple[float, float] | None) -> float:
+    """A control's value from the page as a number inside its slider's range (anything
+    else the page may send, text or NaN, is 0): the page only moves sliders."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    if not math.isfinite(v):
+        return 0.0
+    return v if limits is None else min(max(v, limits[0]), limits[1])
 
 
 class Studio:
@@ -62,7 +78,7 @@ class Studio:
         self.state = self.server.state
         self.ctrl = self.server.controller
         self.scene = StudioScene(size)
-        self.timings: list[dict[str, float]] = []
+        self.timings: deque[dict[str, float]] = deque(maxlen=TIMINGS_KEPT)
         self._pending = False
         self._busy = False
         self._event_t = 0.0
@@ -119,22 +135,22 @@ class Studio:
         self._event_t = time.perf_counter()
         c = self.session.controls
         s = self.state
-        c.heave, c.roll, c.pitch, c.steer = (
-            float(s[k] or 0.0) for k in ("heave", "roll", "pitch", "steer")
-        )
+        ranges = {sl.key: (sl.low, sl.high) for sl in self.session.car.sliders}
+        for key in ("heave", "roll", "pitch", "steer"):
+            setattr(c, key, _within(s[key], ranges.get(key)))
         c.drive = s.drive if s.drive in DRIVES else "ground"
         c.preset = s.preset if s.preset in PRESETS else "iso"
         if s.motion in self.session.car.motions:
             c.motion = s.motion
         for key, damper in self._stroke_keys:
-            c.strokes[damper] = float(s[key] or 0.0)
+            c.strokes[damper] = _within(s[key], ranges.get(f"stroke:{damper}"))
         self.request()
 
     def _on_aids(self, **_: Any) -> None:
-        self.request(numbers=False)
+        self.request()
 
     # -- updating -------------------------------------------------------------------------
-    def request(self, numbers: bool = True) -> None:
+    def request(self) -> None:
         """Ask for an update; moves that arrive during one are merged into the next."""
         self._pending = True
         if not self._busy:

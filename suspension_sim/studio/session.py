@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -492,6 +491,3 @@ def sheet_rows(
                     cells_b.append(Cell(kb, vb, format_value(vb, unit)))
             rows.append(Row(r.label, unit, tuple(cells), tuple(cells_b)))
     return tuple(columns), tuple(rows)
-
-
-Callback = Callable[[], None]
