@@ -150,15 +150,11 @@ def _serve(jobs: int, results: int) -> int:  # pragma: no cover - runs in the wo
 
 
 def _warm_up() -> None:  # pragma: no cover - runs in the worker
-    """What every chart needs first: matplotlib's figure and Agg canvas, and the default
-    font found and opened (its cache read)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg  # noqa: F401
-    from matplotlib.figure import Figure  # noqa: F401
-    from matplotlib.font_manager import FontProperties
+    """What every chart needs first: matplotlib, the font, and the figures of the
+    standard charts made and drawn once (`figures.warm_up`)."""
+    from suspension_sim.outputs.figures import warm_up
 
-    from suspension_sim.outputs.figures import DPI
-
-    RendererAgg(1, 1, DPI).get_text_width_height_descent("0", FontProperties(), False)
+    warm_up()
 
 
 @contextlib.contextmanager

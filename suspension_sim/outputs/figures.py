@@ -228,6 +228,8 @@ def _groups(
 
 _REUSED: dict[tuple[int, int, float, float], Figure] | None = None
 """Inside `reused_figures`: the figure made for each (rows, cols, width, height)."""
+_SPARE: dict[tuple[int, int, float, float], Figure] = {}
+"""Figures made and drawn ahead (`warm_up`): where the next `reused_figures` starts."""
 
 
 @contextlib.contextmanager
@@ -240,11 +242,34 @@ def reused_figures() -> Iterator[None]:
     (the next chart of its shape overwrites it). The files are those of new figures,
     byte for byte (a test checks)."""
     global _REUSED
-    outer, _REUSED = _REUSED, {}
+    outer, _REUSED = _REUSED, dict(_SPARE)
     try:
         yield
     finally:
         _REUSED = outer
+
+
+def warm_up() -> None:
+    """Make the figures of the standard charts (a 2 x 2 grid of panels, a 1 x 2 one) and
+    draw them once with a little made-up data, for the next `reused_figures` block of this
+    process and of the processes forked from it: the axes, their ticks and the font are
+    then ready (about 0.05 s of the first chart). The chart worker does this while the
+    command solves (`chart_worker`); the charts drawn after are those of new figures."""
+    global _SPARE
+    x = [-1.0, 0.0, 1.0]
+    wheels = {w: f"camber_{w}_deg" for w in ("FL", "FR", "RL", "RR")}
+    data = {"chassis_heave_mm": x, **{c: x for c in wheels.values()}}
+    data |= {"roll_centre_height_front_mm": x, "roll_centre_lateral_front_mm": x}
+    table = pd.DataFrame(data)
+    with reused_figures():
+        for fig in (
+            wheel_figure(table, "chassis_heave_mm", wheels),
+            roll_centre_figure(table, "chassis_heave_mm"),
+        ):
+            if fig is not None:
+                fig.canvas.draw()
+        assert _REUSED is not None
+        _SPARE = dict(_REUSED)
 
 
 def _clear(fig: Figure) -> None:
