@@ -135,13 +135,13 @@ def kernel_steps() -> list[tuple[str, Callable[[], object], float]]:
         )
 
     def chassis() -> None:
-        k.chassis_points(np.zeros((1, 1)), tab.arrays, W, one, one, np.zeros((1, 1, 3)))
+        k.chassis_points(np.zeros((1, 1)), tab.arrays[:7], W[:5], one, one, np.zeros((1, 1, 3)))
 
     def world() -> None:
         k.world_points(
             np.zeros((1, 1)),
-            tab.arrays,
-            W,
+            tab.arrays[:7],
+            W[:5],
             one,
             one,
             one,

@@ -59,13 +59,14 @@ def chassis_points_compiled(model: KinematicModel, params: np.ndarray) -> np.nda
     )
     out = np.empty((len(params), tab.n_inst, 3))
     Q = np.ascontiguousarray(params, dtype=float)
+    T7 = tab.arrays[:7]  # all it reads: a smaller Python wrapper to compile, quicker calls
     if lock.acquire(blocking=False):  # the kept work arrays, one thread at a time
         try:
-            _call_entry(entry, k.chassis_points, (Q, tab.arrays, W, parts, insts, out))
+            _call_entry(entry, k.chassis_points, (Q, T7, W[:5], parts, insts, out))
         finally:
             lock.release()
     else:
-        k.chassis_points(Q, tab.arrays, work_arrays(tab)[0], parts, insts, out)
+        k.chassis_points(Q, T7, work_arrays(tab)[0][:5], parts, insts, out)
     return out
 
 
@@ -178,10 +179,10 @@ def world_points_compiled(
     W = work_arrays(tab)[0]
     everything = np.arange(tab.n_parts, dtype=np.int64), np.arange(tab.n_inst, dtype=np.int64)
     out = np.empty((len(params), len(starts) - 1, 3))
-    k.world_points(
+    k.world_points(  # the arrays it reads only (see `chassis_points_compiled`)
         np.ascontiguousarray(params, dtype=float),
-        tab.arrays,
-        W,
+        tab.arrays[:7],
+        W[:5],
         *everything,
         np.ascontiguousarray(order, dtype=np.int64),
         np.ascontiguousarray(starts, dtype=np.int64),
