@@ -272,3 +272,28 @@ def test_no_browser_is_a_note_not_a_failure(monkeypatch: pytest.MonkeyPatch) -> 
 
     monkeypatch.setattr(webbrowser, "open", broken)
     assert studio.open_browser("http://127.0.0.1:1/") == "could not locate runnable browser"
+
+
+def test_a_half_car_is_compared_at_its_own_corners_only() -> None:
+    import suspension_sim
+    from suspension_sim.metrics import pose_metrics
+    from suspension_sim.sweeps.motions import ground_targets
+
+    rear = EXAMPLE.with_name("solid_axle_rear.xlsx")  # a rear axle alone: wheels RL, RR
+    session = Session(EXAMPLE, rear)
+    assert session.corner_map() == {"RL": "RL", "RR": "RR"}  # nothing matched to the front
+    session.controls.heave = 10.0
+    frame = session.update()
+    model = suspension_sim.load(rear)
+    truth = pose_metrics(
+        model.solve(chassis=(0, 0, 10, 0, 0, 0), targets=ground_targets(model)), "iso"
+    )
+    camber = next(r for r in frame.rows if r.label == "camber [deg]")
+    by_column = dict(zip(frame.columns, camber.cells_b, strict=True))
+    assert math.isnan(by_column["FL"].value) and math.isnan(by_column["FR"].value)
+    assert by_column["RL"].value == pytest.approx(truth["camber_RL_deg"], abs=1e-7)
+    charts, _ = session.charts(frame)
+    b_lines = {
+        s.label for ch in charts if ch.title == "camber [deg]" for s in ch.series if s.car == "B"
+    }
+    assert b_lines == {"RL", "RR"}

@@ -58,6 +58,9 @@ CHART_METRICS: tuple[tuple[str, str], ...] = (
     ("roll_centre_height", "roll centre height [mm]"),
 )
 """Charts of the current motion: catalogue metric and its axis label."""
+CORNER_MM = 300.0
+"""Two cars' wheels are the same corner when their design contact points are each
+other's nearest and at most this far apart (mm)."""
 
 
 @dataclass(frozen=True)
@@ -353,17 +356,22 @@ class Session:
         )
 
     def corner_map(self) -> dict[str, str]:
-        """{A's wheel: B's wheel at the nearest design position} (empty without B)."""
+        """{A's wheel: B's wheel at the same corner} (empty without B): the two wheels whose
+        design contact points are each other's nearest, within `CORNER_MM`; a wheel of
+        one car with no such partner (a half car against a whole one) is left out."""
         if len(self.cars) < 2 or self.cars[1] is None:
             return {}
         from suspension_sim.metrics.geometry import wheel_set
 
         a, b = wheel_set(self.car.model), wheel_set(self.cars[1].model)
+        if not len(a.names) or not len(b.names):
+            return {}
+        d = np.linalg.norm(a.contact0[:, None, :] - b.contact0[None, :, :], axis=2)
         out: dict[str, str] = {}
         for i, name in enumerate(a.names):
-            d = np.linalg.norm(b.contact0 - a.contact0[i], axis=1)
-            if len(d):
-                out[str(name)] = str(b.names[int(np.argmin(d))])
+            j = int(np.argmin(d[i]))
+            if int(np.argmin(d[:, j])) == i and d[i, j] <= CORNER_MM:
+                out[str(name)] = str(b.names[j])
         return out
 
     # -- charts -------------------------------------------------------------------------
@@ -426,7 +434,9 @@ class Session:
                 if col in now and x_col in now:
                     marks.append((place, float(now[x_col]), float(now[col])))
                 if table_b is not None:
-                    other = corners.get(place, place) if metric != "roll_centre_height" else place
+                    other = place if metric == "roll_centre_height" else corners.get(place)
+                    if other is None:
+                        continue
                     col_b = m.key(other)
                     if col_b in table_b.columns and x_col in table_b.columns:
                         series += _lines(table_b, x_col, col_b, group, place, "B")
@@ -470,6 +480,7 @@ def sheet_rows(
     columns: list[str] = []
     for t in sheet.tables:
         columns += [c for c in t.columns if c not in columns]
+    wheels = set(sheet.tables[0].columns) if sheet.tables else set()
     b_values: dict[tuple[str, str], tuple[str | None, float]] = {}
     if sheet_b is not None:
         for t in sheet_b.tables:
@@ -488,6 +499,8 @@ def sheet_rows(
                 cells.append(Cell(key, v, format_value(v, unit)))
                 if sheet_b is not None:
                     kb, vb = b_values.get((r.label, corners.get(c, c)), (None, math.nan))
+                    if c not in corners and c in wheels:  # no wheel of B at this corner
+                        kb, vb = None, math.nan
                     cells_b.append(Cell(kb, vb, format_value(vb, unit)))
             rows.append(Row(r.label, unit, tuple(cells), tuple(cells_b)))
     return tuple(columns), tuple(rows)
