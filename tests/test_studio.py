@@ -190,6 +190,7 @@ def test_page_loads_car_and_heave_slider_gives_model_camber(studio: Studio, brow
     design = page_values(page, "camber")
     assert close(design, expected(studio.workbook, 0.0))
     assert design["FL"] == pytest.approx(-1.0, abs=1e-9)
+    before = car_picture(page)  # the design pose, drawn
     # the heave slider, moved with the keyboard (0.5 mm a key) to +20 mm
     thumb = page.locator(".v-slider:has(#slider-heave) [role=slider]")
     thumb.focus()
@@ -207,14 +208,34 @@ def test_page_loads_car_and_heave_slider_gives_model_camber(studio: Studio, brow
     marker = page.locator("svg[data-title='camber [deg]'] circle.marker[data-label='FL']")
     assert float(marker.get_attribute("data-x")) == pytest.approx(20.0, abs=1e-9)
     assert float(marker.get_attribute("data-y")) == pytest.approx(truth["FL"], abs=1e-7)
-    # the 3-D view is a picture of the car, not a blank canvas
-    shot = page.locator("#view3d").screenshot()
-    img = decode_png(shot)
-    assert img.shape[0] > 200 and img.shape[1] > 300
-    colours = np.unique(img[:, :, :3].reshape(-1, 3) // 8, axis=0)
-    assert len(colours) > 40, "the 3-D view has too few colours: blank?"
-    assert float(img[:, :, :3].std()) > 20.0
+
+    # the 3-D view is redrawn for the new pose (the car is 20 mm higher on its wheels)
+    def redrawn() -> Any:
+        now = car_picture(page)
+        if now.shape != before.shape:
+            return f"picture size {now.shape} != {before.shape}"
+        change = float(np.abs(now[:, :, :3].astype(float) - before[:, :, :3]).mean())
+        return change > 0.5 or change
+
+    wait_for(page, redrawn, "a new picture of the car")
     page.close()
+
+
+def car_picture(page: Any) -> np.ndarray:
+    """A screenshot of the 3-D view once it shows a picture (not a blank canvas: many
+    colours, high contrast), as RGB(A) pixels."""
+    found: list[np.ndarray] = []
+
+    def shown() -> Any:
+        img = decode_png(page.locator("#view3d").screenshot())
+        assert img.shape[0] > 200 and img.shape[1] > 300
+        colours = len(np.unique(img[:, :, :3].reshape(-1, 3) // 8, axis=0))
+        spread = float(img[:, :, :3].std())
+        found[:] = [img]
+        return (colours > 40 and spread > 20.0) or f"{colours} colours, spread {spread:.1f}"
+
+    wait_for(page, shown, "a picture in the 3-D view")
+    return found[0]
 
 
 def decode_png(data: bytes) -> np.ndarray:
