@@ -154,22 +154,37 @@ def test_designs_without_the_shared_structure(
 
 
 def test_run_doe_fast_and_reference_files_agree(tmp_path: Path, model: ss.Model) -> None:
-    """`run_doe` in this process by both paths: the same Parquet table."""
+    """`run_doe` in this process by both paths: the same Parquet file (schema, nulls,
+    values) and the same counts; the designs moving the left wheel centre have other
+    wheel data than the base car (their metrics computed on their own)."""
+    import pyarrow.parquet as pq
+
     from suspension_sim.explore.design_space import Study
 
     study = Study(
-        variables=(Variable("FL_UCA_F", "z", -4, 4, "FR_UCA_F"),),
-        motions=(MotionRequest("heave", -10.0, 10.0, 3),),
-        samples=3,
+        variables=(Variable("FL_UCA_F", "z", -4, 4, "FR_UCA_F"), Variable("FL_WC", "x", -5, 5)),
+        motions=(MotionRequest("heave", -10.0, 10.0, 3), MotionRequest("roll", -1.0, 1.0, 2)),
+        samples=4,
         seed=3,
     )
-    tables = []
+    tables, summaries = [], []
     for fast in (True, False):
         out = tmp_path / f"{fast}.parquet"
-        summary = doe.run_doe(model.car, study, out, workers=0, chunk=2, fast=fast)
-        assert summary.designs_ok == 3
-        tables.append(pd.read_parquet(out))
-    pd.testing.assert_frame_equal(tables[0], tables[1], check_exact=False, rtol=1e-9, atol=1e-9)
+        summaries.append(doe.run_doe(model.car, study, out, workers=0, chunk=3, fast=fast))
+        tables.append(pq.read_table(out))
+    assert tables[0].schema == tables[1].schema
+    for name in tables[0].column_names:
+        assert tables[0][name].null_count == tables[1][name].null_count, name
+    a, b = (t.to_pandas() for t in tables)
+    pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-9, atol=1e-9)
+    fast, reference = summaries
+    assert (fast.designs_ok, fast.designs_partly, fast.designs_failed, fast.rows) == (
+        reference.designs_ok,
+        reference.designs_partly,
+        reference.designs_failed,
+        reference.rows,
+    )
+    assert fast.reasons == reference.reasons
 
 
 def test_refilled_model_is_the_built_model(model: ss.Model) -> None:

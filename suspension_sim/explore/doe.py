@@ -272,12 +272,12 @@ def run_doe(
     for debugging and for checking the cluster's table).
     progress(done designs, total) after each chunk. The file is written to a temporary
     name beside `out` and renamed when complete (`suspension_sim.files`).
-    fast: run the chunks by `doe_fast.run_chunk_fast` (the structure shared by the
-    designs built once per worker, the metrics of a design in one batch); False runs
+    fast: run the chunks by the fast path (`doe_fast`: the structure the designs share
+    built once per worker, the metrics of a chunk's designs in one pass); False runs
     the reference `run_chunk`, a whole model and sweep tables per design. The same
-    table either way.
+    table either way. Each chunk is made an Arrow table and counted where it ran
+    (`chunk_task`); this process writes the chunks in design order.
     """
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from suspension_sim.files import atomic_path
@@ -296,29 +296,29 @@ def run_doe(
     offsets = sample_offsets(study)
     n = len(offsets)
     t0 = time.perf_counter()
-    task = _chunk_task(fast)
-    args = (task, car, study.variables, specs, convention, offsets, chunk, columns)
+    args = (fast, schema, car, study.variables, specs, convention, offsets, chunk, columns)
     if scheduler is None and workers == 0:
-        finished: Iterator[tuple[int, pd.DataFrame]] = _in_process(*args)
+        finished: Iterator[tuple[int, ChunkResult]] = _in_process(*args)
         n_workers = 0
     else:
         finished, n_workers = _on_dask(scheduler, workers, *args)
-    pending: dict[int, pd.DataFrame] = {}
+    pending: dict[int, ChunkResult] = {}
     next_start = 0
     done = rows = 0
     counts = {"ok": 0, "partly": 0, "failed": 0}
     reasons: dict[str, int] = {}
     try:
         with atomic_path(out) as tmp, pq.ParquetWriter(str(tmp), schema) as writer:
-            for s, frame in finished:
-                pending[s] = frame
+            for s, result in finished:
+                pending[s] = result
                 while next_start in pending:
-                    frame = pending.pop(next_start)
-                    writer.write_table(
-                        pa.Table.from_pandas(frame, schema=schema, preserve_index=False)
-                    )
-                    rows += len(frame)
-                    _count(frame, counts, reasons)
+                    table, chunk_counts, chunk_reasons = pending.pop(next_start)
+                    writer.write_table(table)
+                    rows += table.num_rows
+                    for k, v in chunk_counts.items():
+                        counts[k] += v
+                    for k, v in chunk_reasons.items():
+                        reasons[k] = reasons.get(k, 0) + v
                     done += min(chunk, n - next_start)
                     next_start += chunk
                     if progress is not None:
@@ -340,22 +340,75 @@ def run_doe(
     )
 
 
-ChunkTask = Callable[..., "pd.DataFrame"]
-"""`run_chunk` or `doe_fast.run_chunk_fast`: (car, variables, specs, convention, first,
-offsets, columns) -> the chunk's rows."""
+ChunkResult = tuple["pa.Table", dict[str, int], dict[str, int]]
+"""A finished chunk: its rows as an Arrow table in the file's schema, the designs solved
+at every step / partly / not at all, and how many rows have each status but ``ok``."""
 
 
-def _chunk_task(fast: bool) -> ChunkTask:
-    """The function that runs one chunk of designs (see `run_doe`'s ``fast``)."""
+def chunk_task(
+    fast: bool,
+    schema: pa.Schema,
+    car: Car,
+    variables: Sequence[Variable],
+    specs: Sequence[SweepSpec],
+    convention: str | None,
+    first: int,
+    offsets: np.ndarray,
+    columns: Sequence[str],
+) -> ChunkResult:
+    """One chunk of designs, as a worker runs it: the rows (`doe_fast.chunk_columns`, or
+    the reference `run_chunk` when not `fast`), made an Arrow table in `schema` and
+    counted here, so the process writing the file only writes (converting a chunk's
+    few hundred columns costs about as much as solving a design)."""
+    import pyarrow as pa
+
     if fast:
-        from suspension_sim.explore.doe_fast import run_chunk_fast
+        from suspension_sim.explore.doe_fast import chunk_columns
 
-        return run_chunk_fast
-    return run_chunk
+        data = chunk_columns(car, variables, specs, convention, first, offsets, columns)
+        table = arrow_table(data, schema)
+    else:
+        frame = run_chunk(car, variables, specs, convention, first, offsets, columns)
+        table = pa.Table.from_pandas(frame, schema=schema, preserve_index=False)
+        data = {"design": frame["design"].to_numpy(), "status": frame["status"].to_numpy()}
+    counts, reasons = count_designs(data["design"], data["status"])
+    return table, counts, reasons
+
+
+def arrow_table(data: dict[str, np.ndarray], schema: pa.Schema) -> pa.Table:
+    """The columns `data` (`doe_fast.chunk_columns`) as an Arrow table in `schema`, as
+    ``pa.Table.from_pandas`` makes it of the same columns in a DataFrame (NaN and None
+    are nulls), one array per column without pandas in between."""
+    import pandas as pd
+    import pyarrow as pa
+
+    try:
+        arrays = [pa.array(data[f.name], type=f.type, from_pandas=True) for f in schema]
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # a column the schema types otherwise
+        frame = pd.DataFrame(data, columns=[f.name for f in schema])
+        return pa.Table.from_pandas(frame, schema=schema, preserve_index=False)
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def count_designs(design: np.ndarray, status: np.ndarray) -> tuple[dict[str, int], dict[str, int]]:
+    """Designs solved at every step (``ok``), at some (``partly``), at none (``failed``);
+    and the rows of each status other than ``ok``."""
+    counts = {"ok": 0, "partly": 0, "failed": 0}
+    reasons: dict[str, int] = {}
+    seen: dict[int, list[bool]] = {}
+    for d, s in zip(design.tolist(), status.tolist(), strict=True):
+        good = s == "ok"
+        seen.setdefault(int(d), []).append(good)
+        if not good:
+            reasons[str(s)] = reasons.get(str(s), 0) + 1
+    for flags in seen.values():
+        counts["ok" if all(flags) else "partly" if any(flags) else "failed"] += 1
+    return counts, reasons
 
 
 def _in_process(
-    task: ChunkTask,
+    fast: bool,
+    schema: pa.Schema,
     car: Car,
     variables: Sequence[Variable],
     specs: Sequence[SweepSpec],
@@ -363,16 +416,18 @@ def _in_process(
     offsets: np.ndarray,
     chunk: int,
     columns: Sequence[str],
-) -> Iterator[tuple[int, pd.DataFrame]]:
-    """(first design, its chunk's rows), chunk after chunk, in this process."""
+) -> Iterator[tuple[int, ChunkResult]]:
+    """(first design, its chunk), chunk after chunk, in this process."""
     for s in range(0, len(offsets), chunk):
-        yield s, task(car, variables, specs, convention, s, offsets[s : s + chunk], columns)
+        part = offsets[s : s + chunk]
+        yield s, chunk_task(fast, schema, car, variables, specs, convention, s, part, columns)
 
 
 def _on_dask(
     scheduler: str | None,
     workers: int | None,
-    task: ChunkTask,
+    fast: bool,
+    schema: pa.Schema,
     car: Car,
     variables: Sequence[Variable],
     specs: Sequence[SweepSpec],
@@ -380,10 +435,11 @@ def _on_dask(
     offsets: np.ndarray,
     chunk: int,
     columns: Sequence[str],
-) -> tuple[Iterator[tuple[int, pd.DataFrame]], int]:
+) -> tuple[Iterator[tuple[int, ChunkResult]], int]:
     """The chunks submitted to a Dask cluster (a local one of `workers` processes when no
     scheduler is given), and the number of workers; the iterator yields (first design,
-    rows) as chunks finish and closes the client (and the local cluster) when done."""
+    its `chunk_task` result) as chunks finish and closes the client (and the local
+    cluster) when done."""
     from dask.distributed import Client, LocalCluster, as_completed
 
     # Dask's own chatter (a worker slow to stop, ...) is not the user's business; its
@@ -402,12 +458,14 @@ def _on_dask(
         client = Client(scheduler)
     n_workers = len(client.scheduler_info().get("workers", {}))
 
-    def results() -> Iterator[tuple[int, pd.DataFrame]]:
+    def results() -> Iterator[tuple[int, ChunkResult]]:
         try:
             car_f, vars_f, specs_f = client.scatter([car, variables, specs], broadcast=True)
             futures = {
                 client.submit(
-                    task,
+                    chunk_task,
+                    fast,
+                    schema,
                     car_f,
                     vars_f,
                     specs_f,
@@ -427,17 +485,3 @@ def _on_dask(
                 cluster.close()
 
     return results(), n_workers
-
-
-def _count(frame: pd.DataFrame, counts: dict[str, int], reasons: dict[str, int]) -> None:
-    """Designs all solved, partly solved, not built; and the statuses met."""
-    for _, rows in frame.groupby("design", sort=False):
-        status = rows["status"]
-        if (status == "ok").all():
-            counts["ok"] += 1
-        elif (status == "ok").any():
-            counts["partly"] += 1
-        else:
-            counts["failed"] += 1
-        for s in status[status != "ok"]:
-            reasons[str(s)] = reasons.get(str(s), 0) + 1

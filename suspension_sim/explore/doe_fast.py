@@ -564,6 +564,23 @@ def run_chunk_fast(
     """`doe.run_chunk`'s table by the fast path: the same rows, columns and values."""
     import pandas as pd
 
+    data = chunk_columns(car, variables, specs, convention, first, offsets, columns)
+    return pd.DataFrame(data, columns=list(columns))
+
+
+def chunk_columns(
+    car: Car,
+    variables: Sequence[Variable],
+    specs: Sequence[SweepSpec],
+    convention: str | None,
+    first: int,
+    offsets: np.ndarray,
+    columns: Sequence[str],
+) -> dict[str, np.ndarray]:
+    """`run_chunk_fast`'s table as one array per column, in `columns`' order (what the
+    Parquet writer takes without going through pandas): int64 design and step, object
+    arrays of text (NaN where a row has none, as pandas fills a missing record key),
+    float64 offsets and metrics."""
     from suspension_sim.solve import engine
 
     engine.load_kernel_if_cached()
@@ -573,14 +590,15 @@ def run_chunk_fast(
         # reference path then makes each design's row (with its reason)
         from suspension_sim.explore.doe import run_chunk
 
-        return run_chunk(car, variables, specs, convention, first, offsets, columns)
+        frame = run_chunk(car, variables, specs, convention, first, offsets, columns)
+        return {c: frame[c].to_numpy() for c in columns}
     designs = np.atleast_2d(np.asarray(offsets, dtype=float))
     parts = run.run_many(list(designs))
     design_no: list[int] = []
     for i, got in enumerate(parts):
         design_no += [first + i] * len(got.step)
     n_rows = len(design_no)
-    data: dict[str, Any] = {
+    data: dict[str, np.ndarray] = {
         "design": np.array(design_no, dtype=np.int64),
         "motion": np.array([m for p in parts for m in p.motion], dtype=object),
         "step": np.array([s for p in parts for s in p.step], dtype=np.int64),
@@ -599,9 +617,7 @@ def run_chunk_fast(
     for k, c in enumerate(run.metric_columns):
         if c in run.text_cols:
             t = run.text_cols.index(c)
-            # a row without the text holds NaN, as pandas fills a missing record key
             data[c] = np.array([np.nan if r[t] is None else r[t] for r in texts], dtype=object)
         else:
-            data[c] = values[:, k]
-    frame = pd.DataFrame(data)
-    return frame.reindex(columns=list(columns))
+            data[c] = np.ascontiguousarray(values[:, k])
+    return {c: data[c] if c in data else np.full(n_rows, np.nan) for c in columns}
