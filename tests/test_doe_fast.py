@@ -168,9 +168,9 @@ def test_run_doe_fast_and_reference_files_agree(tmp_path: Path, model: ss.Model)
         seed=3,
     )
     tables, summaries = [], []
-    for fast in (True, False):
-        out = tmp_path / f"{fast}.parquet"
-        summaries.append(doe.run_doe(model.car, study, out, workers=0, chunk=3, fast=fast))
+    for way in (True, False):
+        out = tmp_path / f"{way}.parquet"
+        summaries.append(doe.run_doe(model.car, study, out, workers=0, chunk=3, fast=way))
         tables.append(pq.read_table(out))
     assert tables[0].schema == tables[1].schema
     for name in tables[0].column_names:
