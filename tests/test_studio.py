@@ -318,6 +318,7 @@ def test_export_button_writes_view_sheet_and_charts(studio: Studio, browser: Any
     assert folders, "nothing exported"
     got = {p.relative_to(folders[-1]).as_posix() for p in folders[-1].rglob("*") if p.is_file()}
     assert {"view.png", "design_sheet.csv", "design_sheet.xlsx"} <= got
+    assert {"design_sheet_B.csv", "design_sheet_B.xlsx", "compare/differences.csv"} <= got
     assert any(name.startswith("charts/") and name.endswith(".png") for name in got)
     import pandas as pd
 
@@ -325,6 +326,9 @@ def test_export_button_writes_view_sheet_and_charts(studio: Studio, browser: Any
     assert sheet.loc["camber [deg]", "FL"] == pytest.approx(
         page_values(page, "camber")["FL"], abs=1e-9
     )
+    sheet_b = pd.read_csv(folders[-1] / "design_sheet_B.csv", index_col=0)
+    kpi_b = page.locator("td[data-key='kpi_FL_deg']").get_attribute("data-value-b")
+    assert sheet_b.loc["KPI [deg]", "FL"] == pytest.approx(float(kpi_b), abs=1e-9)
     page.close()
 
 

@@ -83,6 +83,7 @@ class Studio:
         self._busy = False
         self._event_t = 0.0
         self._exports = 0
+        self._export_note = ""
         self._stroke_keys: list[tuple[str, str]] = []
         self._frame: Frame | None = None
         self._tasks: set[asyncio.Future[None]] = set()
@@ -254,8 +255,10 @@ class Studio:
             return
         try:
             folder = self._export_folder()
+            self._export_note = ""
             written = self._export_into(folder)
-            self.state.export_msg = f"wrote {len(written)} files into {folder}"
+            note = f" ({self._export_note})" if self._export_note else ""
+            self.state.export_msg = f"wrote {len(written)} files into {folder}{note}"
             print(f"exported {len(written)} files into {folder}", flush=True)
         except SuspensionSimError as exc:
             self.state.export_msg = f"error: {exc.render()}"
@@ -305,6 +308,25 @@ class Studio:
         chosen = choose_sweep(car.model, car.path, self.session.controls.motion)
         result = run_sweep(car.model, chosen.spec, convention=preset, motion_style="ours")
         written += plot_sweep(result, folder / "charts")
+        car_b = self.session.cars[1] if len(self.session.cars) > 1 else None
+        if frame.pose_b is not None and car_b is not None:
+            from suspension_sim.outputs.compare import compare
+
+            table_b = design_sheet(frame.pose_b, preset).frame()
+            for suffix in (".csv", ".xlsx"):
+                written.append(
+                    write_table(
+                        table_b,
+                        folder / f"design_sheet_B{suffix}",
+                        option="--out",
+                        sheet_name="Design sheet",
+                    )
+                )
+            try:  # the overlaid charts and differences of `compare`
+                both = compare([car.model, car_b.model], chosen.spec, convention=preset)
+                written += both.write(folder / "compare", option="--out")
+            except SuspensionSimError as exc:  # e.g. cars with wheels at other corners
+                self._export_note = f"no compare charts: {exc.message}"
         return written
 
     # -- page -----------------------------------------------------------------------------
