@@ -307,7 +307,11 @@ class Session:
         """The `Model.solve` arguments of the current controls for `car` (module doc)."""
         c = self.controls
         chassis = (0.0, 0.0, float(c.heave), float(c.roll), float(c.pitch), 0.0)
-        rack = float(c.steer) * car.rack_per_steer if car.model.car.rack is not None else 0.0
+        # the steer control in A's unit: B's own ratio when B has the same unit, else A's rack
+        per = (
+            car.rack_per_steer if car.steer_unit == self.car.steer_unit else self.car.rack_per_steer
+        )
+        rack = float(c.steer) * per if car.model.car.rack is not None else 0.0
         if c.drive == "ground" and car.targets:
             return {"shocks": None, "rack": rack, "chassis": chassis, "targets": car.targets}
         names = list(car.model.damper_names)
