@@ -7,12 +7,13 @@ Each design of the example car runs three motions of 13 steps (heave, roll, stee
 issue's yardstick; the study moves four hardpoints symmetrically. In process: the
 chunks of `doe_fast.run_chunk_fast` and of the reference `doe.run_chunk`, one after the
 other, timed by the wall clock and by this process's CPU time (other programs on the
-machine slow the first, hardly the second). On Dask: `run_doe` through a running local
-cluster (started and warmed up first, so its start is not counted; each run still
-hands the car to the workers and builds their shared structure), by the wall clock and
-per CPU second of the workers and this process together. Prints the core count, the
-load average before and after, best and median of the repeats. Writes only into a
-temporary folder.
+machine slow the first, hardly the second); then the whole `run_doe --workers 0` by
+both paths (chunks made Arrow tables and written to Parquet). On Dask: `run_doe`
+through a running local cluster (started and warmed up first, so its start is not
+counted; each run still hands the car to the workers and builds their shared
+structure), by the wall clock and per CPU second of the workers and this process
+together. Prints the core count, the load average before and after, best and median
+of the repeats. Writes only into a temporary folder.
 """
 
 from __future__ import annotations
@@ -123,6 +124,15 @@ def main() -> None:
         for name, run in (("fast path", fast), ("reference path", reference)):
             wall, cpu = timed(run, args.designs, args.repeats)
             print(f"one core, {name}: {rates('wall clock', wall)}; {rates('CPU time', cpu)}")
+        for way in (True, False):
+            whole: list[float] = []
+            for r in range(args.repeats):
+                out = Path(tmp) / f"w0-{way}-{r}.parquet"
+                summary = doe.run_doe(car, study, out, workbook=workbook, workers=0, fast=way)
+                whole.append(summary.designs_per_second)
+            name = "fast path" if way else "reference path"
+            text = rates("wall clock", whole)
+            print(f"one core, run_doe --workers 0 (rows written to Parquet), {name}: {text}")
         print(f"load average after the in-process runs: {load()}")
         if not args.no_dask:
             dask_scaling(
