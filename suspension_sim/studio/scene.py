@@ -3,7 +3,8 @@ on one off-screen plotter that the page shows (trame streams its images).
 
 `add_pose` builds every mesh of a car (bodies, tyres, joints green/red with their gaps,
 kingpin axes and centres as toggles) into a `_Recorder`; the meshes are then added to
-the plotter as they are (car A) or ghosted (car B, translucent, names ``B:<layer>``).
+the plotter as they are (car A) or ghosted (car B, translucent orange, names
+``B:<layer>``).
 Rebuilding them costs ~200 ms, too slow for a slider, so between rebuilds the meshes
 *follow* the pose: each vertex is given once to what carries it (the body of a wishbone
 or upright, a wheel's body, a damper's cylinder, rod or spring, a joint's point, the
@@ -35,6 +36,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 GHOST_OPACITY = 0.3
 """Opacity of car B's meshes (times their own)."""
+GHOST_COLOUR = (0.95, 0.42, 0.08)
+"""Car B is drawn in one colour (orange), so where it differs from A it stands out."""
+GHOST_OFFSET = (4.0, 2000.0)
+"""Depth offset (factor, units) pushing B's surfaces behind A's where they coincide."""
 FOLLOWING = ("bodies:", "rack", "damper:", "wheels:", "joints:closed", "points", "kingpin")
 """Layers whose meshes can follow a pose (`_Carriers`); "ground" stays where it is."""
 STATIC = ("ground",)
@@ -271,7 +276,15 @@ class _Layer:
 class _CarDrawing:
     """One car's actors on the plotter, rebuilt by `add_pose` or moved to follow a pose."""
 
-    def __init__(self, pv: Any, plotter: Any, prefix: str, opacity: float) -> None:
+    def __init__(
+        self,
+        pv: Any,
+        plotter: Any,
+        prefix: str,
+        opacity: float,
+        tint: tuple[float, float, float] | None = None,
+    ) -> None:
+        self.tint = tint
         self.plotter_pv = pv
         self.plotter = plotter
         self.prefix = prefix
@@ -312,8 +325,14 @@ class _CarDrawing:
             layer = str(look.pop("name"))
             name = self.prefix + layer
             look["opacity"] = self.opacity * float(look.get("opacity", 1.0))
+            if self.tint is not None:
+                look["color"] = self.tint
             mesh = mesh.copy()
             actor = self.plotter.add_mesh(mesh, name=name, **look)
+            if self.tint is not None:  # behind A where the two coincide: only differences show
+                mapper = actor.GetMapper()
+                mapper.SetResolveCoincidentTopologyToPolygonOffset()
+                mapper.SetRelativeCoincidentTopologyPolygonOffsetParameters(*GHOST_OFFSET)
             owner = carriers.assign(layer, np.asarray(mesh.points, dtype=float))
             if owner is None:
                 follow = False
@@ -388,7 +407,7 @@ class StudioScene:
         self.framed = False
         self.cars = [
             _CarDrawing(self.pv, self.plotter, "", 1.0),
-            _CarDrawing(self.pv, self.plotter, "B:", GHOST_OPACITY),
+            _CarDrawing(self.pv, self.plotter, "B:", GHOST_OPACITY, GHOST_COLOUR),
         ]
         self._style: dict[str, bool] | None = None
         self.rebuilds = 0
