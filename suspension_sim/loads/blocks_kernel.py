@@ -82,7 +82,25 @@ def njit(*signature: str, fastmath: bool = True) -> Any:
     return wrap
 
 
-@njit()
+def inner(func: Any) -> Any:
+    """numba.njit for a helper only compiled code calls: no Python wrapper and no cache
+    file of its own (it is compiled into each kernel that calls it, and cached there)."""
+    njit_: Any = numba.njit
+    return njit_(
+        cache=False,
+        fastmath=FASTMATH,
+        error_model="numpy",
+        no_cpython_wrapper=True,
+        no_cfunc_wrapper=True,
+    )(func)
+
+
+TRANSPOSE = np.True_
+NO_TRANSPOSE = np.False_
+"""`_reflect`'s flag as numpy booleans: literal True and False would compile it twice."""
+
+
+@inner
 def _householder(H: np.ndarray, m: int, n: int, beta: np.ndarray) -> None:  # pragma: no cover
     """In-place Householder QR of the tall (m, n) matrix whose column k is H[k, :m]
     (m >= n): R[i, j] = H[j, i] for i <= j, the reflectors' vectors (v_k[k] = 1
@@ -111,7 +129,7 @@ def _householder(H: np.ndarray, m: int, n: int, beta: np.ndarray) -> None:  # pr
                 H[j, i] -= s * H[k, i]
 
 
-@njit()
+@inner
 def _reflect(
     H: np.ndarray, m: int, n: int, beta: np.ndarray, Z: np.ndarray, K: int, transpose: bool
 ) -> None:  # pragma: no cover - compiled
@@ -130,7 +148,7 @@ def _reflect(
                 Z[j, i] -= s * H[k, i]
 
 
-@njit()
+@inner
 def _certified(H: np.ndarray, n: int, Rinv: np.ndarray, limit: float) -> bool:  # pragma: no cover
     """True when R (n, n) of `_householder` has |R|_F |R^-1|_F < limit; R^-1 in Rinv."""
     normR = 0.0
@@ -154,7 +172,7 @@ def _certified(H: np.ndarray, n: int, Rinv: np.ndarray, limit: float) -> bool:  
     return np.sqrt(normR * normI) < limit
 
 
-@njit()
+@inner
 def _pivoted_qr(
     H: np.ndarray, m: int, n: int, beta: np.ndarray, piv: np.ndarray
 ) -> bool:  # pragma: no cover - compiled
@@ -203,7 +221,7 @@ def _pivoted_qr(
     return True
 
 
-@njit()
+@inner
 def _rank_one_short(
     H: np.ndarray, n: int, Rinv: np.ndarray, tol: float, cert: float
 ) -> bool:  # pragma: no cover - compiled
@@ -235,7 +253,7 @@ def _rank_one_short(
     return bool(np.sqrt(normR * normI) < cert / tol)
 
 
-@njit()
+@inner
 def _null_and_solve(
     H: np.ndarray,
     m: int,
@@ -268,7 +286,7 @@ def _null_and_solve(
     for j in range(K):
         for i in range(m):
             Z[j, i] = Yt[j, i]
-    _reflect(H, m, n, beta, Z, K, True)
+    _reflect(H, m, n, beta, Z, K, TRANSPOSE)
     for j in range(K):
         for i in range(n):
             xb[j, i] = 0.0
@@ -284,7 +302,7 @@ def _null_and_solve(
             xb[j, i] -= dot * v[i]
 
 
-@njit()
+@inner
 def _jacobi(W: np.ndarray, V: np.ndarray, r: int, c: int) -> None:  # pragma: no cover
     """One-sided Jacobi on the columns W[j, :r] (j < c) of a block; V[j, :c] (start:
     identity) accumulates the rotations, so that A v_j = w_j. A column whose norm is
@@ -405,7 +423,7 @@ def solve_group(  # pragma: no cover - compiled
                     for j in range(K):
                         for i in range(r):
                             Z[j, i] = Yt[j, i]
-                    _reflect(H, r, c, beta, Z, K, True)
+                    _reflect(H, r, c, beta, Z, K, TRANSPOSE)
                     finite = True
                     for j in range(K):
                         for i in range(c - 1, -1, -1):
@@ -432,7 +450,7 @@ def solve_group(  # pragma: no cover - compiled
                     for j in range(K):
                         for i in range(r):
                             Z[j, i] = Yt[j, i]
-                    _reflect(H, r, c, beta, Z, K, True)
+                    _reflect(H, r, c, beta, Z, K, TRANSPOSE)
                     for j in range(K):
                         for i in range(c):
                             acc = 0.0
@@ -454,7 +472,7 @@ def solve_group(  # pragma: no cover - compiled
                             for k in range(i + 1):
                                 acc += Rinv[k, i] * Yt[j, k]
                             Z[j, i] = acc
-                    _reflect(H, c, r, beta, Z, K, False)
+                    _reflect(H, c, r, beta, Z, K, NO_TRANSPOSE)
                     for j in range(K):
                         for i in range(c):
                             xb[j, i] = Z[j, i]
@@ -462,7 +480,7 @@ def solve_group(  # pragma: no cover - compiled
                     for p in range(c):
                         for i in range(c):
                             Z[p, i] = 1.0 if (i == p and p >= r) else 0.0
-                    _reflect(H, c, r, beta, Z, c, False)
+                    _reflect(H, c, r, beta, Z, c, NO_TRANSPOSE)
                     for p in range(r, c):
                         free[b, g, p] = True
                         for i in range(c):

@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 
 from suspension_sim.solve.kernel import (
+    JAC,
+    NO_JAC,
     apply_qt,
     eval_insts,
     eval_parts,
@@ -77,7 +79,7 @@ def block_jacobian(b, T, W, pcol, Jt, Jin):
         tw_o,
         P,
         dP,
-        False,
+        NO_JAC,
     )
     r0 = r_ptr[b]
     m = r_ptr[b + 1] - r0
@@ -287,14 +289,14 @@ def metric_kinematics(
     for s in range(Q.shape[0]):
         q = Q[s]
         ok[s] = 1
-        need_t = tangents or steer
+        need_t = JAC if (tangents or steer) else NO_JAC  # one type: eval_insts compiled once
         eval_parts(q, parts, p_nj, p_kind, p_axis, p_param, p_frame, A, tw_w, tw_o)
         if need_t and not input_tangents_at(
             T, W, pcol, Jt, Jin, inputs, bc_ptr, bc_idx, LU, piv, x, y, Ft, tau, Tq
         ):
             ok[s] = 0
             continue
-        eval_insts(rest_insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, False)
+        eval_insts(rest_insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, NO_JAC)
         eval_insts(vel_insts, i_part, i_local, p_nj, p_kind, A, tw_w, tw_o, P, dP, need_t)
         for k in range(insts.shape[0]):
             n = insts[k]
