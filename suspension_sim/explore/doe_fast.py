@@ -32,6 +32,7 @@ compares every column, numbers to 1e-9). Units: mm, deg in the columns.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 from collections.abc import Sequence
@@ -217,8 +218,12 @@ def share_structure(base: KinematicModel, model: KinematicModel) -> None:
             model.derived._values.setdefault(key, value)
     for key, layout in base._layouts.items():
         model._layouts.setdefault(key, layout)
-    _refill_tables(base, model)
-    _share_entries(base, model)
+    # Savings only: what cannot be handed over (another layout of the engine's work
+    # arrays one day) is built by the model itself, as the reference builds it.
+    with contextlib.suppress(ValueError):
+        _refill_tables(base, model)
+    with contextlib.suppress(AttributeError, TypeError, ValueError):
+        _share_entries(base, model)
 
 
 def _refill_tables(base: KinematicModel, model: KinematicModel) -> None:
