@@ -42,6 +42,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 T = TypeVar("T")
 
+PNG_COMPRESS_LEVEL = 1
+"""zlib level of the PNG files (lossless at any level): 1 encodes a chart in ~19 ms
+where the default 6 takes ~35 ms (a sixth of a chart), for files ~7 % larger."""
+
 
 def save_figure(fig: Figure, path: str | os.PathLike[str], *, option: str = "path") -> Path:
     """Write `fig` as a PNG at `path` (atomically; a link is written through).
@@ -52,7 +56,9 @@ def save_figure(fig: Figure, path: str | os.PathLike[str], *, option: str = "pat
     out = Path(path)
     try:
         with atomic_path(out) as tmp:
-            fig.savefig(tmp, dpi=DPI, format="png")
+            fig.savefig(
+                tmp, dpi=DPI, format="png", pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL}
+            )
     except OSError as exc:
         raise InputError(f"cannot write {out}: {exc.strerror}", where=option) from None
     return out
