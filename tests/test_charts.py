@@ -460,8 +460,7 @@ def test_reused_figures_write_the_files_new_figures_write(
     toe = [ax for ax in fresh["toe"].axes if ax.get_visible()]
     assert not toe[3].axison and [ax.axison for ax in fresh["camber"].axes] == [True] * 4
     for stem, fig in fresh.items():
-        new = tmp_path / f"new_{stem}.png"
-        fig.savefig(new, dpi=fig.dpi, format="png")
+        new = chart_files.save_figure(fig, tmp_path / f"new_{stem}.png")
         assert (tmp_path / f"{stem}.png").read_bytes() == new.read_bytes(), stem
 
 
