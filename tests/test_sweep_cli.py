@@ -421,3 +421,42 @@ def test_sweep_and_report_cli_write_optimumk_channels(
             assert np.isnan(got), key
         else:
             assert got == pytest.approx(values[0], rel=1e-12, abs=1e-12), key
+
+
+BLAS_PROBE = """
+import os, sys
+if sys.argv[1] == "numpy first":
+    import numpy
+from suspension_sim.cli import single_threaded_blas
+single_threaded_blas()
+import numpy
+from threadpoolctl import threadpool_info
+blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+print(os.environ.get("OPENBLAS_NUM_THREADS"), blas)
+"""
+
+
+@pytest.mark.parametrize(
+    ("case", "env", "expected"),
+    [
+        ("cli", {}, "1 [1]"),  # a command: one BLAS thread, as the library reads it
+        ("cli", {"OPENBLAS_NUM_THREADS": "2"}, "2 [2]"),  # the user's count is kept
+        ("numpy first", {}, "None"),  # too late to set: left alone
+    ],
+)
+def test_commands_run_blas_on_one_thread(case: str, env: dict[str, str], expected: str) -> None:
+    """cli.main sets OPENBLAS/OMP/MKL_NUM_THREADS to 1 before numpy loads, unless the user
+    set them: OpenBLAS threads spin on a busy machine (a small SVD ~70 ms, not ~0.1 ms)."""
+    import os
+    import subprocess
+
+    pytest.importorskip("threadpoolctl")
+    base = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    out = subprocess.run(
+        [sys.executable, "-c", BLAS_PROBE, case],
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert out.startswith(expected), out
