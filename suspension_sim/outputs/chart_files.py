@@ -4,8 +4,10 @@
 (created if needed, its parent must exist); each ``*_chart`` function writes one
 figure; `save_figure` writes any figure atomically (an interrupted run leaves the
 old file; a link is written through), as PNG at `figures.DPI`. `save_figures` writes
-several, on two cores where it can (drawing a figure costs ~0.2-0.3 s, most of a
-`sweep`'s charts): the same files, byte for byte.
+several built figures, `draw_plan` builds and writes the charts of a
+`figures.figure_plan` one after the other on reused figures
+(`figures.reused_figures`); both on two cores where they can (`in_two_processes`; a
+four-panel chart costs ~0.1 s of CPU): the same files, byte for byte.
 """
 
 from __future__ import annotations

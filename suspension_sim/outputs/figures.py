@@ -14,7 +14,11 @@ Each ``*_figure`` function returns the matplotlib `Figure` (its lines hold exact
 data plotted) on the Agg canvas (no display, no change to the user's pyplot backend);
 `suspension_sim.outputs.chart_files` writes them. Units and labels:
 `suspension_sim.outputs.chart_units`. Every axis never spans less than its minimum span
-(`chart_units.min_span`), so round-off never shows as a spike.
+(`chart_units.min_span`), so round-off never shows as a spike. Margins are measured once
+from the texts when a figure is built (`chart_layout.fit_margins`; no layout engine).
+`figure_plan` lists the charts of a table without building them, and inside
+`reused_figures` every builder draws on the figure of its shape made before, cleared
+(the commands draw their charts so: `chart_files.draw_plan`).
 """
 
 from __future__ import annotations
