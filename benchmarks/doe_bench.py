@@ -142,15 +142,20 @@ def main() -> None:
 
 def _warm_worker(
     car: Car, variables: Sequence[Variable], specs: Sequence[SweepSpec], columns: list[str]
-) -> int:
+) -> bool:
     """Run on each worker before the clock starts: load the compiled kernels and run one
-    design (numba loads some kernel functions from its disk cache on their first call)."""
+    design (numba loads some kernel functions from its disk cache on their first call).
+    True when the worker solves with the compiled kernels (False: they are not on disk,
+    e.g. being compiled again after a change, and the worker runs the numpy path)."""
     import numpy as np
 
     from suspension_sim.explore import doe_fast
 
+    from suspension_sim.solve import engine
+
     offsets = np.zeros((1, len(variables)))
-    return len(doe_fast.run_chunk_fast(car, variables, specs, None, 0, offsets, columns))
+    doe_fast.run_chunk_fast(car, variables, specs, None, 0, offsets, columns)
+    return engine.kernel_compiled()
 
 
 def dask_scaling(
@@ -184,7 +189,13 @@ def dask_scaling(
             Client(cluster) as client,
         ):
             address = cluster.scheduler_address
-            client.run(_warm_worker, model.car, study.variables, specs, columns)
+            compiled = client.run(_warm_worker, model.car, study.variables, specs, columns)
+            if not all(compiled.values()):
+                print(
+                    f"warning: {workers} worker(s): compiled kernels not in use in "
+                    f"{sum(not c for c in compiled.values())} of them (numpy path): "
+                    "the figures below are not the compiled engine's"
+                )
             doe.run_doe(model.car, warm, tmp / "warm.parquet", workbook=workbook, scheduler=address)
             got: list[float] = []
             cpu: list[float] = []  # designs per CPU second of the workers and this process
