@@ -150,7 +150,6 @@ def _warm_worker(
     import numpy as np
 
     from suspension_sim.explore import doe_fast
-
     from suspension_sim.solve import engine
 
     offsets = np.zeros((1, len(variables)))
