@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import signal
 import sys
 from collections.abc import Iterator
@@ -134,7 +135,7 @@ class ChartWorker:
 def _serve(jobs: int, results: int) -> int:  # pragma: no cover - runs in the worker
     """The worker's life: load matplotlib and the font, read one job, draw it, answer
     (the paths written, or None after any error: the caller redoes the job)."""
-    _warm_up()
+    _warm_up(jobs)
     with os.fdopen(jobs, "rb") as incoming:
         try:
             job = pickle.load(incoming)
@@ -149,12 +150,13 @@ def _serve(jobs: int, results: int) -> int:  # pragma: no cover - runs in the wo
     return 0
 
 
-def _warm_up() -> None:  # pragma: no cover - runs in the worker
+def _warm_up(jobs: int) -> None:  # pragma: no cover - runs in the worker
     """What every chart needs first: matplotlib, the font, and the figures of the
-    standard charts made and drawn once (`figures.warm_up`)."""
+    standard charts made and drawn once (`figures.warm_up`), unless the job has come
+    (the pipe `jobs` is readable): then the charts start at once."""
     from suspension_sim.outputs.figures import warm_up
 
-    warm_up()
+    warm_up(stop=lambda: bool(select.select([jobs], [], [], 0)[0]))
 
 
 @contextlib.contextmanager
