@@ -397,7 +397,7 @@ def test_charts_drawn_in_two_processes_are_the_files_one_process_writes(
         # The child cannot write (a folder named like its first file): this process
         # redraws that figure, and the error is raised here, naming the option.
         (tmp_path / "three").mkdir()
-        blocked = tmp_path / "three" / two[1].name
+        blocked = tmp_path / "three" / two[0].name  # the child draws the first chart
         blocked.mkdir()
         with pytest.raises(InputError, match="cannot write") as caught:
             plot_table(table, "chassis_heave_mm", tmp_path / "three", wheels=wheels)

@@ -88,15 +88,17 @@ def in_two_processes(
 ) -> list[Path | None]:
     """`work(item)` for every item, in order: what each returned (a file written, or
     None). With `FORK_FROM` items or more on a machine with two cores (`can_fork`), a
-    forked child does every second item while this process does the others, and says
-    through a pipe what it wrote. A child that fails is not trusted: this process then
-    does its items itself, so an error is raised here, as without the child. reuse:
-    each process draws inside `figures.reused_figures` (`work` saves its figure
-    before returning)."""
+    forked child does every second item (the first, third, ...) while this process does
+    the others, and says through a pipe what it wrote. A child that fails is not
+    trusted: this process then does its items itself, so an error is raised here, as
+    without the child. reuse: each process draws inside `figures.reused_figures` (`work`
+    saves its figure before returning)."""
     if len(items) < FORK_FROM or not can_fork():
         with reused_figures() if reuse else contextlib.nullcontext():
             return [work(item) for item in items]
-    mine, theirs = list(range(0, len(items), 2)), list(range(1, len(items), 2))
+    # the child takes the first item and every second one after it: this process pays
+    # for the fork before its first item
+    theirs, mine = list(range(0, len(items), 2)), list(range(1, len(items), 2))
     sys.stdout.flush()
     sys.stderr.flush()
     read_end, write_end = os.pipe()
