@@ -151,8 +151,8 @@ def _serve(jobs: int, results: int) -> int:  # pragma: no cover - runs in the wo
 
 
 def _warm_up(jobs: int) -> None:  # pragma: no cover - runs in the worker
-    """What every chart needs first: matplotlib, the font, and the figures of the
-    standard charts made and drawn once (`figures.warm_up`), unless the job has come
+    """What every chart needs first: matplotlib, the font, and the figure of the
+    per-wheel charts made and drawn once (`figures.warm_up`), unless the job has come
     (the pipe `jobs` is readable): then the charts start at once."""
     from suspension_sim.outputs.figures import warm_up
 

@@ -254,30 +254,23 @@ def reused_figures() -> Iterator[None]:
 
 
 def warm_up(stop: Callable[[], bool] | None = None) -> None:
-    """Make the figures of the standard charts (a 2 x 2 grid of panels, a 1 x 2 one) and
-    draw them once with a little made-up data, for the next `reused_figures` block of this
-    process and of the processes forked from it: the axes, their ticks and the font are
-    then ready (about 0.05 s of the first chart of each shape, for ~0.3 s of CPU spent
-    ahead). The chart worker does this while the command solves (`chart_worker`); the
-    charts drawn after are those of new figures. stop: asked before each figure; True
-    ends the warm-up there (the work has arrived: it makes what is missing itself)."""
+    """Make the figure of the per-wheel charts (a 2 x 2 grid of panels: most of the
+    standard charts, and the first one drawn) and draw it once with a little made-up
+    data, for the next `reused_figures` block of this process and of the processes
+    forked from it: its axes, their ticks and the font are then ready (~0.05 s of the
+    first chart, for ~0.15 s of CPU spent ahead). The chart worker does this while the
+    command solves (`chart_worker`); the charts drawn after are those of new figures.
+    stop: asked first; True skips the drawing (the work has arrived)."""
     global _SPARE
+    if stop is not None and stop():
+        return
     x = [-1.0, 0.0, 1.0]
     wheels = {w: f"camber_{w}_deg" for w in ("FL", "FR", "RL", "RR")}
-    data = {"chassis_heave_mm": x, **{c: x for c in wheels.values()}}
-    data |= {"roll_centre_height_front_mm": x, "roll_centre_lateral_front_mm": x}
-    table = pd.DataFrame(data)
-    builders: list[FigureBuilder] = [
-        partial(wheel_figure, table, "chassis_heave_mm", wheels),
-        partial(roll_centre_figure, table, "chassis_heave_mm"),
-    ]
+    table = pd.DataFrame({"chassis_heave_mm": x, **{c: x for c in wheels.values()}})
     with reused_figures():
-        for build in builders:
-            if stop is not None and stop():
-                break
-            fig = build()
-            if fig is not None:
-                fig.canvas.draw()
+        fig = wheel_figure(table, "chassis_heave_mm", wheels)
+        if fig is not None:
+            fig.canvas.draw()
         assert _REUSED is not None
         _SPARE = dict(_REUSED)
 
