@@ -269,7 +269,7 @@ def _share_entries(base: KinematicModel, model: KinematicModel) -> None:
             lambda: (
                 work_arrays(tab)[0],
                 *spread[1:5],
-                *engine_points._spread_memo(tab),
+                *engine_points.spread_memo(tab),
                 threading.Lock(),
                 list(spread[8]),
             ),
@@ -593,7 +593,7 @@ def chunk_columns(
         run = runner(car, variables, specs, convention, columns)
     except Exception:  # the base car itself fails in a way no check foresaw: the
         # reference path then makes each design's row (with its reason)
-        from suspension_sim.explore.doe import run_chunk
+        from suspension_sim.explore.doe_reference import run_chunk
 
         frame = run_chunk(car, variables, specs, convention, first, offsets, columns)
         return {c: frame[c].to_numpy() for c in columns}

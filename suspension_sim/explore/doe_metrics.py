@@ -31,8 +31,8 @@ from suspension_sim.metrics.batch import (
     INPUT_IDS,
     KINGPIN_IDS,
     Kinematics,
-    _compiled_args,
-    _inputs,
+    compiled_args,
+    fill_inputs,
     kinematics_compiled,
     use_compiled,
 )
@@ -172,7 +172,7 @@ def _group(
         Rs.append(R)
         ts.append(t)
         values: dict[Slot, np.ndarray] = {}
-        _inputs(result, slice(None), st, values)
+        fill_inputs(result, slice(None), st, values)
         for slot, v in values.items():
             inputs.setdefault(slot, []).append(np.asarray(v, dtype=float))
 
@@ -184,7 +184,7 @@ def _group(
     assert P is not None
     kin = Kinematics(P, joined("v_C"), joined("v_A"), joined("Wd"), joined("steer"), joined("tw"))
     model0 = group[0][0]
-    st = _compiled_args(model0, base).st  # P holds only the copies the metrics read
+    st = compiled_args(model0, base).st  # P holds only the copies the metrics read
     g = place_wheels(st, kin.P, np.concatenate(Rs), np.concatenate(ts))
     steer = None
     if plan.steer_axis:

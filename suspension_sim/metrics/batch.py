@@ -179,7 +179,7 @@ def batch_metrics(
         for start in range(0, n, step):
             sl = slice(start, min(start + step, n))
             values: dict[Slot, np.ndarray] = {}
-            _inputs(result, sl, st, values)
+            fill_inputs(result, sl, st, values)
             for slot, v in values.items():
                 k = col.get(slot)
                 if k is not None and slot not in per_state:
@@ -231,7 +231,7 @@ def _chosen(keys: tuple[str, ...], columns: Sequence[str] | None) -> list[int]:
     return out
 
 
-def _inputs(result: BatchResult, sl: slice, st: WheelSet, out: dict[Slot, np.ndarray]) -> None:
+def fill_inputs(result: BatchResult, sl: slice, st: WheelSet, out: dict[Slot, np.ndarray]) -> None:
     """The states' own inputs: chassis state, rack (and steering-wheel angle), strokes."""
     ch = result.chassis[sl]
     out[("chassis_heave", "", "")] = ch[:, 2]
@@ -446,7 +446,7 @@ def kinematics_numpy(
 
 
 @dataclass(frozen=True)
-class _Compiled:
+class CompiledArgs:
     """Per-model constant arguments of `batch_kernel.metric_kinematics`."""
 
     tables: engine.KernelTables
@@ -464,10 +464,10 @@ class _Compiled:
     st: WheelSet  # the wheel set with its copy indices into `insts`
 
 
-def _compiled_args(model: KinematicModel, st: WheelSet) -> _Compiled:
-    """`_Compiled` of the model (kept in ``model.derived``)."""
+def compiled_args(model: KinematicModel, st: WheelSet) -> CompiledArgs:
+    """`CompiledArgs` of the model (kept in ``model.derived``)."""
 
-    def build() -> _Compiled:
+    def build() -> CompiledArgs:
         tab = _tangent_tables(model, st)
         e_ptr, e_col = tab.arrays[17], tab.arrays[19]
         per_block = []
@@ -486,7 +486,7 @@ def _compiled_args(model: KinematicModel, st: WheelSet) -> _Compiled:
         placed = np.concatenate(
             [np.zeros(0, dtype=np.int64)] + [a[16][a[15][b] : a[15][b + 1]] for b in solved]
         )
-        return _Compiled(
+        return CompiledArgs(
             tables=tab,
             pcol=_batch_kernel().param_columns(a[7], a[8], tab.inputs, tab.n_params),
             bc_ptr=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
@@ -539,10 +539,10 @@ def kinematics_compiled(
     velocities: bool = True,
 ) -> Kinematics:
     """`kinematics_numpy` by the compiled kernel (`metrics.batch_kernel`), with P holding
-    only the copies the metrics read (``_compiled_args(model, st).st`` indexes them);
+    only the copies the metrics read (``compiled_args(model, st).st`` indexes them);
     states with a singular block or travel system are recomputed by the numpy path."""
     bk = _batch_kernel()
-    c = _compiled_args(model, st)
+    c = compiled_args(model, st)
     tab = c.tables
     S = Q.shape[1]
     n_w, n_d = len(st.names), len(st.dampers)
@@ -684,7 +684,7 @@ def _states(
     else:
         kin = kinematics_numpy(model, st, Q, tangents, steer_axis, twists)
     if compiled:  # P holds only the copies the metrics read: indices into them
-        st = _compiled_args(model, st).st
+        st = compiled_args(model, st).st
     R, t = chassis_transforms(model, result.chassis[rows])
     g = place_wheels(st, kin.P, R, t)
     steer = None

@@ -94,7 +94,7 @@ def body_spread_compiled(
             np.flatnonzero(np.isin(model.inst_part, moving)).astype(np.int64),
             body,
             len(names),
-            *_spread_memo(tab),
+            *spread_memo(tab),
             threading.Lock(),
             [],
         )
@@ -116,11 +116,11 @@ def body_spread_compiled(
             lock.release()
     else:  # another thread has the kept arrays: fresh ones, nothing remembered
         args = (Q, T7, work_arrays(tab)[0], parts, insts, body, float(ratio), float(floor_mm))
-        clear = k.body_spread(*args, *_spread_memo(tab), out)
+        clear = k.body_spread(*args, *spread_memo(tab), out)
     return out, bool(clear)
 
 
-def _spread_memo(tab: KernelTables) -> tuple[np.ndarray, np.ndarray]:
+def spread_memo(tab: KernelTables) -> tuple[np.ndarray, np.ndarray]:
     """Empty memo arrays of `kernel.body_spread` (last row 2 and its copies; unset)."""
     return np.zeros(tab.n_params + 1), np.zeros((tab.n_inst, 3))
 
