@@ -38,8 +38,8 @@ from suspension_sim import Model
 from suspension_sim.errors import InputError
 from suspension_sim.metrics import linkage
 from suspension_sim.metrics.batch import (
-    _compiled_args,
     batch_metrics,
+    compiled_args,
     copy_positions,
     kinematics_compiled,
 )
@@ -117,7 +117,7 @@ def test_point_copies_agree(solved) -> None:  # type: ignore[no-untyped-def]
     ref, _ = model.instance_positions(Q, derivatives=False)  # the sympy templates
     ref = ref.transpose(2, 0, 1)
     assert np.max(np.abs(copy_positions(model, st, Q)[:, st.i_centre] - ref[:, st.i_centre])) < 1e-9
-    insts = _compiled_args(model, st).insts
+    insts = compiled_args(model, st).insts
     for tangents in (False, True):
         kin = kinematics_compiled(model, st, Q, tangents, False, tangents)
         assert kin.P.shape == (Q.shape[1], len(insts), 3)
