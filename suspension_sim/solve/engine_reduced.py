@@ -13,6 +13,7 @@ may go. Units: mm, rad.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -85,17 +86,7 @@ def refill_reduced(
         d = model.inst_design[rb[link]] - model.inst_design[ra[link]]
         lengths[link] = [float(np.linalg.norm(v)) for v in d]
     arrays[25] = np.ascontiguousarray(lengths)
-    return KernelTables(
-        tuple(arrays),
-        tab.n_blocks,
-        tab.max_rows,
-        tab.max_cols,
-        tab.n_params,
-        tab.inputs,
-        tab.k_max,
-        tab.n_parts,
-        tab.n_inst,
-    )
+    return dataclasses.replace(tab, arrays=tuple(arrays))  # same layout, new numbers
 
 
 def _moving(model: KinematicModel) -> np.ndarray:

@@ -11,6 +11,7 @@ with. `kernel_module` imports numba only when first asked. Units: mm, rad.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -169,17 +170,7 @@ def refill_tables(tab: KernelTables, model: KinematicModel) -> KernelTables:
     if frame.shape != arrays[4].shape or local.shape != arrays[6].shape:
         raise ValueError("refill_tables: the model's structure is not the tables'")
     arrays[4], arrays[6] = frame, local
-    return KernelTables(
-        tuple(arrays),
-        tab.n_blocks,
-        tab.max_rows,
-        tab.max_cols,
-        tab.n_params,
-        tab.inputs,
-        tab.k_max,
-        tab.n_parts,
-        tab.n_inst,
-    )
+    return dataclasses.replace(tab, arrays=tuple(arrays))  # same layout, new numbers
 
 
 def _plain_rows(n_rows: int, n_groups: int) -> tuple[np.ndarray, ...]:
