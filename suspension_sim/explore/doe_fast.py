@@ -332,8 +332,8 @@ class DesignRunner:
 
             reduced_tables(self.base)  # the metrics' tangents solve on them
             self.base_ok = True
-        except SuspensionSimError:
-            pass
+        except SuspensionSimError:  # the base car cannot run a motion: base_ok stays
+            self.base_ok = False  # False and every design builds and runs on its own
         from suspension_sim.metrics import preset
 
         self.preset = preset(convention or car.options.sign_convention).name
