@@ -34,6 +34,10 @@ the compiled twin of a numpy reference that tests compare it with: `positions`
 (the point copies and their derivatives), `body_wrenches` (known forces summed
 per body), `sparse_product` and `gather_add` (`blocks.BatchCOO` products and
 block gathers).
+
+One module (~830 lines): numba compiles and caches it as one unit, and its entry points
+share the small linear-algebra helpers at its top; those would split out first
+(`loads.blocks_linalg`) if it grows.
 """
 
 from __future__ import annotations

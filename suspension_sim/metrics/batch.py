@@ -42,6 +42,10 @@ Units: mm, deg in the columns (rad inside).
 One module (about 700 lines) on purpose: the numpy reference and the compiled path
 sit side by side so each column is built from the same tables and the tests compare
 the two line for line (`tests/test_batch_metrics_compiled.py`).
+
+One module (~710 lines): the numpy reference and the compiled path share the chunking,
+the input columns and the slots they fill; the compiled path's argument tables
+(`CompiledArgs`) would split out first.
 """
 
 from __future__ import annotations

@@ -19,6 +19,9 @@ from the texts when a figure is built (`chart_layout.fit_margins`; no layout eng
 `figure_plan` lists the charts of a table without building them, and inside
 `reused_figures` every builder draws on the figure of its shape made before, cleared
 (the commands draw their charts so: `chart_files.draw_plan`).
+
+One module (~700 lines): every figure shares the panel layout, the units and the
+reused-figure mechanism; the steering and antis figures would split out first.
 """
 
 from __future__ import annotations
