@@ -41,6 +41,17 @@ def resolve_target(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(p)) if p.is_symlink() else p
 
 
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """True when a and b name one file: links followed, also on case-insensitive file
+    systems; a path that does not exist (yet) is compared by its resolved form. Used to
+    refuse an output that would overwrite an input."""
+    pa, pb = Path(a), Path(b)
+    with contextlib.suppress(OSError):  # unreadable: fall back to the resolved paths
+        if pa.exists() and pb.exists():
+            return os.path.samefile(pa, pb)
+    return pa.resolve() == pb.resolve()
+
+
 def usual_mode() -> int:
     """Permission bits a new file gets from the umask (mkstemp's are 0600)."""
     umask = os.umask(0)

@@ -320,3 +320,17 @@ def test_a_folder_output_is_created_when_its_parent_exists(
     assert main(["sweep", str(car), "roll", "--plot", str(plots)]) == 0
     assert (plots / "camber.png").read_bytes().startswith(b"\x89PNG")
     capsys.readouterr()
+
+
+def test_same_file_follows_links_and_compares_missing_paths(tmp_path: Path) -> None:
+    from suspension_sim.files import same_file
+
+    book = tmp_path / "car.xlsx"
+    book.write_bytes(b"x")
+    link = tmp_path / "link.xlsx"
+    link.symlink_to(book)
+    other = tmp_path / "other.xlsx"
+    other.write_bytes(b"x")  # same bytes, another file
+    assert same_file(link, book) and same_file(tmp_path / "sub" / ".." / "car.xlsx", book)
+    assert not same_file(other, book)
+    assert not same_file(tmp_path / "new.xlsx", book)  # not written yet

@@ -11,7 +11,6 @@ motion. docs/exploration.md, "Optimisation".
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,21 +66,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
-    """True when a and b are one file (links followed; a not yet existing a is compared by
-    its resolved path)."""
-    pa, pb = Path(a), Path(b)
-    try:
-        if pa.exists() and pb.exists():
-            return os.path.samefile(pa, pb)
-    except OSError:
-        pass
-    return pa.resolve() == pb.resolve()
-
-
 def check_paths(args: argparse.Namespace) -> Path | None:
     """Refuse bad outputs before any work (suspension_sim.files rules); the report folder."""
-    from suspension_sim.files import check_output, refuse_existing
+    from suspension_sim.files import check_output, refuse_existing, same_file
 
     if not 1 <= args.starts <= MAX_STARTS:
         raise InputError(f"{args.starts} starts", where="--starts", hint=f"give 1 to {MAX_STARTS}")

@@ -17,7 +17,13 @@ from pathlib import Path
 import pandas as pd
 
 from suspension_sim.errors import InputError
-from suspension_sim.files import NotWritableError, atomic_path, check_output, refuse_existing
+from suspension_sim.files import (
+    NotWritableError,
+    atomic_path,
+    check_output,
+    refuse_existing,
+    same_file,
+)
 
 FORMATS = (".csv", ".xlsx", ".parquet")
 
@@ -97,7 +103,7 @@ def check_table_path(
             where=option,
             hint="end the file name with .csv, .xlsx or .parquet",
         )
-    if protect is not None and _same_file(out, Path(protect)):
+    if protect is not None and same_file(out, Path(protect)):
         raise InputError(
             f"{out} is the source workbook; results never overwrite it",
             where=option,
@@ -111,11 +117,3 @@ def check_table_path(
     checked = check_output(out, where=option)  # a read-only file: said first (--force won't do)
     refuse_existing(out, force=force, where=option, what="a results table")
     return checked
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    """True when a and b are the same file (also on case-insensitive file systems)."""
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return a.resolve() == b.resolve()

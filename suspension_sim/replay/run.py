@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from suspension_sim.errors import InputError
-from suspension_sim.files import check_output
+from suspension_sim.files import check_output, same_file
 from suspension_sim.metrics.core import layout
 from suspension_sim.metrics.geometry import wheel_set
 from suspension_sim.names import did_you_mean
@@ -528,7 +528,7 @@ def _check_out(
         )
     source = model.car.source_path
     for p in [*inputs, *([Path(source)] if source else [])]:
-        if _same_file(path, p):
+        if same_file(path, p):
             raise InputError(
                 f"{path} is an input of the replay ({p.name}); it is never overwritten",
                 where="out",
@@ -541,10 +541,3 @@ def _check_out(
             hint="choose a new name or pass force=True",
         )
     return check_output(path, where="out")
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return a.resolve() == b.resolve()
