@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from suspension_sim.outputs.chart_layout import fit_margins
 from suspension_sim.outputs.plots import (
     DEFAULT_UNITS,
     DPI,
@@ -126,7 +127,7 @@ def replay_figure(
 
     cols = 1 if len(present) == 1 else 2
     rows = math.ceil(len(present) / cols)
-    fig = Figure(figsize=(6.4 * cols, 3.2 * rows), dpi=DPI, layout="constrained")
+    fig = Figure(figsize=(6.4 * cols, 3.2 * rows), dpi=DPI)
     FigureCanvasAgg(fig)
     axes = fig.subplots(rows, cols, squeeze=False).ravel().tolist()
     for ax in axes[len(present) :]:
@@ -134,13 +135,14 @@ def replay_figure(
     for ax, c in zip(axes, present, strict=False):
         ax.plot(t, units.convert(c, series[c]), linewidth=0.8)
         ax.set_xlabel("time [s]")
-        sign = " (+ = chassis higher)" if c.startswith("ride_height_change_") else ""
+        sign = "\n(+ = chassis higher)" if c.startswith("ride_height_change_") else ""
         ax.set_ylabel(axis_label(c, units) + sign)
         ax.set_title(units.label(c), fontsize="medium")
         ax.grid(True, alpha=0.3)
         hold_span(ax, min_span(c, units), "y")
         ax.ticklabel_format(useOffset=False)
     fig.suptitle(title)
+    fit_margins(fig)
     return fig
 
 
