@@ -630,3 +630,47 @@ def test_an_infinite_value_of_theirs_is_said_not_passed_over(
     camber = next(c for c in v.compared if c.column.header.text.startswith("Camber"))
     assert any("OptimumK gives +inf where ours is" in n and "step 3" in n for n in camber.notes)
     assert any("infinite value where ours is finite in 1 channel(s)" in w for w in v.warnings)
+
+
+def _mirrored_copies() -> list[bytes]:
+    """The reference car's copies as a project whose lateral axis points right: every
+    point's Y negated (the right side's copy at +Y, the left's at -Y)."""
+    from _optimumk_result_file import reference_module
+
+    ref = reference_module()
+    front, rear = ref.FRONT, ref.REAR
+    try:
+        ref.FRONT = {n: (x, -y, z) for n, (x, y, z) in front.items()}
+        ref.REAR = {n: (x, -y, z) for n, (x, y, z) in rear.items()}
+        return reference_copies()
+    finally:
+        ref.FRONT, ref.REAR = front, rear
+
+
+def test_a_result_of_a_car_imported_with_axes_is_checked_with_the_same_axes(
+    model: Model, channels: list[Channel], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A car whose files have lateral + to the right is imported with --axes '+X -Y +Z';
+    validate reads its result's embedded copies with the same option and finds the
+    workbook's car (every point within 1e-3 mm); without it the copies stop the run with
+    the importer's message, whose hint (--axes) is an option validate has."""
+    path = write_result(tmp_path / "m.O2Res", "Mirrored", _mirrored_copies(), _small(channels))
+    result = read_result(path)
+    same = check_car(model, result, CAR, axes="+X -Y +Z")
+    assert not same.differs and same.compared > 40 and same.largest < 1e-9
+
+    code = main(["validate", str(CAR), str(path), "--out", str(tmp_path / "r"), "--no-plots"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "m.O2Res: byte" in err and "not on the left (+Y)" in err and "--axes" in err
+    args = ["validate", str(CAR), str(path), "--out", str(tmp_path / "r2"), "--no-plots"]
+    code = main([*args, "--axes", "+X -Y +Z"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert out.splitlines()[0].startswith("car: the result's own car")
+
+    code = main(
+        ["validate", str(CAR), str(EXPORT), "--out", str(tmp_path / "r3"), "--axes", "+X -Y +Z"]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "--axes" in err and ".O2Res" in err

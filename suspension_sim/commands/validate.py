@@ -33,6 +33,7 @@ PARAMETER_OPTIONS = {
     "force_case": "--force-case",
     "force_keyframes": "--force-keyframes",
     "accept_other_car": "--accept-other-car",
+    "axes": "--axes",
 }
 """Library parameter -> this command's option, for error messages (see `cli`)."""
 REPORT_FILES = ("report.md", "comparison.csv")
@@ -140,6 +141,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="a .O2Res result whose own car differs from the workbook's: compare anyway "
         "(the differences still lead the report); without it such a run fails",
     )
+    p.add_argument(
+        "--axes",
+        default=None,
+        metavar="MAP",
+        help="a .O2Res result: the axes of its embedded car's files, as given to "
+        "import-optimumk (e.g. '+X -Y +Z' for lateral + to the right); its binary copies do "
+        "not state them",
+    )
     p.add_argument("--out", required=True, metavar="REPORT_DIR", help="report folder")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots (faster)")
     p.set_defaults(run=run)
@@ -169,6 +178,13 @@ def run(args: argparse.Namespace) -> int:
 
     if is_result_file(export_path):
         return _run_result(args, model, workbook, export_path, out)
+    if args.axes is not None:
+        raise InputError(
+            "--axes applies to OptimumK's result file (.O2Res), whose embedded car is "
+            "imported; an export's lateral axis is read from its own channels",
+            where="--axes",
+            hint="leave out --axes",
+        )
     cmap = load_channel_map(args.map)
     # An OptimumK export is compared through OptimumK's channel registry in its motion
     # style; a map file or the damper drive read it as a table through the map instead.
@@ -227,7 +243,7 @@ def _run_result(
         )
     result = read_result(path)
     export = result_export(result)
-    check = check_car(model, result, workbook)
+    check = check_car(model, result, workbook, axes=args.axes)
     for line in check.lines():
         print(line if line.startswith(" ") else f"car: {line}")
     validation = validate_result(

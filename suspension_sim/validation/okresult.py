@@ -266,14 +266,17 @@ def _value(v: float | None) -> str:
     return "none" if v is None else f"{v:.6g}"
 
 
-def result_car(result: OkResult) -> Car:
+def result_car(result: OkResult, axes: str | None = None) -> Car:
     """The car the result was computed on, built from its embedded copies by the importer
-    core (mm, model frame). An anti-roll bar adds no kinematic constraint and the importer
-    does not read OptimumK's bars, so it is left out here (said in the car's warnings)
-    rather than stopping the check."""
+    core (mm, model frame). axes: the copies' axes as for the import (``--axes``; a
+    binary file does not state them: OptimumK's default frame unless given). An anti-roll
+    bar adds no kinematic constraint and the importer does not read OptimumK's bars, so
+    it is left out here (said in the car's warnings) rather than stopping the check."""
     from suspension_sim.workbook.optimumk_files.car import car_from_definitions
 
-    return car_from_definitions(result.front, result.rear, result.setup, skip_anti_roll_bars=True)
+    return car_from_definitions(
+        result.front, result.rear, result.setup, axes=axes, skip_anti_roll_bars=True
+    )
 
 
 VALUE_TOLERANCE = 1e-9
@@ -358,10 +361,13 @@ NOT_READ = "met, not read"
 """Words of the importer's warning for an element of the copies it does not read."""
 
 
-def check_car(model: KinematicModel, result: OkResult, workbook: str | Path) -> CarCheck:
+def check_car(
+    model: KinematicModel, result: OkResult, workbook: str | Path, *, axes: str | None = None
+) -> CarCheck:
     """The result's own car against the workbook's (see `compare_cars`); elements of the
-    copies the importer does not read (anti-roll bars ...) are named in its notes."""
-    car = result_car(result)
+    copies the importer does not read (anti-roll bars ...) are named in its notes. axes:
+    the copies' axes, as given to the import of the workbook (`result_car`)."""
+    car = result_car(result, axes)
     check = compare_cars(model.car, car, result=result.path.name, workbook=Path(workbook).name)
     skipped = tuple(f"not checked: {w}" for w in car.warnings if NOT_READ in w)
     return replace(check, notes=check.notes + skipped) if skipped else check
