@@ -13,6 +13,7 @@ import pytest
 import suspension_sim as ss
 from suspension_sim.explore import doe, doe_fast
 from suspension_sim.explore.design_space import MotionRequest, Variable, apply_offsets
+from suspension_sim.explore.doe_batch import FromBase
 from suspension_sim.model import KinematicModel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -244,3 +245,92 @@ def test_refilled_kernel_tables_are_the_built_tables(model: ss.Model) -> None:
         assert not np.array_equal(refilled.arrays[6], full.arrays[6])  # numbers did change
         made = engine_reduced.refill_reduced(base, reduced, design)
         assert made is not None and _same(made, engine_reduced._build_reduced(design))
+
+
+def _kernel_runner(model: ss.Model, specs: list) -> tuple[doe_fast.DesignRunner, FromBase]:
+    """The study's runner and its base-car motions, skipping the test when the compiled
+    kernels are not loaded (the designs are then never solved from the base car's steps)."""
+    from suspension_sim.solve import engine
+
+    if not engine.kernel_compiled():
+        pytest.skip("compiled kernels not on disk: no design is solved from the base car")
+    doe_fast._RUNNERS.clear()
+    run = doe_fast.runner(model.car, VARIABLES, specs, None, columns(model, specs))
+    assert run.from_base is not None and run.from_base.ready
+    return run, run.from_base
+
+
+def test_designs_solved_from_the_base_car_and_those_that_are_not(
+    model: ss.Model, specs: list
+) -> None:
+    """Ordinary designs are solved from the base car's steps (`doe_batch`); a design
+    whose wheel centres are raised 30 mm cannot reach every step (the base car's start
+    does not close there) and one raised 60 mm reaches none: those take the reference
+    path. Every row is the reference's either way."""
+    run, fb = _kernel_runner(model, specs)
+    ordinary = designs(model)[[0, 1, 4]]
+    far = np.zeros((2, len(VARIABLES)))
+    far[:, 7] = [30.0, 60.0]
+    taken = []
+    for row in (*ordinary, *far):
+        design, shared = run.model(row)
+        assert shared
+        taken.append(fb.run(design) is not None)
+    assert taken == [True, True, True, False, False]
+    offsets = np.vstack([ordinary, far])
+    cols = columns(model, specs)
+    reference = doe.run_chunk(model.car, VARIABLES, specs, None, 0, offsets, cols)
+    fast = doe_fast.run_chunk_fast(model.car, VARIABLES, specs, None, 0, offsets, cols)
+    pd.testing.assert_frame_equal(fast, reference, check_exact=False, rtol=1e-9, atol=1e-9)
+    status = reference.groupby("design")["status"].apply(set).to_dict()
+    assert status[3] == {"ok", "unreachable"} and status[4] == {"unreachable"}
+
+
+def test_design_checks_agree_with_the_reference(model: ss.Model, specs: list) -> None:
+    """The design checks seed the damper-wheel pairing the reference finds on the
+    design built whole; a design whose Jacobian at design loses rank (a column zeroed:
+    a joint no longer moves anything) fails them, seeding nothing, so the reference's
+    mobility check decides and says why."""
+    from suspension_sim.explore import doe_batch
+    from suspension_sim.solve.sensitivity import damper_wheels
+
+    run, fb = _kernel_runner(model, specs)
+    st = fb.structure
+    assert st is not None and ("sweeps", "damper_wheels") in fb.keys
+    row = designs(model)[0]
+    design, _ = run.model(row)
+    assert doe_batch.design_checks(design, st, fb.keys)
+    whole = KinematicModel(apply_offsets(model.car, VARIABLES, row))
+    assert design.derived._values[("sweeps", "damper_wheels")] == damper_wheels(whole)
+
+    singular, _ = run.model(row)
+    plain = singular.dense_jacobian
+
+    def lost_rank(q: np.ndarray, unknowns: np.ndarray) -> np.ndarray:
+        J = plain(q, unknowns)
+        J[:, st.x[0]] = 0.0
+        return J
+
+    singular.dense_jacobian = lost_rank  # type: ignore[method-assign]
+    assert not doe_batch.design_checks(singular, st, fb.keys)
+    assert ("sweeps", "damper_wheels") not in singular.derived._values
+
+
+def test_branch_screen_flags_a_step_off_its_branch(model: ss.Model, specs: list) -> None:
+    """The screen passes a design's own solutions and flags them when one step's upper
+    wishbone is turned 0.2 rad further than its neighbours (~30 mm at the ball joint: a
+    jump, not the smooth change a moved hardpoint makes)."""
+    from suspension_sim.explore import doe_batch
+
+    run, fb = _kernel_runner(model, specs)
+    design, _ = run.model(designs(model)[1])
+    solved = []
+    for bm in fb.motions:
+        got = doe_batch._solve_states(design, bm, bm.chassis)
+        assert got is not None
+        solved.append(got[0])
+    assert doe_batch._clear_of_branches(design, fb.motions, solved)
+    joint = design.topology.joint("FL_UCA")
+    bent = [Q.copy() for Q in solved]
+    bent[0][1, joint.params[0]] += 0.2
+    assert not doe_batch._clear_of_branches(design, fb.motions, bent)

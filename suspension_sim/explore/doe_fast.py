@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from suspension_sim.description import Car
+    from suspension_sim.explore.doe_batch import FromBase
     from suspension_sim.explore.doe_metrics import JointPlan
     from suspension_sim.metrics.geometry import WheelSet
     from suspension_sim.model import KinematicModel
@@ -339,6 +340,12 @@ class DesignRunner:
         self.preset = preset(convention or car.options.sign_convention).name
         """The sign convention's preset name (the same for every design: offsets leave
         the workbook's options alone)."""
+        self.from_base: FromBase | None = None
+        """The base car's motions, for solving each design's from them (`doe_batch`)."""
+        if self.base_ok:
+            from suspension_sim.explore.doe_batch import FromBase
+
+            self.from_base = FromBase(self.base, self.specs, convention)
         self.plan: JointPlan | None = None
         """The batched formulas' plan of the base car; None: each design on its own."""
         self.wheels: WheelSet | None = None
@@ -419,17 +426,26 @@ class DesignRunner:
 
         try:
             model, structure = self.model(offsets)
-            checked_mobility(model)
         except SuspensionSimError as exc:
             return self.failed_row(None, "invalid design", exc.render())
+        fast = None  # the motions solved from the base car's (`doe_batch`), if they can be
+        if structure and self.from_base is not None:
+            fast = self.from_base.run(model)
+        if fast is None:
+            try:
+                checked_mobility(model)
+            except SuspensionSimError as exc:
+                return self.failed_row(None, "invalid design", exc.render())
         results: list[tuple[SweepSpec, SweepResult | None, str]] = []
-        for spec in self.specs:
+        for spec in self.specs if fast is None else ():
             try:
                 res = run_sweep(model, spec, convention=self.convention, keep_poses=False)
             except SuspensionSimError as exc:
                 results.append((spec, None, exc.render()))
                 continue
             results.append((spec, res, ""))
+        if fast is not None:
+            results = fast
         every = MetricRows(self.preset)
         for _spec, done, _ in results:
             if done is not None and done.rows is not None and done.rows.values:

@@ -1,0 +1,422 @@
+"""A design's motions solved from the base car's solved steps (the DOE's fast solve).
+
+The reference runs each motion of each design by continuation (`sweeps.run_sweep`):
+design, then every step warm-started from the last, the first step in several
+increments, each screened for a jump to another assembly branch. A design of a study
+is the base car with a few points moved by millimetres, so the base car's solution at
+the same step is a start as good as the design's previous step. `FromBase` keeps the
+base car's motions, solved once per worker (`run_sweep` with the poses kept), and
+`FromBase.run` solves a design's states each from the base car's joint parameters at
+that step, one compiled single solve per state (`engine_session.KernelSession.solve_one`,
+the solve the reference's steps make, with the same targets and tolerance), no
+Python continuation around them. The solutions are the reference's to the solver's
+tolerance (~1e-10 mm; tests/test_doe_fast.py compares the tables to 1e-9).
+
+It is used only where it answers what the reference would (else `run` says None and
+the design takes the reference path, its rows then the reference's by construction):
+
+* the base car ran every step of every motion, all its states passed the input
+  checks, its mobility has no redundant joints (those solve by least squares);
+* the design's motions are the base car's states: its damper-wheel pairing and
+  left-turn rack sign (from one set of input tangents at its design pose,
+  `pairing_and_sign`, the same formulas as `solve.sensitivity.damper_wheels` and
+  `solve.steering.left_turn_rack_sign`) are seeded, then each motion is built by
+  the reference (`SweepSpec.build`) and must equal the base car's;
+* the design's held inputs are within its damper limits (`solve.inputs.within_limits`,
+  design-dependent through the dampers' design lengths); the link-reach bound
+  (`solve.reach.check_reach`) is not evaluated: it is an outer bound of the inputs any
+  closed pose has, so a state that closes passes it;
+* every state closes (a state past the design's reach does not: reference path, which
+  says ``unreachable``);
+* the branch screen passes: along each motion (design, step 0, 1, ...), every body of
+  the design lands within ``JUMP_RATIO`` x its predicted motion + ``JUMP_FLOOR_MM`` of
+  its prediction, the prediction being the design's previous step moved by the base
+  car's own step (`continuation`'s rule and constants; a design whose step crosses a
+  dead point the base car's does not, or flips to another assembly, fails it).
+
+Units: mm, rad (joint parameters), deg (chassis angles).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from suspension_sim.errors import SuspensionSimError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.targets import Target
+    from suspension_sim.sweeps.motions import Motion
+    from suspension_sim.sweeps.result import SweepResult
+    from suspension_sim.sweeps.spec import SweepSpec
+
+SEEDED_KEYS = (("sweeps", "damper_wheels"), "left_turn_rack_sign")
+"""``model.derived`` entries a motion's build reads that `design_checks` computes."""
+
+
+@dataclass(frozen=True)
+class BaseMotion:
+    """One motion as the base car ran it: its steps, every step's solved joint parameters
+    (S, n_params), the held inputs as `solver.check_states` reads them (strokes (S,
+    n_dampers) with 0 where a target frees one, rack (S,)), and per step its targets
+    and chassis transform (4x4, the base car's reference point)."""
+
+    spec: SweepSpec
+    motion: Motion
+    params: np.ndarray
+    strokes: np.ndarray
+    rack: np.ndarray
+    targets: tuple[dict[str, Target], ...]
+    chassis: tuple[np.ndarray, ...]
+
+
+MARGIN = 1e3
+"""How far inside the reference's thresholds the design checks must pass (rank, stuck
+bodies, the pairing's and the steer sign's floors): a design that passes them by less
+is checked by the reference itself."""
+
+
+@dataclass(frozen=True)
+class Structure:
+    """What the design checks take from the base car: the unknowns and inputs
+    (parameter indices), the independent blocks of J_x as (rows, columns) of it, the
+    mask of those blocks, the slots of the point copies and which copies belong to each
+    moving body."""
+
+    x: np.ndarray
+    u: np.ndarray
+    blocks: tuple[tuple[np.ndarray, np.ndarray], ...]
+    mask: np.ndarray
+    moving: tuple[np.ndarray, ...]
+
+
+def structure(base: KinematicModel) -> Structure | None:
+    """The base car's `Structure`, or None when J_x at design is not square (redundant
+    or missing constraints: only the reference's mobility check answers those)."""
+    from suspension_sim.description import CHASSIS
+    from suspension_sim.model.rank import jacobian_blocks
+
+    n = base.n_params
+    u = base.input_params()
+    x = np.setdiff1d(np.arange(n), u)
+    J = base.dense_jacobian(np.zeros(n), np.arange(n))
+    if J.shape[0] != len(x):
+        return None
+    Jx = J[:, x]
+    blocks = tuple(jacobian_blocks(Jx))
+    mask = np.zeros(Jx.shape, dtype=bool)
+    for r, c in blocks:
+        if len(r) != len(c):
+            return None
+        mask[np.ix_(r, c)] = True
+    bodies = {j.body for j in base.topology.joints if j.kind != "fixed"} - {CHASSIS}
+    inst_body = np.array(base.inst_body, dtype=object)
+    moving = tuple(
+        np.flatnonzero(inst_body == b) for b in dict.fromkeys(base.inst_body) if b in bodies
+    )
+    return Structure(x, u, blocks, mask, moving)
+
+
+def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) -> bool:
+    """True when the reference's design checks certainly pass for `model` (a design of
+    the base car's structure), and then ``model.derived`` is seeded with the values of
+    `keys` (`SEEDED_KEYS`) the motions' build reads. One Jacobian at design, one solve
+    for the input tangents, one pass of the point rates, instead of the reference's
+    three (`diagnostics.checked_mobility`, `sensitivity.damper_wheels`,
+    `steering.left_turn_rack_sign`, each at design):
+
+    * mobility (`model.mobility`): J_x square and of full rank (each independent
+      block's smallest singular value of the column-scaled block above `MARGIN` x the
+      rank tolerance), so no motion is free, no input is locked (no left null space)
+      and no constraint is redundant; every moving body has a point moving at more than
+      `MARGIN` x `STUCK_RATE` per unit of some input;
+    * the damper-wheel pairing: the reference's rule on the same rates, the best
+      pairing ahead of the next by a relative 1e-9 and each pair's rate above `MARGIN`
+      x `NO_WHEEL_RATE`;
+    * the left-turn rack sign: the summed yaw rate above `MARGIN` x `NO_STEER_YAW`.
+
+    False (nothing seeded) otherwise: the reference then checks, and says why. The
+    rates are taken at design (q = 0, where every design closes by construction; the
+    reference takes them at the solved design pose, the same to ~1e-13).
+    """
+    from suspension_sim.model import slot_rates
+    from suspension_sim.solve.sensitivity import BRUTE_FORCE_PAIRING
+    from suspension_sim.tolerances import NO_STEER_YAW, NO_WHEEL_RATE, RANK_TOL, STUCK_RATE
+
+    n = model.n_params
+    J = model.dense_jacobian(np.zeros(n), np.arange(n))
+    if J.shape != (len(st.x), n):
+        return False
+    Jx, Ju = J[:, st.x], J[:, st.u]
+    if np.any(Jx[~st.mask]):
+        return False
+    for r, c in st.blocks:
+        A = Jx[np.ix_(r, c)]
+        norms = np.linalg.norm(A, axis=0)
+        if not (norms > 0).all():
+            return False
+        s = np.linalg.svd(A / norms, compute_uv=False)
+        if not s[-1] > MARGIN * RANK_TOL * s[0]:
+            return False
+    try:
+        dx = np.linalg.solve(Jx, -Ju)
+    except np.linalg.LinAlgError:
+        return False
+    dq = np.zeros((n, len(st.u)))
+    dq[st.x] = dx
+    dq[st.u, np.arange(len(st.u))] = 1.0
+    _, dP = model.instance_positions(np.zeros((n, 1)), derivatives=True)
+    assert dP is not None
+    slots = model.inst_slots
+    rates = np.einsum("nki,nku->niu", dP[:, : slots.shape[1], :, 0], slot_rates(slots, dq))
+    speed = np.abs(rates).max(axis=(1, 2))
+    if not all((speed[i] > MARGIN * STUCK_RATE).any() for i in st.moving):
+        return False
+    wheels = model.car.wheels
+    dampers = model.damper_names
+    inst = model.inst_index
+    seeds: dict[object, object] = {}
+    if ("sweeps", "damper_wheels") in keys:
+        if not wheels or len(dampers) != len(wheels) or len(dampers) > BRUTE_FORCE_PAIRING:
+            return False
+        M = np.zeros((len(dampers), len(wheels)))
+        for j, w in enumerate(wheels):
+            M[:, j] = np.linalg.norm(rates[inst[(w.centre, w.body)], :, : len(dampers)], axis=0)
+        rows = np.arange(len(dampers))
+        perms = np.array(list(itertools.permutations(rows)), dtype=np.int64).reshape(-1, len(rows))
+        totals = M[rows, perms].sum(axis=1)
+        best = int(np.argmax(totals))
+        others = np.delete(totals, best)
+        if others.size and not totals[best] - others.max() > 1e-9 * abs(totals[best]):
+            return False
+        cols = perms[best]
+        if not (M[rows, cols] > MARGIN * NO_WHEEL_RATE).all():
+            return False
+        seeds[("sweeps", "damper_wheels")] = {
+            dampers[r]: wheels[j].name for r, j in zip(rows.tolist(), cols.tolist(), strict=True)
+        }
+    if "left_turn_rack_sign" in keys:
+        if model.topology.rack_param is None:
+            return False
+        k = len(st.u) - 1  # the rack is the last input
+        yaw = 0.0
+        for w in wheels:
+            ic, ia = inst[(w.centre, w.body)], inst[(w.axis_point, w.body)]
+            s_ = model.inst_design[ia] - model.inst_design[ic]
+            ds = rates[ia, :, k] - rates[ic, :, k]
+            yaw += float(np.cross(s_, ds)[2] / (s_ @ s_))
+        if not abs(yaw) > MARGIN * NO_STEER_YAW:
+            return False
+        seeds["left_turn_rack_sign"] = 1.0 if yaw > 0 else -1.0
+    for key, value in seeds.items():
+        model.derived.get(key, lambda v=value: v)  # type: ignore[misc]
+    return True
+
+
+class FromBase:
+    """The base car's motions, solved once, and a design's motions solved from them
+    (module doc). `ready` is False when the base car does not allow it (then `run`
+    always answers None)."""
+
+    def __init__(
+        self, base: KinematicModel, specs: Sequence[SweepSpec], convention: str | None
+    ) -> None:
+        from suspension_sim.solve import engine
+        from suspension_sim.solve.diagnostics import checked_mobility
+        from suspension_sim.solve.pose import chassis_transform
+        from suspension_sim.solve.solver import check_states
+        from suspension_sim.sweeps import run_sweep
+        from suspension_sim.sweeps.motions import motion_style
+
+        self.convention = convention
+        self.motions: list[BaseMotion] = []
+        self.ready = False
+        self.keys: tuple[object, ...] = ()
+        self.structure: Structure | None = None
+        self.reference_point = np.zeros(3)
+        try:
+            if not engine.kernel_compiled() or checked_mobility(base).redundant:
+                return
+            self.style = motion_style(None, convention, base)
+            for spec in specs:
+                res = run_sweep(base, spec, convention=convention)
+                if res.problems or len(res.poses) != len(res.motion) or not len(res.motion):
+                    return
+                states = [step.state for step in res.motion]
+                checked = check_states(base, states)
+                if not checked.ok.all():
+                    return
+                self.motions.append(
+                    BaseMotion(
+                        spec,
+                        res.motion,
+                        np.array([p.params for p in res.poses]),
+                        np.where(checked.held, checked.strokes, 0.0),
+                        np.where(checked.rack_held, checked.rack, 0.0),
+                        tuple(dict(st.targets) for st in states),
+                        tuple(chassis_transform(base, st.chassis) for st in states),
+                    )
+                )
+        except SuspensionSimError:
+            return
+        self.keys = tuple(k for k in SEEDED_KEYS if k in base.derived._values)
+        self.reference_point = _reference_point(base)
+        self.structure = structure(base)
+        self.ready = self.structure is not None
+
+    def run(self, model: KinematicModel) -> list[tuple[SweepSpec, SweepResult | None, str]] | None:
+        """Every motion of the design `model` (of the base car's structure) checked
+        (`design_checks`) and solved from the base car's steps, as `run_sweep` results with
+        ``keep_poses=False``; None when the module doc's conditions do not hold."""
+        from suspension_sim.solve import engine
+        from suspension_sim.solve.inputs import within_limits
+        from suspension_sim.solve.pose import chassis_transform
+
+        if self.structure is None or not design_checks(model, self.structure, self.keys):
+            return None
+        same_frame = np.array_equal(_reference_point(model), self.reference_point)
+        try:
+            with engine.hold_load():
+                for bm in self.motions:
+                    if bm.spec.build(model, self.style) != bm.motion:
+                        return None
+                    if not within_limits(model, bm.strokes, bm.rack).all():
+                        return None
+        except SuspensionSimError:
+            return None
+        solved: list[np.ndarray] = []
+        residuals: list[np.ndarray] = []
+        for bm in self.motions:
+            frames = (
+                bm.chassis
+                if same_frame
+                else tuple(chassis_transform(model, st.chassis) for st in bm.motion.states)
+            )
+            got = _solve_states(model, bm, frames)
+            if got is None:
+                return None
+            solved.append(got[0])
+            residuals.append(got[1])
+        if not _clear_of_branches(model, self.motions, solved):
+            return None
+        return [
+            (bm.spec, _result(model, bm, Q, r, self.convention, self.style), "")
+            for bm, Q, r in zip(self.motions, solved, residuals, strict=True)
+        ]
+
+
+def _reference_point(model: KinematicModel) -> np.ndarray:
+    """The chassis reference point the chassis transforms turn about (mm)."""
+    from suspension_sim.solve.pose import chassis_transform
+
+    return chassis_transform(model, (0.0, 0.0, 0.0, 1.0, 1.0, 1.0))[:3, 3].copy()
+
+
+def _solve_states(
+    model: KinematicModel, bm: BaseMotion, frames: tuple[np.ndarray, ...]
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each state of `bm` on the design `model`, from the base car's solution at that
+    step (its held inputs are the state's): the joint parameters (S, n_params) and the
+    largest residual of each (mm), or None when one does not close (or its targets
+    cannot be solved inside the kernel)."""
+    from suspension_sim.solve import engine
+    from suspension_sim.solve.targets import CompiledTargets
+    from suspension_sim.tolerances import INNER_TARGET_MM
+
+    sess = engine.session(model)
+    target = min(model.car.options.solver_tolerance_mm, INNER_TARGET_MM)
+    out = np.empty_like(bm.params)
+    worst = np.empty(len(out))
+    for s, q_base in enumerate(bm.params):
+        targets = bm.targets[s]
+        if targets:
+            tt = engine.target_tables(model, CompiledTargets(model, targets, frames[s]))
+            if tt is None:
+                return None
+        else:
+            tt = engine.no_targets(model)
+        st, _its, worst[s], q, _pred = sess.solve_one(q_base, q_base, tt, target)
+        # BRANCH: closed, but far from the kernel's own prediction, which here (the
+        # held inputs unchanged, the points moved) is the start: the screen that
+        # applies is `_clear_of_branches`
+        if st not in (engine.OK, engine.BRANCH):
+            return None
+        out[s] = q
+    return out, worst
+
+
+def _clear_of_branches(
+    model: KinematicModel, motions: Sequence[BaseMotion], solved: Sequence[np.ndarray]
+) -> bool:
+    """The branch screen of the module doc for every step of every motion, in one
+    compiled call for the point positions: per body, the largest distance of its points
+    between the prediction and the previous step (predicted motion) and between the
+    solution and the prediction (deviation); True when every deviation is at most
+    ``JUMP_RATIO * predicted + JUMP_FLOOR_MM`` (mm)."""
+    from suspension_sim.solve import engine
+    from suspension_sim.solve.continuation import JUMP_FLOOR_MM, JUMP_RATIO, _bodies
+
+    rows: list[np.ndarray] = []
+    for bm, Q in zip(motions, solved, strict=True):
+        prev = np.vstack([np.zeros((1, Q.shape[1])), Q[:-1]])  # design, then each step
+        base_prev = np.vstack([np.zeros((1, Q.shape[1])), bm.params[:-1]])
+        rows += [prev, prev + (bm.params - base_prev), Q]
+    P = engine.chassis_points_compiled(model, np.vstack(rows))  # (3 * S_total, n_inst, 3)
+    _names, order, starts = model.derived.get(("continuation", "bodies"), lambda: _bodies(model))
+    at = 0
+    for Q in solved:
+        n = len(Q)
+        prev, pred, got = P[at : at + n], P[at + n : at + 2 * n], P[at + 2 * n : at + 3 * n]
+        at += 3 * n
+        moved = np.sqrt(((pred - prev) ** 2).sum(axis=2))  # (S, n_inst)
+        off = np.sqrt(((got - pred) ** 2).sum(axis=2))
+        moved_b = np.maximum.reduceat(moved[:, order], starts, axis=1)
+        off_b = np.maximum.reduceat(off[:, order], starts, axis=1)
+        if not (off_b <= JUMP_RATIO * moved_b + JUMP_FLOOR_MM).all():
+            return False
+    return True
+
+
+def _result(
+    model: KinematicModel,
+    bm: BaseMotion,
+    Q: np.ndarray,
+    residual: np.ndarray,
+    convention: str | None,
+    style: str,
+) -> SweepResult:
+    """The `run_sweep` result (``keep_poses=False``) of the design's solved steps."""
+    from suspension_sim.metrics import preset
+    from suspension_sim.solve.inputs import input_table
+    from suspension_sim.solve.pose import Pose, SolveInfo
+    from suspension_sim.sweeps.result import MetricRows, SweepResult, limit_text
+
+    rows = MetricRows(preset(convention or model.car.options.sign_convention).name)
+    table = input_table(model)
+    tol = model.car.options.solver_tolerance_mm
+    info = SolveInfo(True, "engine", 0, 1, 0, 0.0, tol, 0.0, float("nan"), False, "")
+    rows.model = model
+    for s, step in enumerate(bm.motion):
+        st = step.state
+        q = Q[s]
+        strokes = {name: st.shocks.get(name, 0.0) for name in table.names}
+        rack = float(st.rack)
+        if st.targets:  # the freed inputs take their solved values, as `solve` gives them
+            strokes.update(zip(table.names, q[table.damper_params].tolist(), strict=True))
+            if table.rack_param is not None:
+                rack = float(q[table.rack_param])
+        pose = Pose(model, q, strokes, rack, st.chassis, info)
+        rows.params.append(q.copy())
+        rows.shocks.append([strokes[d] for d in model.damper_names])
+        rows.rack.append(rack)
+        rows.chassis.append(tuple(st.chassis))
+        rows.residual.append(float(residual[s]))
+        rows.tolerance = max(rows.tolerance, tol)
+        rows.limits.append(limit_text(pose))
+    steps = list(range(len(bm.motion)))
+    return SweepResult(bm.spec, bm.motion, [], steps, [], [], [], convention, model, rows, style)
