@@ -359,7 +359,7 @@ def _clear_of_branches(
     solution and the prediction (deviation); True when every deviation is at most
     ``JUMP_RATIO * predicted + JUMP_FLOOR_MM`` (mm)."""
     from suspension_sim.solve import engine
-    from suspension_sim.solve.continuation import JUMP_FLOOR_MM, JUMP_RATIO, _bodies
+    from suspension_sim.solve.continuation import JUMP_FLOOR_MM, JUMP_RATIO
 
     rows: list[np.ndarray] = []
     for bm, Q in zip(motions, solved, strict=True):
@@ -367,7 +367,7 @@ def _clear_of_branches(
         base_prev = np.vstack([np.zeros((1, Q.shape[1])), bm.params[:-1]])
         rows += [prev, prev + (bm.params - base_prev), Q]
     P = engine.chassis_points_compiled(model, np.vstack(rows))  # (3 * S_total, n_inst, 3)
-    _names, order, starts = model.derived.get(("continuation", "bodies"), lambda: _bodies(model))
+    order, starts = model.derived.get(("doe_batch", "bodies"), lambda: _body_runs(model))
     at = 0
     for Q in solved:
         n = len(Q)
@@ -380,6 +380,13 @@ def _clear_of_branches(
         if not (off_b <= JUMP_RATIO * moved_b + JUMP_FLOOR_MM).all():
             return False
     return True
+
+
+def _body_runs(model: KinematicModel) -> tuple[np.ndarray, np.ndarray]:
+    """The point copies sorted by body (stable) and where each body's run starts."""
+    rows = np.unique(np.array(model.inst_body, dtype=object), return_inverse=True)[1]
+    order = np.argsort(rows, kind="stable")
+    return order, np.flatnonzero(np.r_[True, np.diff(rows[order]) != 0])
 
 
 def _result(
