@@ -45,6 +45,7 @@ from suspension_sim.metrics.batch import (
 )
 from suspension_sim.metrics.geometry import wheel_set
 from suspension_sim.solve import engine
+from suspension_sim.solve.batch import BatchResult
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKBOOKS = sorted(p for p in (ROOT / "workbooks").glob("*.xlsx") if p.stem != "template")
@@ -220,3 +221,31 @@ def test_vectorised_ackermann_equals_the_scalar_one() -> None:
         for a, b in zip(left, right, strict=True)
     ]
     np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+
+
+def test_the_warm_up_compiles_the_types_the_metrics_pass(
+    solved: BatchResult,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The warm-up compiles `metric_kinematics` on empty tables (no car, no compiled
+    solve: `batch_kernel.compile_on_empty_tables`); a real call with any flags must
+    have the same numba types, or it would compile a second version at first use."""
+    import numba
+
+    from suspension_sim.metrics import batch_kernel
+
+    calls: list[tuple[object, ...]] = []
+    monkeypatch.setattr(batch_kernel, "metric_kinematics", lambda *args: calls.append(args))
+    batch_kernel.compile_on_empty_tables()
+    model = solved.model
+    st = wheel_set(model)
+    Q = solved.params[solved.converged].T
+    for tangents, steer, twists, velocities in [
+        (True, True, True, True),
+        (True, False, False, False),
+        (False, False, False, False),
+    ]:
+        kinematics_compiled(model, st, Q, tangents, steer, twists, velocities)
+    assert len(calls) == 4
+    types = [tuple(numba.typeof(a) for a in args) for args in calls]
+    assert all(t == types[0] for t in types[1:]), [t for t in types if t != types[0]]

@@ -757,7 +757,7 @@ def test_the_solve_group_is_published_before_the_other_kernels(
 
     steps = [
         warmup.Step("solve kernel: fake", solve, 1.0),
-        warmup.Step(warmup.NEEDS_SOLVE, metrics, 1.0),
+        warmup.Step(warmup.METRICS_STEP, metrics, 1.0),
     ]
     said: list[str] = []
     assert warmup.run_compile(True, said.append, lambda: steps) == 0, said
@@ -888,16 +888,22 @@ from suspension_sim.solve import warmup
 time.sleep(0.5)
 staging = cache.private_code_dir("numba-x")  # the parent's staging folder
 (staging / "solve_fake").mkdir(exist_ok=True)
-(staging / "solve_fake" / "single.fake.nbc").write_bytes(b"single")
-warmup._marker(staging, "solve kernel: solve_single").touch()
+(staging / "solve_fake" / "points.fake.nbc").write_bytes(b"points")
+warmup._marker(staging, "solve kernel: chassis_points").touch()
+time.sleep(1.0)
+(staging / "metrics_fake").mkdir(exist_ok=True)
+(staging / "metrics_fake" / "batch_kernel.fake.nbc").write_bytes(b"metrics")
+warmup._marker(staging, warmup.METRICS_STEP).touch()
 """
 
 
 def test_the_solve_group_waits_for_the_second_process_solve_steps(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With the single solve compiled in a second process, the solve group is published
-    only once that process has done it too: its file is in the group's manifest."""
+    """With small solve steps compiled in a second process (`warmup.SECOND_LANE`), the
+    solve group is published once that process has done them too (their file is in
+    the group's manifest), before it has done its other steps; this process runs
+    only solve steps, so the group is published after its last one."""
     if (os.cpu_count() or 1) < 2:
         pytest.skip("one core: no second compile process")
     monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "cache"))
@@ -912,22 +918,29 @@ def test_the_solve_group_waits_for_the_second_process_solve_steps(
         (folder / "solve_fake").mkdir(exist_ok=True)
         (folder / "solve_fake" / "sequence.fake.nbc").write_bytes(b"sequence")
 
+    said: list[str] = []
     group: list[object] = []
 
-    def metrics() -> None:
+    def check() -> None:  # after the second process has ended (it runs the steps before)
         code = warmup.code_folder()
         assert code is not None
         group.append(warmup.read_manifest(code, warmup.SOLVE))
 
     steps = [
         warmup.Step("solve kernel: solve_sequence", sequence, 1.0),
-        warmup.Step("solve kernel: solve_single", sequence, 1.0),  # runs in the helper
-        warmup.Step(warmup.NEEDS_SOLVE, metrics, 1.0),
+        warmup.Step("solve kernel: chassis_points", sequence, 1.0),  # runs in the helper
+        warmup.Step(warmup.METRICS_STEP, sequence, 1.0),  # runs in the helper
+        warmup.Step("check", check, 0.1),
     ]
-    said: list[str] = []
+    assert "solve kernel: chassis_points" in warmup.SECOND_LANE
+    assert warmup.METRICS_STEP in warmup.SECOND_LANE
     assert warmup.run_compile(True, said.append, lambda: steps, parallel=True) == 0, said
     manifest = group[0]
     assert isinstance(manifest, dict)
-    names = ["solve_fake/sequence.fake.nbc", "solve_fake/single.fake.nbc"]
+    names = ["solve_fake/points.fake.nbc", "solve_fake/sequence.fake.nbc"]
     assert sorted(manifest["files"]) == names
+    assert said.index("GROUP solve") < said.index("STEP 1 batch metrics kernel")
     assert warmup.verified() and warmup.verified(warmup.SOLVE)
+    code = warmup.code_folder()
+    assert code is not None
+    assert (code / "metrics_fake" / "batch_kernel.fake.nbc").read_bytes() == b"metrics"

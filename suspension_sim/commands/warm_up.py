@@ -31,27 +31,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def compile_steps() -> list[Step]:
-    """What the warm-up compiles: the solve kernel function by function (on empty
-    tables of the types every car's tables have), the batch-metrics kernel and the
-    loads kernel, by running them on the example car as the commands do."""
+    """What the warm-up compiles: the solve kernel function by function and the
+    batch-metrics kernel (each run on empty tables of the types every car's tables
+    have), and the loads kernel (compiled at its import)."""
     from suspension_sim.solve import engine
-    from suspension_sim.solve.warmup import LOADS_STEP, Step
+    from suspension_sim.solve.warmup import LOADS_STEP, METRICS_STEP, Step
 
     steps = [Step(f"solve kernel: {name}", fn, w) for name, fn, w in engine.kernel_steps()]
 
-    def metrics() -> None:
-        import numpy as np
+    def metrics() -> None:  # on empty tables: no car, no compiled solve needed
+        from suspension_sim.metrics.batch_kernel import compile_on_empty_tables
 
-        from suspension_sim.api import Model
-        from suspension_sim.metrics.batch import batch_metrics
-        from suspension_sim.solve.batch import solve_batch
-        from suspension_sim.workbook.examples import load_source
-
-        model = Model(load_source("fsae_car"))
-        n = len(model.damper_names)
-        res = solve_batch(model, np.linspace(0.0, 2.0, 6)[:, None] * np.ones(n), method="compiled")
-        for rates in (False, True):
-            batch_metrics(res, "iso", rates, method="compiled")
+        compile_on_empty_tables()
 
     def loads() -> None:
         from suspension_sim.loads.blocks import compile_blocks
@@ -72,7 +63,7 @@ def compile_steps() -> list[Step]:
             if staging is None or not any(staging.glob(f"{prefix}*/*.nbi")):
                 raise RuntimeError(f"nothing of {source} was compiled into {staging}")
 
-    steps.append(Step("batch metrics kernel", metrics, 12.0))
+    steps.append(Step(METRICS_STEP, metrics, 12.0))
     steps.append(Step(LOADS_STEP, loads, 25.0))
     steps.append(Step("check", where, 0.1))
     return steps

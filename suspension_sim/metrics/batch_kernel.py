@@ -395,6 +395,44 @@ def scratch_arrays(
     )
 
 
+def compile_on_empty_tables() -> None:
+    """Compile `metric_kinematics` (or load it from the disk cache) by running it on no
+    state, with arguments of the types `metrics.batch.kinematics_compiled` passes (the
+    solve kernel's empty tables, `engine_tables.dummy_tables`): the warm-up compiles it
+    without a car or a compiled solve first, so a second compile process can start on it
+    at once. A type that differed from the real call's would compile a second version at
+    the first real use (tests compare the two calls' numba types)."""
+    from suspension_sim.solve.engine_tables import dummy_tables
+
+    tab = dummy_tables()
+    one = np.zeros(1, dtype=np.int64)
+    n_in, nv = len(tab.inputs), 1
+    metric_kinematics(
+        np.zeros((0, tab.n_params)),
+        tab.arrays,
+        work_arrays(tab.n_parts, tab.n_inst, tab.k_max, tab.max_rows),
+        tab.inputs,
+        param_columns(tab.arrays[7], tab.arrays[8], tab.inputs, tab.n_params),
+        one,
+        one,
+        one,
+        one,
+        one,
+        one,
+        np.zeros((3, 1), dtype=np.int64),
+        one,
+        one,
+        np.zeros(5, dtype=np.int64),
+        scratch_arrays(tab.max_rows, tab.max_cols, tab.n_params, n_in, nv),
+        np.zeros((0, 1, 3)),
+        np.zeros((0, 1, nv, 3)),
+        np.zeros((0, 1, nv, 3)),
+        np.zeros((0, 1, nv)),
+        np.zeros((0, 1, 6, nv)),
+        np.zeros(0, dtype=np.int8),
+    )
+
+
 def compiled_functions() -> tuple[Any, ...]:
     """The module's compiled entry points (for the stale-cache check of `metrics.batch`)."""
     return (block_jacobian, input_tangents_at, add_velocity, add_twist, metric_kinematics)

@@ -121,22 +121,29 @@ class Step:
 
 
 LOADS_STEP = "loads kernel"
-"""The step that needs nothing of the others (it runs in the second lane)."""
-SECOND_LANE = ("solve kernel: solve_single", LOADS_STEP)
+"""The loads kernel's step (it needs nothing of the others)."""
+METRICS_STEP = "batch metrics kernel"
+"""The batch-metrics kernel's step (compiled on empty tables: it needs no solve first)."""
+SECOND_LANE = (
+    "solve kernel: chassis_points",
+    "solve kernel: world_points",
+    "solve kernel: body_spread",
+    "solve kernel: block_tangents",
+    "solve kernel: points_and_slopes",
+    METRICS_STEP,
+    LOADS_STEP,
+)
 """The steps a foreground compile runs in a second process, in this order, while this
-one runs the others, when the machine has two cores or more: about half the work
-each, and of the solve kernel's group first (the single solve ~45 % of the group,
-the loads kernel ~25 % of it all; this process: the sequence solve, the small solve
-steps and the batch-metrics kernel). The step of this process that needs the solve kernels
-(`NEEDS_SOLVE`) first waits until the second process has compiled its solve steps (a
-marker file each in the staging folder), then loads them from there instead of
-compiling them again."""
+one runs the others, when the machine has two cores or more: this process the two
+big solvers (the sequence and the single solve, which share most of their code, so
+it is compiled once), the second one the small solve steps first (so that the solve
+group is complete when the solvers are), then the batch-metrics and loads kernels,
+which need no compiled solve. Measured on 2 cores (CPU seconds, `benchmarks/
+compile_bench.py`): about half the work each."""
 SOLVE_STEPS = "solve kernel"
 """The start of the labels of the solve kernel's steps (`SOLVE` group): once they are
 all done (in both processes), the group is published with its own manifest before
 the other steps run (`publish_group`), so the solvers are used from then on."""
-NEEDS_SOLVE = "batch metrics kernel"
-"""The step that runs a compiled solve (`SECOND_LANE`)."""
 CHILD_MODULE = "suspension_sim.commands.warm_up"
 """What the compile process runs (``python -m``): it knows every kernel to compile
 (`commands.warm_up.compile_steps`), which sit in layers above this one."""
@@ -256,17 +263,14 @@ def run_compile(
                     continue
                 if not group_done and not step.label.startswith(SOLVE_STEPS):
                     group_done = True  # every solve step of this process is done
-                    if helper is None or _wait_for_solve(helper, staging, lane):
-                        publish_group(staging, base, SOLVE)
-                        published = True
-                        say(f"GROUP {SOLVE}")
-                elif helper is not None and step.label == NEEDS_SOLVE:
-                    _wait_for_solve(helper, staging, lane)
+                    published = _publish_solve(helper, staging, base, lane, say)
                 if helper is not None and i > last:  # the steps after them need them done
                     _join(helper, lane, say)
                     helper = None
                 say(f"STEP {step.weight:g} {step.label}")
                 step.run()
+            if not group_done and helper is not None:  # the second process has the rest
+                published = _publish_solve(helper, staging, base, lane, say)
             if helper is not None:
                 _join(helper, lane, say)
                 helper = None
@@ -315,6 +319,22 @@ def _wait_for_solve(helper: subprocess.Popen[bytes], staging: Path, lane: list[S
     while helper.poll() is None and not all(m.exists() for m in wanted):
         time.sleep(0.05)
     return all(m.exists() for m in wanted)
+
+
+def _publish_solve(
+    helper: subprocess.Popen[bytes] | None,
+    staging: Path,
+    base: Path,
+    lane: list[Step],
+    say: Callable[[str], None],
+) -> bool:
+    """Publish the solve group once the second process (if any) has done its solve
+    steps too; True when published (else the whole compile publishes it at the end)."""
+    if helper is not None and not _wait_for_solve(helper, staging, lane):
+        return False
+    publish_group(staging, base, SOLVE)
+    say(f"GROUP {SOLVE}")
+    return True
 
 
 def publish_group(staging: Path, base: Path, group: str) -> None:
