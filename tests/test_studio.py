@@ -221,6 +221,45 @@ def test_page_loads_car_and_heave_slider_gives_model_camber(studio: Studio, brow
     page.close()
 
 
+def test_a_slider_move_shows_a_drag_picture_then_the_still_one(
+    studio: Studio, browser: Any
+) -> None:
+    """A key press on a slider: the page first shows the drag picture (`DRAG_RATIO` of
+    the view's size, the cheaper render) and, when no move follows, the still picture at
+    the full size of the view."""
+    from suspension_sim.studio.app import DRAG_RATIO
+
+    page = open_page(browser, studio)
+    car_picture(page)  # the first picture is there
+    page.evaluate(
+        """() => {
+        const img = document.querySelector("#view3d img");
+        window.__widths = [];
+        new MutationObserver(async () => {
+          const src = img.src;
+          try { await img.decode(); } catch (e) { return; }
+          if (img.src === src) window.__widths.push(img.naturalWidth);
+        }).observe(img, { attributes: true, attributeFilter: ["src"] });
+    }"""
+    )
+    page.locator(".v-slider:has(#slider-pitch) [role=slider]").focus()
+    page.keyboard.press("ArrowRight")
+    view_width = page.evaluate("() => document.querySelector('#view3d').clientWidth")
+
+    def drag_then_still() -> Any:
+        widths = page.evaluate("() => window.__widths")
+        if len(widths) < 2 or widths[-1] < 0.9 * view_width:
+            return widths
+        drag = round(DRAG_RATIO * widths[-1])
+        first_drag = next((i for i, w in enumerate(widths) if abs(w - drag) <= 1), None)
+        return (first_drag is not None and first_drag < len(widths) - 1) or widths
+
+    wait_for(page, drag_then_still, "a drag picture, then the still one")
+    page.keyboard.press("ArrowLeft")  # pitch back to 0 for the other tests
+    wait_for(page, lambda: page.locator("#label-pitch").inner_text().endswith(": 0"), "pitch 0")
+    page.close()
+
+
 def car_picture(page: Any) -> np.ndarray:
     """A screenshot of the 3-D view once it shows a picture (not a blank canvas: many
     colours, high contrast), as RGB(A) pixels."""

@@ -9,12 +9,16 @@ import math
 import os
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
 from suspension_sim.studio.charts import charts_html, nice_ticks
 from suspension_sim.studio.session import Session
+
+if TYPE_CHECKING:
+    from suspension_sim.solve.pose import Pose
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "workbooks" / "fsae_car.xlsx"
@@ -297,3 +301,73 @@ def test_a_half_car_is_compared_at_its_own_corners_only() -> None:
         s.label for ch in charts if ch.title == "camber [deg]" for s in ch.series if s.car == "B"
     }
     assert b_lines == {"RL", "RR"}
+
+
+def _jpeg_pixels(data: bytes) -> np.ndarray:
+    import io
+
+    import imageio.v3 as iio
+
+    return np.asarray(iio.imread(io.BytesIO(data), extension=".jpg"))[:, :, :3]
+
+
+def test_studio_picture_looks_as_views_meshes_at_its_size(two_cars: tuple[Path, Path]) -> None:
+    """The studio's picture (light meshes, car A's translucent parts blended in drawing
+    order, its own JPEG) against the same pose drawn `view`'s way (fine meshes,
+    order-independent translucency, pyvista's screenshot), at the page's view size: the
+    same picture to JPEG noise, while the pose 5 mm higher is a visibly other picture."""
+    from suspension_sim.studio.scene import StudioScene
+    from suspension_sim.viz.meshes import FINE, LIGHT
+    from suspension_sim.viz.probe import configure_environment
+
+    configure_environment()
+    session = Session(two_cars[0])
+    session.controls.heave = 12.0
+    pose = session.update().pose
+    session.controls.heave = 17.0
+    higher = session.update().pose
+    assert pose is not None and higher is not None
+    size = (1111, 640)  # the view in a 1500 px wide page (the tests' and the benchmark's)
+    studio = StudioScene(size)
+    studio.draw(pose)
+    assert not studio.plotter.renderer.GetUseOIT()
+    jpeg = studio.picture(size, 95)
+    assert jpeg[:3] == b"\xff\xd8\xff"
+    shown = _jpeg_pixels(jpeg)
+    assert shown.shape == (640, 1111, 3)
+    assert tuple(studio.window.GetSize()) == size  # the window keeps its size
+    assert _jpeg_pixels(studio.picture((556, 320), 70)).shape == (320, 556, 3)
+    assert tuple(studio.window.GetSize()) == size
+
+    fine = StudioScene(size, detail=FINE)
+
+    def screenshot(p: Pose) -> np.ndarray:
+        fine.draw(p)
+        fine.plotter.renderer.SetUseOIT(True)
+        fine.window.Render()
+        return np.asarray(fine.plotter.screenshot(return_img=True))[:, :, :3].astype(int)
+
+    truth, other = screenshot(pose), screenshot(higher)
+
+    def differ(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+        d = np.abs(a.astype(int) - b)
+        return float(d.mean()), float((d.max(axis=2) > 60).mean())
+
+    same, moved = differ(shown, truth), differ(other, truth)
+    assert same[0] < 1.0 and same[1] < 0.002, same
+    assert moved[1] > 3 * same[1] and moved[1] > 0.001, (moved, same)
+    # fewer vertices: the joints' spheres and the wheels
+    light_n = sum(layer.mesh.n_points for layer in studio.cars[0].layers.values())
+    fine_n = sum(layer.mesh.n_points for layer in fine.cars[0].layers.values())
+    assert light_n < 0.7 * fine_n, (light_n, fine_n)
+    theta, phi = LIGHT.sphere
+    joints = studio.cars[0].layers["joints:closed"].mesh.n_points
+    assert joints == len(pose.points.index.intersection(_joined(pose))) * (theta * (phi - 2) + 2)
+    studio.close()
+    fine.close()
+
+
+def _joined(pose: object) -> list[str]:
+    from suspension_sim.viz.geometry import joint_status
+
+    return [str(p) for p in joint_status(pose).index]  # type: ignore[arg-type]

@@ -2,8 +2,13 @@
 
 `Studio` wires a `session.Session` (the numbers) and a `scene.StudioScene` (the 3-D
 view) to the page's state. A slider move changes the state; `Studio.request` coalesces
-the moves (only the latest is solved when several arrive during one solve), pushes the
-numbers (design sheet, charts) first and redraws the 3-D view after them. A task polls
+the moves (only the latest is solved when several arrive during one update) and sends,
+in this order: the design sheet; a *drag picture* of the 3-D view (`DRAG_RATIO` of the
+page's size, JPEG `DRAG_QUALITY`: a quarter of the pixels to render); the charts. When
+no move has come for `STILL_AFTER_S`, the *still picture* follows (full size,
+`STILL_QUALITY`). The pictures are rendered, encoded and sent here, at once
+(`_send_picture`), not by trame-vtk's encoder thread, which offers its image only at
+a later poll; trame-vtk still serves the mouse (turn, pan, zoom). A task polls
 the workbook files (every `POLL_S`) and reloads a saved one; a bad workbook shows its
 message in the page and the last good car stays. The export button writes into the
 ``--out`` folder only (a new numbered sub-folder each time, never over a file).
@@ -33,11 +38,19 @@ POLL_S = 0.25
 """How often the workbook files are checked for a save (s)."""
 CAMERAS = ("iso", "front", "side", "top")
 STILL_QUALITY = 85
-"""JPEG quality of the view after a move (100 costs ~2x the encoding for no visible gain)."""
+"""JPEG quality of the still picture (100 costs ~2x the encoding for no visible gain)."""
+DRAG_RATIO = 0.5
+"""Size of the drag picture over the page's view size (each side): the render's cost
+is mostly per pixel with software GL, ~1/3 of the full picture's time."""
+DRAG_QUALITY = 70
+"""JPEG quality of the drag picture."""
+STILL_AFTER_S = 0.15
+"""The still picture is drawn when no slider move has come for this long (s)."""
+CHARTS_EVERY_S = 0.1
+"""While moves keep coming, the charts are still redrawn at least this often (s)."""
 STALE_S = 0.01
-"""Seconds before asking again for a view image still being encoded (trame-vtk: 0.5)."""
-REPUSH_S = (0.03, 0.08, 0.2)
-"""After a redraw, offer the newest encoded image again at these delays (s)."""
+"""trame-vtk's own pictures (the mouse turning the view): seconds before asking again
+for an image still being encoded (trame-vtk: 0.5)."""
 TIMINGS_KEPT = 1000
 """`Studio.timings` keeps the last this many steps."""
 
@@ -82,6 +95,10 @@ class Studio:
         self._pending = False
         self._busy = False
         self._event_t = 0.0
+        self._charts_t = 0.0
+        self._still: asyncio.TimerHandle | None = None
+        self._still_due = False
+        self._drawn: tuple[Frame, Aids] | None = None
         self._exports = 0
         self._export_note = ""
         self._stroke_keys: list[tuple[str, str]] = []
@@ -154,6 +171,9 @@ class Studio:
     def request(self) -> None:
         """Ask for an update; moves that arrive during one are merged into the next."""
         self._pending = True
+        if self._still is not None:
+            self._still.cancel()
+            self._still = None
         if not self._busy:
             self._busy = True
             self._tasks.add(asyncio.ensure_future(self._work()))
@@ -164,20 +184,37 @@ class Studio:
                 await asyncio.sleep(0)  # let queued slider moves arrive first
                 self._pending = False
                 self.update_numbers()
-                await self.server.network_completion  # the numbers leave before the 3-D
-                await asyncio.sleep(0)
+                await self._sent()  # the numbers leave before the 3-D
                 if self._pending:
                     continue  # a newer move: draw that one instead
-                self.redraw()
+                self.redraw(still=False)
+                await self._sent()
+                if self._pending and time.perf_counter() - self._charts_t < CHARTS_EVERY_S:
+                    continue
+                self.update_charts()
+                await self._sent()
         finally:
             self._busy = False
+        if self._still_due:
+            self._still = asyncio.get_event_loop().call_later(STILL_AFTER_S, self._draw_still)
+
+    async def _sent(self) -> None:
+        """Wait until what was pushed has left, and let queued moves arrive."""
+        await self.server.network_completion
+        await asyncio.sleep(0)
+
+    def _draw_still(self) -> None:
+        self._still = None
+        if self._busy or self._pending:
+            return  # the update under way schedules it again
+        self.redraw(still=True)
 
     def update_numbers(self) -> Frame:
-        """Solve at the controls and push the sheet, the charts and the status."""
+        """Solve at the controls and push the design sheet and the status (the charts
+        come after the picture: `update_charts`)."""
         t0 = time.perf_counter()
         frame = self.session.update()
         t1 = time.perf_counter()
-        charts, note = self.session.charts(frame)
         with self.state as s:
             s.sheet_columns = list(frame.columns)
             s.sheet_rows = [
@@ -198,7 +235,6 @@ class Studio:
             s.strokes_text = ", ".join(
                 f"{k.split(':', 1)[1]} {v:+.2f}" for k, v in frame.inputs.items()
             )
-            s.charts_html = charts_html(charts, note)
             s.updates = int(s.updates or 0) + 1
         t2 = time.perf_counter()
         self._frame = frame
@@ -207,21 +243,72 @@ class Studio:
         )
         return frame
 
-    def redraw(self) -> None:
-        """Draw the last solved pose(s) and push the image."""
+    def update_charts(self) -> None:
+        """Push the current motion's charts with their markers at the last solved pose."""
+        frame = self._frame
+        if frame is None:
+            return
+        t0 = time.perf_counter()
+        charts, note = self.session.charts(frame)
+        with self.state as s:
+            s.charts_html = charts_html(charts, note)
+        self._charts_t = time.perf_counter()
+        if self.timings:
+            self.timings[-1]["charts"] = self._charts_t - t0
+
+    def redraw(self, still: bool = True) -> None:
+        """Draw the last solved pose(s) and send the picture: the still one, or the
+        drag one (smaller, `DRAG_RATIO`) followed by the still one `STILL_AFTER_S`
+        after the last move."""
         frame = self._frame
         if frame is None or frame.pose is None:
             return
         t0 = time.perf_counter()
         s = self.state
         aids = Aids(bool(s.tyres), bool(s.kingpin), bool(s.centres))
-        self.scene.draw(frame.pose, frame.pose_b, aids)
-        self.ctrl.view_update()
-        loop = asyncio.get_event_loop()
-        for delay in REPUSH_S:
-            loop.call_later(delay, self._repush)
+        drawn = self._drawn
+        if drawn is None or drawn[0] is not frame or drawn[1] != aids:  # else: a still
+            self.scene.draw(frame.pose, frame.pose_b, aids)
+            self._drawn = (frame, aids)
+        t1 = time.perf_counter()
+        self._still_due = not still
+        sent = self._send_picture(still)
         if self.timings:
-            self.timings[-1]["draw"] = time.perf_counter() - t0
+            row = self.timings[-1]
+            row["draw"], row["picture"] = t1 - t0, time.perf_counter() - t1
+            row["still"] = float(still)
+        if not sent:  # no page watches the view yet: trame-vtk sends it when one does
+            self.ctrl.view_update()
+
+    def _send_picture(self, still: bool) -> bool:
+        """Render the view at the page's size (times `DRAG_RATIO` unless `still`), encode
+        it and publish it as trame-vtk's image stream would; False if no page watches."""
+        window = self.scene.window
+        for link in self._image_links:
+            views = getattr(link, "tracking_views", {})
+            view_id = str(link.get_global_id(window))
+            if view_id not in views or not views[view_id].get("enabled", True):
+                continue
+            t0 = time.perf_counter()
+            full = views[view_id].get("originalSize") or list(window.GetSize()[:2])
+            ratio, quality = (1.0, STILL_QUALITY) if still else (DRAG_RATIO, DRAG_QUALITY)
+            size = (int(full[0] * ratio + 0.5), int(full[1] * ratio + 0.5))
+            jpeg = self.scene.picture(size, quality)
+            reply = {
+                "image": link.addAttachment(jpeg),
+                "format": "jpeg",
+                "id": view_id,
+                "global_id": view_id,
+                "size": list(size),
+                "memsize": len(jpeg),
+                "mtime": 0,
+                "stale": False,
+                "localTime": 0,
+                "workTime": round(1e3 * (time.perf_counter() - t0)),
+            }
+            link.publish("viewport.image.push.subscription", reply)
+            return True
+        return False
 
     # -- files ----------------------------------------------------------------------------
     async def _watch(self) -> None:
@@ -245,6 +332,7 @@ class Studio:
             self.scene.reset_ground()  # a new car: new ground patch, same camera
         self.update_numbers()
         self.redraw()
+        self.update_charts()
         self.timings.append({"reload": time.perf_counter() - t0})
 
     def export(self) -> None:
@@ -334,26 +422,19 @@ class Studio:
         self._fast_image_delivery()
         self.update_numbers()
         self.redraw()
+        self.update_charts()
         self._tasks.add(asyncio.ensure_future(self._watch()))
 
     def _fast_image_delivery(self) -> None:
-        """trame-vtk encodes the view's JPEG in a worker thread; when a push finds it not
-        ready, it re-sends after 0.5 s. Poll after `STALE_S` instead, so a new pose shows
-        as soon as its image is encoded (nothing else changes)."""
+        """Find trame-vtk's image stream (`_send_picture` publishes on it). For its own
+        pictures (the mouse turning the view) it encodes the JPEG in a worker thread and,
+        when a push finds it not ready, re-sends after 0.5 s: poll after `STALE_S`."""
         protocol = getattr(self.server, "protocol", None)
         for link in getattr(protocol, "linkProtocols", []) or []:
             if hasattr(link, "delta_stale_time_before_render"):
                 link.delta_stale_time_before_render = STALE_S
                 link.stale_count_limit = max(int(link.stale_count_limit), 40)
                 self._image_links.append(link)
-
-    def _repush(self) -> None:
-        """Send the view's newest encoded image if the last push sent an older one (the
-        encoder can finish after the push; nothing is rendered again here)."""
-        for link in self._image_links:
-            for view_id in list(getattr(link, "tracking_views", {})):
-                with contextlib.suppress(Exception):
-                    link.push_render(view_id, True)
 
     def _build_ui(self) -> None:
         from trame.ui.vuetify3 import SinglePageLayout
@@ -522,7 +603,8 @@ class Studio:
     def camera(self, preset: str) -> None:
         if preset in CAMERAS:
             self.scene.camera(preset)
-            self.ctrl.view_update()
+            if not self._send_picture(still=True):
+                self.ctrl.view_update()
 
     # -- running --------------------------------------------------------------------------
     def start(self, port: int, *, on_ready: Any = None) -> None:

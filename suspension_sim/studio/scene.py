@@ -16,8 +16,13 @@ rebuild happens when a car is (re)loaded, when a view aid changes, when a joint 
 or closes (red/green), and for what cannot follow (centres, third springs, open-joint
 marks). The ground and the camera are kept between poses.
 
-Anti-aliasing by multisampling is off: with Mesa's software GL it makes a frame 4-5
-times slower (docs/studio.md).
+Cheaper frames with Mesa's software GL (docs/studio.md), the picture looking the same
+at the studio's size: multisample anti-aliasing is off (4-5 times slower); the round
+shapes have fewer facets (`viz.meshes.LIGHT`, 40 % fewer vertices); with car A alone,
+translucent surfaces (wishbone webs, hub faces) are blended in drawing order instead of
+VTK's order-independent translucency, whose extra full-window passes cost ~20 % of a
+frame (they overlap little: the pictures differ by 0.02 grey levels on average). With
+car B (all translucent) the order-independent blending stays on.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyvista as pv
 
     from suspension_sim.solve.pose import Pose
+    from suspension_sim.viz.meshes import MeshDetail
 
 GHOST_OPACITY = 0.3
 """Opacity of car B's meshes (times their own)."""
@@ -125,6 +131,8 @@ class _Carriers:
     """
 
     ref: Pose
+    sphere: tuple[int, int]
+    """The spheres' resolution (`viz.meshes.MeshDetail.sphere`)."""
     names: list[tuple[str, str]] = field(default_factory=list)
     index: dict[tuple[str, str], int] = field(default_factory=dict)
     _row_cache: tuple[dict[str, np.ndarray], dict[tuple[str, str], int], dict[str, int]] | None = (
@@ -200,12 +208,10 @@ class _Carriers:
         """Carrier of each vertex of a layer of spheres (`viz.meshes.spheres`: one glyph of
         the same vertex count per point, in order): the point nearest each sphere's
         centre; vertex by vertex when the count does not divide."""
-        from suspension_sim.viz.meshes import SPHERE_RESOLUTION
-
         points = self.ref.points
         xyz = points.to_numpy(dtype=float)
         ids = np.array([self.carrier("point", str(p)) for p in points.index], dtype=int)
-        theta, phi = SPHERE_RESOLUTION
+        theta, phi = self.sphere
         per = theta * (phi - 2) + 2
         if len(pts) % per == 0 and len(pts):
             centres = pts.reshape(-1, per, 3).mean(axis=1)
@@ -266,11 +272,51 @@ class _Carriers:
 
 @dataclass
 class _Layer:
+    """One actor's mesh that follows a pose: its vertices (and normals) at the reference
+    pose, the carrier of each vertex, and views of the VTK arrays it writes into."""
+
     actor: Any
     mesh: Any
     ref_points: np.ndarray
     ref_normals: np.ndarray | None
     owner: np.ndarray
+    runs: list[tuple[int, int, int]] = field(default_factory=list)
+    """(start, stop, carrier) of each run of consecutive vertices with one carrier."""
+    stretch: bool = False
+    """Some carrier stretches (a spring): normals are made unit length again."""
+    _points: np.ndarray | None = None
+    _normals: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        from vtkmodules.util.numpy_support import vtk_to_numpy
+
+        n = len(self.owner)
+        cuts = np.flatnonzero(np.diff(self.owner)) + 1
+        starts, stops = np.r_[0, cuts], np.r_[cuts, n]
+        self.runs = [
+            (int(a), int(b), int(self.owner[a]))
+            for a, b in zip(starts, stops, strict=True)
+            if b > a
+        ]
+        self._points = vtk_to_numpy(self.mesh.GetPoints().GetData())
+        normals = self.mesh.GetPointData().GetArray("Normals")
+        if self.ref_normals is not None and normals is not None:
+            self._normals = vtk_to_numpy(normals)
+
+    def move(self, mats: np.ndarray, shift: np.ndarray) -> None:
+        """Move every vertex v (and normal) by its carrier's motion: A v + t (A n)."""
+        pts, ref = self._points, self.ref_points
+        assert pts is not None
+        nrm, ref_n = self._normals, self.ref_normals
+        for a, b, k in self.runs:
+            pts[a:b] = ref[a:b] @ mats[k].T + shift[k]
+            if nrm is not None and ref_n is not None:
+                nrm[a:b] = ref_n[a:b] @ mats[k].T
+        if nrm is not None and self.stretch:
+            nrm /= np.maximum(np.linalg.norm(nrm, axis=1, keepdims=True), 1e-12)
+        self.mesh.GetPoints().Modified()
+        if nrm is not None:
+            self.mesh.GetPointData().GetArray("Normals").Modified()
 
 
 class _CarDrawing:
@@ -283,7 +329,11 @@ class _CarDrawing:
         prefix: str,
         opacity: float,
         tint: tuple[float, float, float] | None = None,
+        detail: MeshDetail | None = None,
     ) -> None:
+        from suspension_sim.viz.meshes import LIGHT
+
+        self.detail = detail or LIGHT
         self.tint = tint
         self.plotter_pv = pv
         self.plotter = plotter
@@ -315,10 +365,11 @@ class _CarDrawing:
             ground=ground_rect is not None,
             ground_rect=ground_rect,
             annotate=annotate,
+            detail=self.detail,
             **style,
         )
         self.bounds = info.bounds
-        carriers = _Carriers(pose)
+        carriers = _Carriers(pose, self.detail.sphere)
         follow = True
         for mesh, kw in rec.meshes:
             look = dict(kw)
@@ -348,6 +399,7 @@ class _CarDrawing:
                 np.array(shown.points, dtype=float),
                 None if normals is None else np.array(normals, dtype=float),
                 owner,  # type: ignore[arg-type]
+                stretch=layer == "damper:spring",
             )
         for args, kw in rec.texts:
             kw = {**kw, "name": self.prefix + "title"}
@@ -372,14 +424,7 @@ class _CarDrawing:
             return False
         mats, shift = motion
         for layer in self.layers.values():
-            a, t = mats[layer.owner], shift[layer.owner]
-            pts = np.einsum("nij,nj->ni", a, layer.ref_points) + t
-            layer.mesh.points = pts
-            if layer.ref_normals is not None:
-                n = np.einsum("nij,nj->ni", a, layer.ref_normals)
-                n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
-                layer.mesh.point_data["Normals"] = n
-            layer.mesh.Modified()
+            layer.move(mats, shift)
         if self.title is not None:
             from suspension_sim.viz.render import annotation
 
@@ -394,7 +439,10 @@ class _CarDrawing:
 class StudioScene:
     """One off-screen plotter showing car A (and B ghosted); `draw` after each solve."""
 
-    def __init__(self, size: tuple[int, int] = (900, 640)) -> None:
+    def __init__(
+        self, size: tuple[int, int] = (900, 640), detail: MeshDetail | None = None
+    ) -> None:
+        from suspension_sim.viz.meshes import LIGHT
         from suspension_sim.viz.probe import import_pyvista
         from suspension_sim.viz.render import new_plotter
 
@@ -405,12 +453,18 @@ class StudioScene:
             window.SetMultiSamples(0)  # module doc: 4-5x slower on software GL
         self.ground_rect: tuple[float, float, float, float] | None = None
         self.framed = False
+        self.detail = detail or LIGHT
         self.cars = [
-            _CarDrawing(self.pv, self.plotter, "", 1.0),
-            _CarDrawing(self.pv, self.plotter, "B:", GHOST_OPACITY, GHOST_COLOUR),
+            _CarDrawing(self.pv, self.plotter, "", 1.0, detail=self.detail),
+            _CarDrawing(
+                self.pv, self.plotter, "B:", GHOST_OPACITY, GHOST_COLOUR, detail=self.detail
+            ),
         ]
         self._style: dict[str, bool] | None = None
         self.rebuilds = 0
+        from vtkmodules.vtkCommonCore import vtkUnsignedCharArray
+
+        self._pixels = vtkUnsignedCharArray()
 
     def reset_framing(self) -> None:
         """Frame the camera and the ground again, and rebuild, at the next draw (a reload)."""
@@ -443,10 +497,47 @@ class StudioScene:
             if rebuild_all or not drawing.follow(p):
                 drawing.rebuild(p, style, self.ground_rect if k == 0 else None, k == 0)
                 self.rebuilds += 1
+        self.plotter.renderer.SetUseOIT(pose_b is not None)  # module doc
         if not self.framed and self.cars[0].bounds is not None:
             reserve = title_space(self.plotter, True)
             frame_camera(self.plotter, "iso", self.cars[0].bounds, reserve_top=reserve)
             self.framed = True
+
+    @property
+    def window(self) -> Any:
+        """The plotter's VTK render window (the one the page's view shows)."""
+        window = self.plotter.ren_win
+        if window is None:
+            raise RuntimeError("the studio's plotter is closed")
+        return window
+
+    def picture(self, size: tuple[int, int], quality: int) -> bytes:
+        """Render the scene at `size` (pixels) and return the image as JPEG bytes
+        (`quality` 1-100): the page's picture, without trame-vtk's encoder thread (whose
+        image is ready only at a later poll). The window gets its size back after."""
+        import io
+
+        from PIL import Image
+        from vtkmodules.util.numpy_support import vtk_to_numpy
+
+        window = self.window
+        before = tuple(int(v) for v in window.GetSize()[:2])
+        want = (max(int(size[0]), 8), max(int(size[1]), 8))
+        if want != before:
+            window.SetSize(*want)
+        try:
+            window.Render()
+            w, h = (int(v) for v in window.GetSize()[:2])
+            window.GetPixelData(0, 0, w - 1, h - 1, 0, self._pixels, 0)
+            rgb = vtk_to_numpy(self._pixels)
+            # OpenGL's rows run bottom-up: a negative stride turns them without a copy
+            image = Image.frombuffer("RGB", (w, h), rgb, "raw", "RGB", 0, -1)
+            out = io.BytesIO()
+            image.save(out, "JPEG", quality=int(quality))
+            return out.getvalue()
+        finally:
+            if want != before:
+                window.SetSize(*before)
 
     def camera(self, preset: str) -> None:
         """Turn the camera to a preset (front, side, top, iso) framing the whole scene."""

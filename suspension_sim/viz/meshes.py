@@ -9,6 +9,7 @@ there is nothing to draw.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,10 +27,29 @@ TUBE_SIDES = 20
 SPHERE_RESOLUTION = (20, 14)
 """Sphere glyph resolution: around (theta) and pole to pole (phi)."""
 WHEEL_RESOLUTION = 72
+TYRE_PROFILE = 24
+"""Points around a tyre's cross-section."""
 RIM_RATIO = 0.62
 """Rim radius over tyre radius (the rim barrel and the hub face)."""
 HUB_HOLE_RATIO = 0.18
 """Hole in the hub face over tyre radius."""
+
+
+@dataclass(frozen=True)
+class MeshDetail:
+    """How finely the round shapes are cut into facets: spheres (around, pole to pole),
+    wheels (around their axle) and the tyre's cross-section."""
+
+    sphere: tuple[int, int] = SPHERE_RESOLUTION
+    wheel: int = WHEEL_RESOLUTION
+    tyre_profile: int = TYRE_PROFILE
+
+
+FINE = MeshDetail()
+"""`view`'s pictures and animations."""
+LIGHT = MeshDetail(sphere=(12, 8), wheel=48, tyre_profile=16)
+"""The studio's view: 40 % fewer vertices for the same look at its size (a joint's
+sphere is ~10 px across, a tyre ~200 px); software GL pays for every vertex each frame."""
 
 
 def tube(pv: Any, a: np.ndarray, b: np.ndarray, radius: float, sides: int = TUBE_SIDES) -> Any:
@@ -47,21 +67,26 @@ def tubes(pv: Any, segments: Sequence[Segment], radius: float) -> Any:
     return pv.merge(meshes) if meshes else None
 
 
-def spheres(pv: Any, centres: np.ndarray, radius: float) -> Any:
-    """One mesh of spheres of `radius` at each centre (mm); None if no centre."""
+def spheres(
+    pv: Any, centres: np.ndarray, radius: float, resolution: tuple[int, int] = SPHERE_RESOLUTION
+) -> Any:
+    """One mesh of spheres of `radius` at each centre (mm), each with the same number of
+    vertices, in the order of the centres; None if no centre."""
     if len(centres) == 0:
         return None
-    theta, phi = SPHERE_RESOLUTION
+    theta, phi = resolution
     glyph = pv.Sphere(radius=radius, theta_resolution=theta, phi_resolution=phi)
     return pv.PolyData(np.asarray(centres, dtype=float)).glyph(
         geom=glyph, scale=False, orient=False
     )
 
 
-def body_meshes(pv: Any, shape: BodyShape, link_r: float) -> list[tuple[Any, float]]:
+def body_meshes(
+    pv: Any, shape: BodyShape, link_r: float, detail: MeshDetail = FINE
+) -> list[tuple[Any, float]]:
     """Meshes (and their opacity) that draw one rigid body; `link_r` is the tube radius (mm)."""
     if shape.kind == "point":
-        return [(spheres(pv, shape.points[:1], 1.2 * link_r), 1.0)]
+        return [(spheres(pv, shape.points[:1], 1.2 * link_r, detail.sphere), 1.0)]
     if shape.kind == "line":
         assert shape.ends is not None
         return [(tube(pv, *shape.ends, link_r), 1.0)]
@@ -80,12 +105,18 @@ def body_meshes(pv: Any, shape: BodyShape, link_r: float) -> list[tuple[Any, flo
 
 
 def damper_meshes(
-    pv: Any, c: np.ndarray, m: np.ndarray, design_length: float, link_r: float
+    pv: Any,
+    c: np.ndarray,
+    m: np.ndarray,
+    design_length: float,
+    link_r: float,
+    detail: MeshDetail = FINE,
 ) -> dict[str, Any]:
     """Cylinder from chassis point c, rod from moving point m, spring between (mm)."""
     shape = damper_shape(c, m, design_length, coil_radius=2.9 * link_r)
     if shape is None:
-        return {"body": spheres(pv, np.asarray(c, dtype=float)[None], 2.2 * link_r)}
+        c1 = np.asarray(c, dtype=float)[None]
+        return {"body": spheres(pv, c1, 2.2 * link_r, detail.sphere)}
     return {
         "body": tube(pv, *shape.body, 2.1 * link_r),
         "rod": tube(pv, *shape.rod, 0.75 * link_r),
@@ -103,10 +134,17 @@ def coil_mesh(pv: Any, a: np.ndarray, b: np.ndarray, link_r: float) -> Any:
 
 
 def wheel_meshes(
-    pv: Any, centre: np.ndarray, axis: np.ndarray, radius: float, width: float
+    pv: Any,
+    centre: np.ndarray,
+    axis: np.ndarray,
+    radius: float,
+    width: float,
+    detail: MeshDetail = FINE,
 ) -> dict[str, Any]:
     """Tyre, rim barrel and hub face of a wheel about `centre` along `axis` (mm)."""
-    v, q = tyre_surface(centre, axis, radius, width)
+    v, q = tyre_surface(
+        centre, axis, radius, width, n_around=detail.wheel, n_profile=detail.tyre_profile
+    )
     faces = np.hstack([np.full((len(q), 1), 4), q]).ravel()
     tyre = pv.PolyData(v, faces=faces).compute_normals(auto_orient_normals=True)
     rim_r = RIM_RATIO * radius
@@ -116,7 +154,7 @@ def wheel_meshes(
         direction=sn,
         radius=rim_r,
         height=0.9 * width,
-        resolution=WHEEL_RESOLUTION,
+        resolution=detail.wheel,
         capping=False,
     )
     hub = pv.Disc(
@@ -124,7 +162,7 @@ def wheel_meshes(
         normal=sn,
         inner=HUB_HOLE_RATIO * radius,
         outer=rim_r,
-        c_res=WHEEL_RESOLUTION,
+        c_res=detail.wheel,
     )
     return {"tyre": tyre, "rim": rim, "hub": hub}
 

@@ -64,6 +64,8 @@ from suspension_sim.viz.geometry import (
     with_ground,
 )
 from suspension_sim.viz.meshes import (
+    FINE,
+    MeshDetail,
     body_meshes,
     coil_mesh,
     damper_meshes,
@@ -141,6 +143,7 @@ def add_pose(
     tyres: bool = True,
     kingpin: bool = False,
     centres: bool = False,
+    detail: MeshDetail = FINE,
 ) -> SceneInfo:
     """Add every actor of `pose` to `plotter` (world mm) and return what was drawn.
 
@@ -151,7 +154,8 @@ def add_pose(
     annotate: car name, inputs and solve status in the top-left corner.
     tyres: draw the tyres, rims and hubs. kingpin: draw each wheel's kingpin axis
     (`geometry.kingpin_segments`). centres: mark the front-view instant centres and
-    roll centres (`geometry.centre_marks`), with a legend.
+    roll centres (`geometry.centre_marks`), with a legend. detail: the facets of round
+    shapes (`meshes.FINE`; the studio draws `meshes.LIGHT`).
     """
     from suspension_sim.viz.probe import import_pyvista
 
@@ -190,7 +194,7 @@ def add_pose(
             d = damper_of[body.name]
             c = _xyz(copies, (d.chassis_point, body.name))
             m = _xyz(copies, (d.moving_point, body.name))
-            parts = damper_meshes(pv, c, m, car.damper_design_length(d), link_r)
+            parts = damper_meshes(pv, c, m, car.damper_design_length(d), link_r, detail)
             add("damper:body", parts.get("body"), DAMPER_BODY, specular=0.5)
             add("damper:rod", parts.get("rod"), DAMPER_ROD, specular=0.8)
             add("damper:spring", parts.get("spring"), DAMPER_SPRING)
@@ -201,7 +205,7 @@ def add_pose(
             continue
         kind = model.topology.joint(body.name).kind
         colour = KIND_COLOURS.get(kind, KIND_COLOURS["fixed"])
-        for mesh, opacity in body_meshes(pv, body_shape(pts), link_r):
+        for mesh, opacity in body_meshes(pv, body_shape(pts), link_r, detail):
             layer = f"bodies:{kind}" + (":web" if opacity < 1.0 else "")
             add(layer, mesh, colour, opacity, split_sharp_edges=True)
 
@@ -216,7 +220,7 @@ def add_pose(
         s = _xyz(copies, (w.axis_point, w.body)) - c
         if np.linalg.norm(s) < COINCIDENT_MM:
             continue
-        wheel = wheel_meshes(pv, c, s, w.tyre_radius, w.tyre_width)
+        wheel = wheel_meshes(pv, c, s, w.tyre_radius, w.tyre_width, detail)
         add("wheels:tyre", wheel["tyre"], TYRE, specular=0.15)
         add("wheels:rim", wheel["rim"], RIM, specular=0.6)
         add("wheels:hub", wheel["hub"], RIM, opacity=0.35, specular=0.6)
@@ -230,14 +234,14 @@ def add_pose(
     if closed:
         add(
             "joints:closed",
-            spheres(pv, point_xyz.loc[closed].to_numpy(dtype=float), joint_r),
+            spheres(pv, point_xyz.loc[closed].to_numpy(dtype=float), joint_r, detail.sphere),
             JOINT_OK,
         )
     if open_pts:
         red = copies.loc[copies.index.get_level_values("point").isin(open_pts)]
         add(
             "joints:open",
-            spheres(pv, red.to_numpy(dtype=float), 1.45 * joint_r),
+            spheres(pv, red.to_numpy(dtype=float), 1.45 * joint_r, detail.sphere),
             JOINT_OPEN,
             specular=0.1,
         )
@@ -247,13 +251,15 @@ def add_pose(
             segs += [(xyz[0], xyz[k]) for k in range(1, len(xyz))]
         add("joints:gaps", tubes(pv, segs, 0.35 * joint_r), JOINT_OPEN, specular=0.1)
         halo = point_xyz.loc[open_pts].to_numpy(dtype=float)
-        add("joints:halo", spheres(pv, halo, 3.2 * joint_r), JOINT_OPEN, opacity=0.22, specular=0.0)
+        halos = spheres(pv, halo, 3.2 * joint_r, detail.sphere)
+        add("joints:halo", halos, JOINT_OPEN, opacity=0.22, specular=0.0)
 
     # unjoined hard points (chassis mounts, wheel centres, ...)
     joined = set(status.index)
     lone = [p for p in point_xyz.index if p not in joined]
     if lone:
-        add("points", spheres(pv, point_xyz.loc[lone].to_numpy(dtype=float), 0.55 * joint_r), POINT)
+        lone_xyz = point_xyz.loc[lone].to_numpy(dtype=float)
+        add("points", spheres(pv, lone_xyz, 0.55 * joint_r, detail.sphere), POINT)
 
     # view aids
     if kingpin:
@@ -268,7 +274,8 @@ def add_pose(
         ):
             if found:
                 xyz = np.array(list(found.values()), dtype=float)
-                add(layer, spheres(pv, xyz, CENTRE_RADIUS * joint_r), colour, specular=0.1)
+                marks_mesh = spheres(pv, xyz, CENTRE_RADIUS * joint_r, detail.sphere)
+                add(layer, marks_mesh, colour, specular=0.1)
                 legend.append((text, colour))
                 bounds = _framing_centres(bounds, xyz)
 
