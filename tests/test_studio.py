@@ -260,6 +260,34 @@ def test_a_slider_move_shows_a_drag_picture_then_the_still_one(
     page.close()
 
 
+def test_the_mouse_turns_the_view_and_its_last_picture_is_full_size(
+    studio: Studio, browser: Any
+) -> None:
+    """Dragging the mouse over the view turns the car (trame-vtk's pictures, smaller
+    while the mouse moves); when it stops, the full-size picture of the new angle comes."""
+    page = open_page(browser, studio)
+    before = car_picture(page)
+    box = page.locator("#view3d").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for k in range(1, 8):
+        page.mouse.move(x + 25 * k, y + 6 * k)
+        page.wait_for_timeout(40)
+    page.mouse.up()
+    view_width = page.evaluate("() => document.querySelector('#view3d').clientWidth")
+
+    def turned_full_size() -> Any:
+        width = page.evaluate("() => document.querySelector('#view3d img').naturalWidth")
+        now = car_picture(page)
+        change = float(np.abs(now[:, :, :3].astype(float) - before[:, :, :3]).mean())
+        return (width >= 0.9 * view_width and change > 2.0) or (width, change)
+
+    wait_for(page, turned_full_size, "the turned car's full-size picture")
+    page.get_by_role("button", name="iso").click()  # the camera back for the other tests
+    page.close()
+
+
 def car_picture(page: Any) -> np.ndarray:
     """A screenshot of the 3-D view once it shows a picture (not a blank canvas: many
     colours, high contrast), as RGB(A) pixels."""

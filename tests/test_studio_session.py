@@ -371,3 +371,33 @@ def _joined(pose: object) -> list[str]:
     from suspension_sim.viz.geometry import joint_status
 
     return [str(p) for p in joint_status(pose).index]  # type: ignore[arg-type]
+
+
+def test_a_picture_still_being_encoded_is_asked_for_until_it_is_sent() -> None:
+    """trame-vtk's image stream, when the newest picture is still being encoded: the
+    studio's poller pushes again every time (trame-vtk's own drops a timer that fires
+    early), and stops once the picture was sent or after the limit."""
+    pytest.importorskip("trame")
+    from suspension_sim.studio.app import _stale_poller
+
+    class Link:
+        def __init__(self) -> None:
+            self.stale_handler_count = {"7": 1}
+            self.last_stale_time = {"7": 123.0}
+            self.stale_count_limit = 3
+            self.pushes: list[tuple[str, bool, int]] = []
+
+        def push_render(self, view_id: str, ignore: bool, count: int) -> None:
+            self.pushes.append((view_id, ignore, count))
+
+    link = Link()
+    poll = _stale_poller(link)
+    poll("7", 0)
+    assert link.pushes == [("7", False, 1)] and link.stale_handler_count["7"] == 0
+    poll("7", 2)
+    assert link.pushes[-1] == ("7", False, 3)
+    poll("7", 3)  # the limit: no more
+    assert len(link.pushes) == 2
+    link.last_stale_time["7"] = 0  # the picture was sent
+    poll("7", 0)
+    assert len(link.pushes) == 2 and link.stale_handler_count["7"] == 0

@@ -48,6 +48,9 @@ STILL_AFTER_S = 0.15
 """The still picture is drawn when no slider move has come for this long (s)."""
 CHARTS_EVERY_S = 0.1
 """While moves keep coming, the charts are still redrawn at least this often (s)."""
+CHARTS_AFTER_S = 0.03
+"""The charts are sent this long after the drag picture (s), or as soon as another move
+comes: the browser then shows the picture before it lays out the charts' SVG."""
 STALE_S = 0.01
 """trame-vtk's own pictures (the mouse turning the view): seconds before asking again
 for an image still being encoded (trame-vtk: 0.5)."""
@@ -70,6 +73,20 @@ def _within(value: Any, limits: tuple[float, float] | None) -> float:
     if not math.isfinite(v):
         return 0.0
     return v if limits is None else min(max(v, limits[0]), limits[1])
+
+
+def _stale_poller(link: Any) -> Any:
+    """A `render_stale_image` for trame-vtk's image stream `link`: push the view again
+    while its newest picture is still being encoded, up to `stale_count_limit` times."""
+
+    def poll(view_id: str, stale_count: int = 0) -> None:
+        counts = link.stale_handler_count
+        if counts.get(view_id, 0) > 0:
+            counts[view_id] -= 1
+        if link.last_stale_time.get(view_id, 0) and stale_count < link.stale_count_limit:
+            link.push_render(view_id, False, stale_count + 1)
+
+    return poll
 
 
 class Studio:
@@ -98,6 +115,7 @@ class Studio:
         self._charts_t = 0.0
         self._still: asyncio.TimerHandle | None = None
         self._still_due = False
+        self._moved = asyncio.Event()
         self._drawn: tuple[Frame, Aids] | None = None
         self._exports = 0
         self._export_note = ""
@@ -171,6 +189,7 @@ class Studio:
     def request(self) -> None:
         """Ask for an update; moves that arrive during one are merged into the next."""
         self._pending = True
+        self._moved.set()
         if self._still is not None:
             self._still.cancel()
             self._still = None
@@ -189,6 +208,7 @@ class Studio:
                     continue  # a newer move: draw that one instead
                 self.redraw(still=False)
                 await self._sent()
+                await self._calm(CHARTS_AFTER_S)
                 if self._pending and time.perf_counter() - self._charts_t < CHARTS_EVERY_S:
                     continue
                 self.update_charts()
@@ -197,6 +217,13 @@ class Studio:
             self._busy = False
         if self._still_due:
             self._still = asyncio.get_event_loop().call_later(STILL_AFTER_S, self._draw_still)
+
+    async def _calm(self, seconds: float) -> None:
+        """Wait `seconds`, or less if a move comes."""
+        self._moved.clear()
+        if not self._pending:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._moved.wait(), seconds)
 
     async def _sent(self) -> None:
         """Wait until what was pushed has left, and let queued moves arrive."""
@@ -428,12 +455,16 @@ class Studio:
     def _fast_image_delivery(self) -> None:
         """Find trame-vtk's image stream (`_send_picture` publishes on it). For its own
         pictures (the mouse turning the view) it encodes the JPEG in a worker thread and,
-        when a push finds it not ready, re-sends after 0.5 s: poll after `STALE_S`."""
+        when a push finds it not ready, asks again later: after `STALE_S` instead of
+        0.5 s, and every time (trame-vtk's own check drops the request when its timer
+        fires early, so the last picture of a turn, the full-size one, could stay
+        unsent)."""
         protocol = getattr(self.server, "protocol", None)
         for link in getattr(protocol, "linkProtocols", []) or []:
             if hasattr(link, "delta_stale_time_before_render"):
                 link.delta_stale_time_before_render = STALE_S
                 link.stale_count_limit = max(int(link.stale_count_limit), 40)
+                link.render_stale_image = _stale_poller(link)
                 self._image_links.append(link)
 
     def _build_ui(self) -> None:
