@@ -334,3 +334,28 @@ def test_branch_screen_flags_a_step_off_its_branch(model: ss.Model, specs: list)
     bent = [Q.copy() for Q in solved]
     bent[0][1, joint.params[0]] += 0.2
     assert not doe_batch._clear_of_branches(design, fb.motions, bent)
+
+
+def test_wheel_set_known_without_building_it(model: ss.Model, specs: list) -> None:
+    """A study that moves no wheel or damper point: whether a design's wheel set is the
+    base car's is known from its wheel-to-damper choice and steer sign alone, and that
+    answer is what comparing the wheel sets built whole says."""
+    from suspension_sim.explore.doe_batch import DAMPER_OF
+    from suspension_sim.explore.doe_metrics import same_wheels
+    from suspension_sim.metrics.geometry import wheel_set
+
+    variables = VARIABLES[:7]  # not the wheel centre
+    doe_fast._RUNNERS.clear()
+    run = doe_fast.runner(model.car, variables, specs, None, columns(model, specs))
+    fb = run.from_base
+    if fb is None or not fb.ready:
+        pytest.skip("compiled kernels not on disk: no design is solved from the base car")
+    assert fb.structure is not None and fb.structure.wheels_fixed
+    base = wheel_set(KinematicModel(model.car))
+    for row in designs(model)[[0, 1]]:
+        design, _ = run.model(row[:7])
+        assert fb.run(design) is not None
+        assert isinstance(design.derived._values.get(DAMPER_OF), np.ndarray)
+        whole = wheel_set(KinematicModel(apply_offsets(model.car, variables, row[:7])))
+        assert fb.same_wheels(design) is same_wheels(whole, base) is True
+    doe_fast._RUNNERS.clear()

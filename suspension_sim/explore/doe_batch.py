@@ -39,8 +39,10 @@ Units: mm, rad (joint parameters), deg (chassis angles).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -93,6 +95,26 @@ class Structure:
     blocks: tuple[tuple[np.ndarray, np.ndarray], ...]
     mask: np.ndarray
     moving: tuple[np.ndarray, ...]
+    wheels_fixed: bool = False
+    """The study moves no point the wheel set reads (`wheel_points`)."""
+
+
+DAMPER_OF = ("doe_batch", "damper_of")
+"""``model.derived`` key of the design's wheel-to-damper choice (`_primary_dampers`)."""
+
+
+def wheel_points(model: KinematicModel) -> frozenset[str]:
+    """The points whose coordinates `metrics.geometry.wheel_set` reads (wheel centres and
+    spin-axis points, the dampers' ends for their design lengths, the chassis reference
+    point); the rest of it is names, the body graph, the tyre radii, the workbook's
+    options, the steer sign and `damper_of`. A design that moves none of them has the
+    base car's wheel set but for those last two (tests/test_doe_fast.py compares)."""
+    car = model.car
+    names = {p for w in car.wheels for p in (w.centre, w.axis_point)}
+    names |= {p for d in car.dampers for p in (d.chassis_point, d.moving_point)}
+    if car.options.chassis_reference_point:
+        names.add(car.options.chassis_reference_point)
+    return frozenset(names)
 
 
 def structure(base: KinematicModel) -> Structure | None:
@@ -213,9 +235,50 @@ def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) 
         if not abs(yaw) > MARGIN * NO_STEER_YAW:
             return False
         seeds["left_turn_rack_sign"] = 1.0 if yaw > 0 else -1.0
+    if st.wheels_fixed:
+        seeds[DAMPER_OF] = _primary_dampers(model, J, dP)
     for key, value in seeds.items():
         model.derived.get(key, lambda v=value: v)  # type: ignore[misc]
     return True
+
+
+def _primary_dampers(model: KinematicModel, J: np.ndarray, dP: np.ndarray) -> np.ndarray | None:
+    """The wheel set's `damper_of` (`metrics.geometry.primary_dampers` of the
+    single-wheel travel tangents, `solve.sensitivity.wheel_tangents`, at design) from the
+    Jacobian and point slopes at design already at hand: the same bordered system. None
+    when some wheel's choice is within a relative 1e-9 of a tie, or its rate within
+    `MARGIN` of the floor (the wheel set is then built and compared whole)."""
+    from suspension_sim.tolerances import MIN_DAMPER_RATE
+
+    wheels = model.car.wheels
+    n = model.n_params
+    rows = []
+    for w in wheels:
+        i = model.inst_index[(w.centre, w.body)]
+        row = np.zeros(n)
+        for slot, p in enumerate(model.inst_slots[i]):
+            if p >= 0:
+                row[p] += dP[i, slot, 2, 0]
+        rows.append(row)
+    if model.topology.rack_param is not None:
+        row = np.zeros(n)
+        row[model.topology.rack_param] = 1.0
+        rows.append(row)
+    B = np.array(rows).reshape(len(rows), n)
+    A = np.vstack([J, B])
+    rhs = np.vstack([np.zeros((J.shape[0], len(rows))), np.eye(len(rows))])
+    dq, *_ = np.linalg.lstsq(A, rhs, rcond=None)
+    rates = np.abs(dq[np.array(model.topology.damper_params, dtype=int)][:, : len(wheels)])
+    if rates.size == 0:
+        return None
+    ranked = np.sort(rates, axis=0)
+    top = ranked[-1]
+    if rates.shape[0] > 1 and not (top - ranked[-2] > 1e-9 * top).all():
+        return None
+    if not ((top > MARGIN * MIN_DAMPER_RATE) | (top < MIN_DAMPER_RATE / MARGIN)).all():
+        return None
+    best = np.argmax(rates, axis=0)
+    return np.where(top >= MIN_DAMPER_RATE, best, -1)
 
 
 class FromBase:
@@ -224,12 +287,17 @@ class FromBase:
     always answers None)."""
 
     def __init__(
-        self, base: KinematicModel, specs: Sequence[SweepSpec], convention: str | None
+        self,
+        base: KinematicModel,
+        specs: Sequence[SweepSpec],
+        convention: str | None,
+        moved: AbstractSet[str] = frozenset(),
     ) -> None:
         from suspension_sim.solve import engine
         from suspension_sim.solve.diagnostics import checked_mobility
         from suspension_sim.solve.pose import chassis_transform
         from suspension_sim.solve.solver import check_states
+        from suspension_sim.solve.steering import left_turn_rack_sign
         from suspension_sim.sweeps import run_sweep
         from suspension_sim.sweeps.motions import motion_style
 
@@ -238,6 +306,8 @@ class FromBase:
         self.ready = False
         self.keys: tuple[object, ...] = ()
         self.structure: Structure | None = None
+        self.base_damper_of = np.zeros(0, dtype=int)
+        self.base_ratio: float | None = None
         self.reference_point = np.zeros(3)
         try:
             if not engine.kernel_compiled() or checked_mobility(base).redundant:
@@ -264,10 +334,44 @@ class FromBase:
                 )
         except SuspensionSimError:
             return
+        try:
+            from suspension_sim.metrics.geometry import wheel_set
+
+            if base.car.rack is not None and base.car.rack.ratio_mm_per_deg:
+                left_turn_rack_sign(base)  # the wheel set's steering ratio reads it
+            ws = wheel_set(base)
+        except SuspensionSimError:
+            return
+        self.base_damper_of = ws.damper_of
+        self.base_ratio = ws.rack_ratio
         self.keys = tuple(k for k in SEEDED_KEYS if k in base.derived._values)
         self.reference_point = _reference_point(base)
-        self.structure = structure(base)
-        self.ready = self.structure is not None
+        found = structure(base)
+        if found is None:
+            return
+        fixed = not (set(moved) & wheel_points(base))
+        self.structure = dataclasses.replace(found, wheels_fixed=fixed)
+        self.ready = True
+
+    def same_wheels(self, model: KinematicModel) -> bool | None:
+        """Whether the design's wheel set equals the base car's (`doe_metrics.same_wheels`
+        of the two), known without building it when the study moves none of the points
+        it reads and `design_checks` found the design's wheel-to-damper choice: then
+        only that choice and the steer sign can differ. None: build it and compare."""
+        st = self.structure
+        if st is None or not st.wheels_fixed:
+            return None
+        damper_of = model.derived._values.get(DAMPER_OF)
+        if not isinstance(damper_of, np.ndarray):
+            return None
+        if self.base_ratio is not None:
+            sign = model.derived._values.get("left_turn_rack_sign")
+            if sign is None:
+                return None
+            rack = model.car.rack
+            if rack is None or abs(rack.ratio_mm_per_deg or 0.0) * sign != self.base_ratio:
+                return False
+        return bool(np.array_equal(damper_of, self.base_damper_of))
 
     def run(self, model: KinematicModel) -> list[tuple[SweepSpec, SweepResult | None, str]] | None:
         """Every motion of the design `model` (of the base car's structure) checked

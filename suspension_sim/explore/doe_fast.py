@@ -345,7 +345,7 @@ class DesignRunner:
         if self.base_ok:
             from suspension_sim.explore.doe_batch import FromBase
 
-            self.from_base = FromBase(self.base, self.specs, convention)
+            self.from_base = FromBase(self.base, self.specs, convention, self.moved)
         self.plan: JointPlan | None = None
         """The batched formulas' plan of the base car; None: each design on its own."""
         self.wheels: WheelSet | None = None
@@ -464,7 +464,10 @@ class DesignRunner:
             from suspension_sim.explore.doe_metrics import same_wheels
             from suspension_sim.metrics.geometry import wheel_set
 
-            shared = same_wheels(wheel_set(model), self.wheels)
+            known: bool | None = None  # known without building the design's wheel set
+            if fast is not None and self.from_base is not None:
+                known = self.from_base.same_wheels(model)
+            shared = same_wheels(wheel_set(model), self.wheels) if known is None else known
         return Solved(model, results, batch, shared)
 
     def failed_row(self, motion: str | None, status: str, reason: str) -> Outcome:

@@ -156,7 +156,7 @@ def _group(
     for model, result in group:
         if not bool(np.all(result.converged)):
             raise ValueError("designs_metrics takes converged states only")
-        st = wheel_set(model)
+        st = base  # equal to the design's own (`designs_metrics`), so not built again
         kins.append(
             kinematics_compiled(
                 model,
