@@ -359,3 +359,21 @@ def test_wheel_set_known_without_building_it(model: ss.Model, specs: list) -> No
         whole = wheel_set(KinematicModel(apply_offsets(model.car, variables, row[:7])))
         assert fb.same_wheels(design) is same_wheels(whole, base) is True
     doe_fast._RUNNERS.clear()
+
+
+def test_dampers_past_their_limits_named_as_the_reference_names_them(model: ss.Model) -> None:
+    """A heave of +-45 mm takes the dampers past their length limits at both ends: the
+    fast path (these designs solved from the base car's steps) names them in the same
+    words and numbers as the reference, and leaves the middle step's cell empty."""
+    specs = doe.motion_specs(model, None, (MotionRequest("heave", -45.0, 45.0, 3),))
+    cols = columns(model, specs)
+    offsets = designs(model)[[0, 1]]
+    reference = doe.run_chunk(model.car, VARIABLES, specs, None, 0, offsets, cols)
+    fast = doe_fast.run_chunk_fast(model.car, VARIABLES, specs, None, 0, offsets, cols)
+    pd.testing.assert_frame_equal(fast, reference, check_exact=False, rtol=1e-9, atol=1e-9)
+    text = fast["dampers_beyond_limits"].tolist()
+    assert "< min" in text[0] and text[1] == "" and "> max" in text[2]
+    run = doe_fast.runner(model.car, VARIABLES, specs, None, cols)
+    if run.from_base is not None and run.from_base.ready:
+        assert all(run.from_base.run(run.model(row)[0]) is not None for row in offsets)
+    doe_fast._RUNNERS.clear()

@@ -95,6 +95,12 @@ class Structure:
     blocks: tuple[tuple[np.ndarray, np.ndarray], ...]
     mask: np.ndarray
     moving: tuple[np.ndarray, ...]
+    stacks: tuple[tuple[np.ndarray, np.ndarray], ...] = ()
+    """The blocks grouped by size, as index arrays (k, m, 1) of rows and (k, 1, m) of
+    columns of J_x: one batched SVD per size."""
+    moving_order: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, int))
+    moving_starts: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, int))
+    """The moving bodies' point copies in a row, and where each body's run starts."""
     wheels_fixed: bool = False
     """The study moves no point the wheel set reads (`wheel_points`)."""
 
@@ -141,7 +147,16 @@ def structure(base: KinematicModel) -> Structure | None:
     moving = tuple(
         np.flatnonzero(inst_body == b) for b in dict.fromkeys(base.inst_body) if b in bodies
     )
-    return Structure(x, u, blocks, mask, moving)
+    sizes: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+    for r, c in blocks:
+        sizes.setdefault(len(r), []).append((r, c))
+    stacks = tuple(
+        (np.array([r for r, _ in group])[:, :, None], np.array([c for _, c in group])[:, None, :])
+        for group in sizes.values()
+    )
+    order = np.concatenate(moving) if moving else np.zeros(0, dtype=int)
+    starts = np.cumsum([0] + [len(m) for m in moving[:-1]]) if moving else np.zeros(0, int)
+    return Structure(x, u, blocks, mask, moving, stacks, order, np.asarray(starts, dtype=int))
 
 
 def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) -> bool:
@@ -177,13 +192,13 @@ def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) 
     Jx, Ju = J[:, st.x], J[:, st.u]
     if np.any(Jx[~st.mask]):
         return False
-    for r, c in st.blocks:
-        A = Jx[np.ix_(r, c)]
-        norms = np.linalg.norm(A, axis=0)
+    for R, C in st.stacks:  # the blocks of one size together: (k, m, m)
+        A = Jx[R, C]
+        norms = np.sqrt(np.einsum("kij,kij->kj", A, A))
         if not (norms > 0).all():
             return False
-        s = np.linalg.svd(A / norms, compute_uv=False)
-        if not s[-1] > MARGIN * RANK_TOL * s[0]:
+        s = np.linalg.svd(A / norms[:, None, :], compute_uv=False)
+        if not (s[:, -1] > MARGIN * RANK_TOL * s[:, 0]).all():
             return False
     try:
         dx = np.linalg.solve(Jx, -Ju)
@@ -197,7 +212,12 @@ def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) 
     slots = model.inst_slots
     rates = np.einsum("nki,nku->niu", dP[:, : slots.shape[1], :, 0], slot_rates(slots, dq))
     speed = np.abs(rates).max(axis=(1, 2))
-    if not all((speed[i] > MARGIN * STUCK_RATE).any() for i in st.moving):
+    if (
+        len(st.moving_order)
+        and not (
+            np.maximum.reduceat(speed[st.moving_order], st.moving_starts) > MARGIN * STUCK_RATE
+        ).all()
+    ):
         return False
     wheels = model.car.wheels
     dampers = model.damper_names
@@ -231,7 +251,7 @@ def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) 
             ic, ia = inst[(w.centre, w.body)], inst[(w.axis_point, w.body)]
             s_ = model.inst_design[ia] - model.inst_design[ic]
             ds = rates[ia, :, k] - rates[ic, :, k]
-            yaw += float(np.cross(s_, ds)[2] / (s_ @ s_))
+            yaw += float((s_[0] * ds[1] - s_[1] * ds[0]) / (s_ @ s_))  # (s x ds)_z
         if not abs(yaw) > MARGIN * NO_STEER_YAW:
             return False
         seeds["left_turn_rack_sign"] = 1.0 if yaw > 0 else -1.0
@@ -267,7 +287,10 @@ def _primary_dampers(model: KinematicModel, J: np.ndarray, dP: np.ndarray) -> np
     B = np.array(rows).reshape(len(rows), n)
     A = np.vstack([J, B])
     rhs = np.vstack([np.zeros((J.shape[0], len(rows))), np.eye(len(rows))])
-    dq, *_ = np.linalg.lstsq(A, rhs, rcond=None)
+    try:  # square and regular when the checks above passed: lstsq's answer, cheaper
+        dq = np.linalg.solve(A, rhs)
+    except np.linalg.LinAlgError:
+        dq = np.linalg.lstsq(A, rhs, rcond=None)[0]
     rates = np.abs(dq[np.array(model.topology.damper_params, dtype=int)][:, : len(wheels)])
     if rates.size == 0:
         return None
@@ -501,33 +524,53 @@ def _result(
     convention: str | None,
     style: str,
 ) -> SweepResult:
-    """The `run_sweep` result (``keep_poses=False``) of the design's solved steps."""
+    """The `run_sweep` result (``keep_poses=False``) of the design's solved steps: what
+    `MetricRows.add` keeps of each step's pose, the damper-limit text made (by
+    `sweeps.result.limit_text`) only for the steps where some damper is past a length
+    limit by more than `LIMIT_NOTE_MM` (the same comparisons; '' elsewhere)."""
     from suspension_sim.metrics import preset
     from suspension_sim.solve.inputs import input_table
     from suspension_sim.solve.pose import Pose, SolveInfo
     from suspension_sim.sweeps.result import MetricRows, SweepResult, limit_text
+    from suspension_sim.tolerances import LIMIT_NOTE_MM
 
-    rows = MetricRows(preset(convention or model.car.options.sign_convention).name)
+    car = model.car
+    rows = MetricRows(preset(convention or car.options.sign_convention).name)
     table = input_table(model)
-    tol = model.car.options.solver_tolerance_mm
-    info = SolveInfo(True, "engine", 0, 1, 0, 0.0, tol, 0.0, float("nan"), False, "")
+    tol = car.options.solver_tolerance_mm
     rows.model = model
-    for s, step in enumerate(bm.motion):
-        st = step.state
-        q = Q[s]
-        strokes = {name: st.shocks.get(name, 0.0) for name in table.names}
-        rack = float(st.rack)
-        if st.targets:  # the freed inputs take their solved values, as `solve` gives them
-            strokes.update(zip(table.names, q[table.damper_params].tolist(), strict=True))
-            if table.rack_param is not None:
-                rack = float(q[table.rack_param])
-        pose = Pose(model, q, strokes, rack, st.chassis, info)
-        rows.params.append(q.copy())
-        rows.shocks.append([strokes[d] for d in model.damper_names])
-        rows.rack.append(rack)
-        rows.chassis.append(tuple(st.chassis))
-        rows.residual.append(float(residual[s]))
-        rows.tolerance = max(rows.tolerance, tol)
-        rows.limits.append(limit_text(pose))
-    steps = list(range(len(bm.motion)))
+    rows.tolerance = tol
+    n = len(bm.motion)
+    names = model.damper_names
+    # Every stroke and the rack as the solved parameters hold them: the freed ones as
+    # solved, the held ones as the base car's solve wrote them (`set_inputs` of the
+    # state's inputs, read by name as `solve` reads them), which is what `solve` puts
+    # in the pose.
+    strokes = Q[:, table.damper_params]
+    if table.rack_param is not None:
+        rack = Q[:, table.rack_param]
+    else:
+        rack = np.array([float(step.state.rack) for step in bm.motion])
+    design = model.derived.get(
+        "damper_design_lengths", lambda: {d.body: car.damper_design_length(d) for d in car.dampers}
+    )
+    past = np.zeros(n, dtype=bool)
+    for d in car.dampers:
+        length = design[d.body] - strokes[:, names.index(d.body)]
+        if d.min_length is not None:
+            past |= length < d.min_length - LIMIT_NOTE_MM
+        if d.max_length is not None:
+            past |= length > d.max_length + LIMIT_NOTE_MM
+    rows.params = list(Q.copy())
+    rows.shocks = strokes.tolist()
+    rows.rack = rack.tolist()
+    rows.chassis = [tuple(step.state.chassis) for step in bm.motion]
+    rows.residual = residual.tolist()
+    rows.limits = [""] * n
+    info = SolveInfo(True, "engine", 0, 1, 0, 0.0, tol, 0.0, float("nan"), False, "")
+    for s in np.flatnonzero(past).tolist():
+        shocks = dict(zip(names, rows.shocks[s], strict=True))
+        chassis = bm.motion[s].state.chassis
+        rows.limits[s] = limit_text(Pose(model, Q[s], shocks, rows.rack[s], chassis, info))
+    steps = list(range(n))
     return SweepResult(bm.spec, bm.motion, [], steps, [], [], [], convention, model, rows, style)
