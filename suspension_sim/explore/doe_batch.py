@@ -52,7 +52,8 @@ from suspension_sim.errors import SuspensionSimError
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
-    from suspension_sim.solve.targets import Target
+    from suspension_sim.solve.engine_targets import TargetTables
+    from suspension_sim.solve.targets import CompiledTargets, Target
     from suspension_sim.sweeps.motions import Motion
     from suspension_sim.sweeps.result import SweepResult
     from suspension_sim.sweeps.spec import SweepSpec
@@ -75,6 +76,12 @@ class BaseMotion:
     rack: np.ndarray
     targets: tuple[dict[str, Target], ...]
     chassis: tuple[np.ndarray, ...]
+    tables: tuple[TargetTables, ...] = ()
+    """Each step's targets laid out for the kernel on the base car (`engine.target_tables`;
+    a design whose targets read the same numbers uses them, `_same_targets`)."""
+    probes: tuple[tuple[int, CompiledTargets], ...] = ()
+    """(step, the base car's compiled targets there) for the first step of each kind of
+    targets (`CompiledTargets.signature`) of the motion."""
 
 
 MARGIN = 1e3
@@ -321,6 +328,7 @@ class FromBase:
         from suspension_sim.solve.pose import chassis_transform
         from suspension_sim.solve.solver import check_states
         from suspension_sim.solve.steering import left_turn_rack_sign
+        from suspension_sim.solve.targets import CompiledTargets
         from suspension_sim.sweeps import run_sweep
         from suspension_sim.sweeps.motions import motion_style
 
@@ -344,6 +352,16 @@ class FromBase:
                 checked = check_states(base, states)
                 if not checked.ok.all():
                     return
+                frames = tuple(chassis_transform(base, st.chassis) for st in states)
+                tables: list[TargetTables] = []
+                probes: dict[object, tuple[int, CompiledTargets]] = {}
+                for k, st in enumerate(states):
+                    ct = CompiledTargets(base, st.targets, frames[k])
+                    tt = engine.target_tables(base, ct) if st.targets else engine.no_targets(base)
+                    if tt is None:
+                        return
+                    tables.append(tt)
+                    probes.setdefault(ct.signature, (k, ct))
                 self.motions.append(
                     BaseMotion(
                         spec,
@@ -352,7 +370,9 @@ class FromBase:
                         np.where(checked.held, checked.strokes, 0.0),
                         np.where(checked.rack_held, checked.rack, 0.0),
                         tuple(dict(st.targets) for st in states),
-                        tuple(chassis_transform(base, st.chassis) for st in states),
+                        frames,
+                        tuple(tables),
+                        tuple(probes.values()),
                     )
                 )
         except SuspensionSimError:
@@ -419,12 +439,13 @@ class FromBase:
         solved: list[np.ndarray] = []
         residuals: list[np.ndarray] = []
         for bm in self.motions:
-            frames = (
-                bm.chassis
-                if same_frame
-                else tuple(chassis_transform(model, st.chassis) for st in bm.motion.states)
-            )
-            got = _solve_states(model, bm, frames)
+            if same_frame:
+                frames = bm.chassis
+                shared = _same_targets(model, bm)
+            else:
+                frames = tuple(chassis_transform(model, st.chassis) for st in bm.motion.states)
+                shared = False
+            got = _solve_states(model, bm, frames, bm.tables if shared else None)
             if got is None:
                 return None
             solved.append(got[0])
@@ -444,13 +465,34 @@ def _reference_point(model: KinematicModel) -> np.ndarray:
     return chassis_transform(model, (0.0, 0.0, 0.0, 1.0, 1.0, 1.0))[:3, 3].copy()
 
 
+def _same_targets(model: KinematicModel, bm: BaseMotion) -> bool:
+    """True when the design's targets read the same numbers as the base car's at every
+    step of `bm` (the same chassis frames assumed): for each kind of targets of the
+    motion, the compiled targets at its first step (point copies, gradients, offsets,
+    tyre radii, contact flags) equal the base car's. Every other step of that kind
+    differs from it only by values and frames the two cars share, so the base car's
+    kernel layout of each step's targets is the design's."""
+    from suspension_sim.solve.targets import CompiledTargets
+
+    for k, ref in bm.probes:
+        mine = CompiledTargets(model, bm.targets[k], bm.chassis[k])
+        for name in ("i", "j", "g", "offset", "radius", "is_contact", "value"):
+            if not np.array_equal(getattr(mine, name), getattr(ref, name)):
+                return False
+    return True
+
+
 def _solve_states(
-    model: KinematicModel, bm: BaseMotion, frames: tuple[np.ndarray, ...]
+    model: KinematicModel,
+    bm: BaseMotion,
+    frames: tuple[np.ndarray, ...],
+    tables: tuple[TargetTables, ...] | None = None,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Each state of `bm` on the design `model`, from the base car's solution at that
     step (its held inputs are the state's): the joint parameters (S, n_params) and the
     largest residual of each (mm), or None when one does not close (or its targets
-    cannot be solved inside the kernel)."""
+    cannot be solved inside the kernel). tables: the targets of each step laid out for
+    the kernel, when known (`_same_targets`)."""
     from suspension_sim.solve import engine
     from suspension_sim.solve.targets import CompiledTargets
     from suspension_sim.tolerances import INNER_TARGET_MM
@@ -461,12 +503,15 @@ def _solve_states(
     worst = np.empty(len(out))
     for s, q_base in enumerate(bm.params):
         targets = bm.targets[s]
-        if targets:
+        tt: TargetTables | None
+        if tables is not None:  # the base car's layout, the same numbers (`_same_targets`)
+            tt = tables[s]
+        elif targets:
             tt = engine.target_tables(model, CompiledTargets(model, targets, frames[s]))
-            if tt is None:
-                return None
         else:
             tt = engine.no_targets(model)
+        if tt is None:
+            return None
         st, _its, worst[s], q, _pred = sess.solve_one(q_base, q_base, tt, target)
         # BRANCH: closed, but far from the kernel's own prediction, which here (the
         # held inputs unchanged, the points moved) is the start: the screen that
