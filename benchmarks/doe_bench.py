@@ -160,7 +160,7 @@ def _from_base_share(
     from suspension_sim.explore import doe_fast
 
     run = doe_fast.runner(car, variables, specs, None, columns)
-    fb = run.from_base
+    fb = getattr(run, "from_base", None)  # (older fast paths have none)
     if fb is None or not fb.ready:
         return "none (the base car does not allow it, or no compiled kernels)"
     rows = list(offsets)  # type: ignore[call-overload]
