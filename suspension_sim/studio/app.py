@@ -215,8 +215,9 @@ class Studio:
                 await self._sent()
         finally:
             self._busy = False
-        if self._still_due:
-            self._still = asyncio.get_event_loop().call_later(STILL_AFTER_S, self._draw_still)
+        if self._still_due:  # STILL_AFTER_S after the last move (the update took some)
+            rest = STILL_AFTER_S - (time.perf_counter() - self._event_t)
+            self._still = asyncio.get_event_loop().call_later(max(rest, 0.0), self._draw_still)
 
     async def _calm(self, seconds: float) -> None:
         """Wait `seconds`, or less if a move comes."""
