@@ -197,6 +197,22 @@ def test_scene_meshes_follow_the_pose_as_add_pose_would_draw_it(
         # angle about the axle); springs: a stretched coil; the rest: joints' blending
         limit = 12.0 if name.startswith("wheels:") else 2.0 if "spring" in name else 1.0
         assert gap < limit, (name, gap)
+    # the bodies' motions fitted all at once are those fitted one by one
+    from suspension_sim.studio.scene import rigid_motion
+
+    carriers = scene.cars[0].carriers
+    assert carriers is not None and moved.pose is not None
+    motion = carriers.motions(moved.pose)
+    assert motion is not None
+    by_body = carriers._rows()[0]
+    c0 = first.pose.copies.to_numpy(dtype=float)  # type: ignore[union-attr]
+    c1 = moved.pose.copies.to_numpy(dtype=float)
+    bodies = [k for k, (kind, _) in enumerate(carriers.names) if kind == "body"]
+    assert carriers._batch is not None and len(carriers._batch.members) >= 8
+    for k in bodies:
+        rows = by_body[carriers.names[k][1]]
+        r, t = rigid_motion(c0[rows], c1[rows])
+        assert np.allclose(motion[0][k], r, atol=1e-9) and np.allclose(motion[1][k], t, atol=1e-6)
     # a wheel's followed tyre is centred on the new wheel centre
     pose = moved.pose
     assert pose is not None

@@ -103,7 +103,8 @@ def turn(u0: np.ndarray, u1: np.ndarray) -> np.ndarray:
     if n0 < 1e-12 or n1 < 1e-12:
         return np.eye(3)
     a, b = u0 / n0, u1 / n1
-    v, c = np.cross(a, b), float(a @ b)
+    v = np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+    c = float(a @ b)
     if c < -1.0 + 1e-12:  # half a turn: about any axis normal to a
         axis = np.cross(a, [1.0, 0.0, 0.0])
         if np.linalg.norm(axis) < 1e-6:
@@ -138,6 +139,7 @@ class _Carriers:
     _row_cache: tuple[dict[str, np.ndarray], dict[tuple[str, str], int], dict[str, int]] | None = (
         None
     )
+    _batch: _KabschBatch | None = None
 
     def carrier(self, kind: str, name: str) -> int:
         key = (kind, name)
@@ -246,8 +248,13 @@ class _Carriers:
         p0 = ref.points.to_numpy(dtype=float)
         p1 = pose.points.to_numpy(dtype=float)
         dampers = {d.body: d for d in ref.model.car.dampers}
+        if self._batch is None:
+            self._batch = _KabschBatch.build(self.names, by_body, c0)
+        batch = self._batch
+        if batch.carriers.size:
+            mats[batch.carriers], shift[batch.carriers] = batch.motions(c1)
         for k, (kind, name) in enumerate(self.names):
-            if kind == "body":
+            if kind == "body" and k not in batch.members:
                 rows = by_body[name]
                 mats[k], shift[k] = rigid_motion(c0[rows], c1[rows])
             elif kind == "point":
@@ -268,6 +275,77 @@ class _Carriers:
                     anchor0, anchor1 = (a0, a1) if kind == "dbody" else (b0, b1)
                     mats[k], shift[k] = r, anchor1 - r @ anchor0
         return mats, shift
+
+
+@dataclass
+class _KabschBatch:
+    """`rigid_motion` of every body with 3+ points not on one line, all at once: the
+    fit's 3 x 3 covariances summed per body and one stacked SVD (a slider move fits
+    ~25 bodies; one by one that took most of the meshes' update)."""
+
+    carriers: np.ndarray
+    """Carrier index of each body in the batch."""
+    members: frozenset[int]
+    rows: np.ndarray
+    """Rows of the point copies, body after body."""
+    starts: np.ndarray
+    counts: np.ndarray
+    group: np.ndarray
+    """Batch position of each row's body."""
+    centre0: np.ndarray
+    """Each body's centroid at the reference pose (mm)."""
+    spread0: np.ndarray
+    """Each row's point minus its body's centroid at the reference pose (mm)."""
+
+    @classmethod
+    def build(
+        cls, names: list[tuple[str, str]], by_body: dict[str, np.ndarray], c0: np.ndarray
+    ) -> _KabschBatch:
+        carriers, blocks = [], []
+        for k, (kind, name) in enumerate(names):
+            if kind != "body" or len(by_body[name]) < 3:
+                continue
+            a = c0[by_body[name]] - c0[by_body[name]].mean(axis=0)
+            s = np.linalg.svd(a, compute_uv=False)
+            if s[1] > 1e-6 * max(s[0], 1e-12):  # else a line: `rigid_motion`'s own case
+                carriers.append(k)
+                blocks.append(by_body[name])
+        counts = np.array([len(b) for b in blocks], dtype=int)
+        rows = np.concatenate(blocks) if blocks else np.zeros(0, dtype=int)
+        starts = np.r_[0, np.cumsum(counts)[:-1]].astype(int) if blocks else counts
+        group = np.repeat(np.arange(len(blocks)), counts)
+        centre0 = (
+            np.add.reduceat(c0[rows], starts, axis=0) / counts[:, None]
+            if blocks
+            else np.zeros((0, 3))
+        )
+        spread0 = c0[rows] - centre0[group]
+        return cls(
+            np.array(carriers, dtype=int),
+            frozenset(carriers),
+            rows,
+            starts,
+            counts,
+            group,
+            centre0,
+            spread0,
+        )
+
+    def motions(self, c1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(R, t) per body of the batch for the point copies `c1` (Kabsch, as
+        `rigid_motion`)."""
+        x1 = c1[self.rows]
+        centre1 = np.add.reduceat(x1, self.starts, axis=0) / self.counts[:, None]
+        spread1 = x1 - centre1[self.group]
+        h = np.add.reduceat(self.spread0[:, :, None] * spread1[:, None, :], self.starts, axis=0)
+        u, _, vt = np.linalg.svd(h)
+        v, ut = vt.transpose(0, 2, 1), u.transpose(0, 2, 1)
+        d = np.sign(np.linalg.det(v @ ut))
+        d[d == 0] = 1.0
+        v = v.copy()
+        v[:, :, 2] *= d[:, None]
+        r = v @ ut
+        return r, centre1 - np.einsum("gij,gj->gi", r, self.centre0)
 
 
 @dataclass
