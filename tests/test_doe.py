@@ -15,7 +15,13 @@ import suspension_sim as ss
 from suspension_sim.cli import main
 from suspension_sim.errors import InputError
 from suspension_sim.explore.design_space import Variable, apply_offsets, check_variables, read_study
-from suspension_sim.explore.doe import motion_specs, run_design, run_doe, sample_offsets
+from suspension_sim.explore.doe import (
+    chunk_size,
+    motion_specs,
+    run_design,
+    run_doe,
+    sample_offsets,
+)
 from suspension_sim.sweeps import run_sweep, standard_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -231,3 +237,17 @@ def test_the_bundled_study_fits_the_example_car(model: ss.Model) -> None:
     check_variables(model.car, study.variables)
     assert study.samples == 64 and [m.name for m in study.motions] == ["heave", "roll", "steer"]
     assert len(motion_specs(model, str(CAR), study.motions)) == 3
+
+
+def test_chunk_size_keeps_sixteen_tasks_between_8_and_32_designs() -> None:
+    """Small studies keep 8 designs a task, larger ones grow them to keep 16 tasks, up
+    to 32 designs a task (the Dask overhead per design falls with the task's size)."""
+    assert [chunk_size(n) for n in (1, 64, 200, 256, 511, 1024, 10**6)] == [
+        8,
+        8,
+        12,
+        16,
+        31,
+        32,
+        32,
+    ]
