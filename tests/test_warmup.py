@@ -870,15 +870,15 @@ def test_kernels_complete_needs_the_whole_compile_not_the_solve_group(
 def test_the_compile_process_gets_its_settings_unless_the_user_set_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The compile process runs with `COMPILE_ENV` (LLVM level 1), without the staging
+    """The compile process runs with `COMPILE_ENV` (LLVM level 3), without the staging
     name of a compile this process may be running; a user's own NUMBA_OPT is kept."""
     monkeypatch.delenv("NUMBA_OPT", raising=False)
     monkeypatch.setenv(warmup.STAGING_ENV, "numba-x-staging-1")
     env = warmup._child_env()
-    assert env["NUMBA_OPT"] == "1" and warmup.STAGING_ENV not in env
+    assert env["NUMBA_OPT"] == "3" and warmup.STAGING_ENV not in env
     assert str(ROOT) in env["PYTHONPATH"].split(os.pathsep)
-    monkeypatch.setenv("NUMBA_OPT", "3")
-    assert warmup._child_env()["NUMBA_OPT"] == "3"
+    monkeypatch.setenv("NUMBA_OPT", "1")
+    assert warmup._child_env()["NUMBA_OPT"] == "1"
 
 
 SOLVE_HELPER = """

@@ -128,7 +128,6 @@ SECOND_LANE = (
     "solve kernel: chassis_points",
     "solve kernel: world_points",
     "solve kernel: body_spread",
-    "solve kernel: block_tangents",
     "solve kernel: points_and_slopes",
     METRICS_STEP,
     LOADS_STEP,
@@ -136,10 +135,11 @@ SECOND_LANE = (
 """The steps a foreground compile runs in a second process, in this order, while this
 one runs the others, when the machine has two cores or more: this process the two
 big solvers (the sequence and the single solve, which share most of their code, so
-it is compiled once), the second one the small solve steps first (so that the solve
-group is complete when the solvers are), then the batch-metrics and loads kernels,
-which need no compiled solve. Measured on 2 cores (CPU seconds, `benchmarks/
-compile_bench.py`): about half the work each."""
+it is typed once) and the block tangents (which share it too), the second one the
+small solve steps first (so that the solve group is complete when the solvers are),
+then the batch-metrics and loads kernels, which need no compiled solve. Measured in
+CPU seconds (`benchmarks/compile_bench.py`'s steps, a loaded 2-core machine): ~20
+here against ~19 there, the second process starting a little later."""
 SOLVE_STEPS = "solve kernel"
 """The start of the labels of the solve kernel's steps (`SOLVE` group): once they are
 all done (in both processes), the group is published with its own manifest before
@@ -396,15 +396,17 @@ def _child_command(background: bool) -> list[str]:
     return [*cmd, "--background"] if background else cmd
 
 
-COMPILE_ENV = {"NUMBA_OPT": "1"}
-"""Set for the compile process unless the user set them: LLVM's optimisation level 1
-instead of numba's default 3. Measured on the example car (fresh processes, best of
-several runs, a loaded 2-core machine): the solve kernel's group compiles in 28-29 s of
-CPU instead of 31-41 s, while a batch solve takes 5.1-5.3 us a state (5.1-5.4 at 3),
-a warm single solve 45-46 us (43-47), a heave sweep 0.12-0.13 ms a step (0.13-0.16)
-and the batch metrics 19 us a state (20): the kernels' loops are short and their
-data small, so the heavier passes find little. The machine code differs, the
-results do not (no fast-math in the solve kernels; the tests compare every path)."""
+COMPILE_ENV = {"NUMBA_OPT": "3"}
+"""Set for the compile process unless the user set them: LLVM's optimisation level 3
+(numba's default). The compile process optimises each kernel's code once, at the entry
+points Python calls (`warmup_codegen`), instead of once more for every function above
+it, so level 3 now costs little: measured on the example car (one process, a loaded
+2-core machine), the two solvers compile in ~16-17 s of CPU at level 3 against ~15 s
+at level 1 (and ~21-22 s at level 1 before `warmup_codegen`), while at level 1 a warm
+single solve was ~12 % slower; at level 3 every run time is the same or better than
+before (a loop of `model.solve`, a batch solve, the batch metrics, the loads' block
+solves; `benchmarks/compile_bench.py`). The machine code differs, the results do not
+(no fast-math in the solve kernels; the tests compare every path)."""
 
 
 def _child_env() -> dict[str, str]:

@@ -23,10 +23,12 @@ from typing import Any
 
 from suspension_sim import cache as cache_mod
 
-MANIFEST_FORMAT = 5
+MANIFEST_FORMAT = 6
 """Raised whenever what a compile puts on disk changes (5: the solve group's manifest,
 batch_tangents no longer compiled up front, chassis_points and world_points on the
-seven tables they read): older manifests are then stale."""
+seven tables they read; 6: the entry points compiled with their inner functions'
+code optimised once, at the entry point, `warmup_codegen`): older manifests are then
+stale."""
 PACKAGE = Path(__file__).resolve().parents[1]
 """The installed package folder (numba keys its cache folders by its sources' path)."""
 KERNEL_SOURCES = (
