@@ -204,8 +204,15 @@ def test_page_loads_car_and_heave_slider_gives_model_camber(studio: Studio, brow
         "camber at +20 mm",
     )
     assert abs(truth["FL"] - design["FL"]) > 0.1  # heave really changes camber
-    # the camber chart's marker sits at the slider's heave and the page's camber
+    # the camber chart's marker sits at the slider's heave and the page's camber (the
+    # charts come after the numbers and the drag picture)
     marker = page.locator("svg[data-title='camber [deg]'] circle.marker[data-label='FL']")
+
+    def marker_x() -> Any:
+        x = float(marker.get_attribute("data-x"))
+        return x == 20.0 or x
+
+    wait_for(page, marker_x, "the camber chart's marker at heave 20")
     assert float(marker.get_attribute("data-x")) == pytest.approx(20.0, abs=1e-9)
     assert float(marker.get_attribute("data-y")) == pytest.approx(truth["FL"], abs=1e-7)
 
