@@ -34,6 +34,9 @@ from pathlib import Path
 
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")  # as the CLI: BLAS threads spin on a busy machine
+# no background compile of the fast kernels while timing (the studio's session does not
+# use them; a compile would take the CPU the figures are about)
+os.environ.setdefault("SUSPENSION_SIM_BACKGROUND_COMPILE", "0")
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "workbooks" / "fsae_car.xlsx"

@@ -397,6 +397,20 @@ class _Layer:
             self.mesh.GetPointData().GetArray("Normals").Modified()
 
 
+def _detached(pv: Any, mapper: Any) -> Any:
+    """The mesh `mapper` draws, as its own copy given to the mapper as plain data.
+
+    pyvista feeds a mapper through its Python algorithms (e.g. the normals of smooth
+    shading), whose output shares its points with their input: moving the points made
+    them run again at every render (normals recomputed, ~1/5 of a drag picture)."""
+    producer = mapper.GetInputAlgorithm()
+    if producer is not None:
+        producer.Update()
+    mesh = pv.wrap(mapper.GetInput()).copy(deep=True)
+    mapper.SetInputData(mesh)
+    return mesh
+
+
 class _CarDrawing:
     """One car's actors on the plotter, rebuilt by `add_pose` or moved to follow a pose."""
 
@@ -467,7 +481,7 @@ class _CarDrawing:
                 follow = False
                 self.others.append(name)
                 continue
-            shown = self.plotter_pv.wrap(actor.GetMapper().GetInput())
+            shown = _detached(self.plotter_pv, actor.GetMapper())
             if shown.n_points != mesh.n_points:  # normals split at sharp edges
                 owner = carriers.assign(layer, np.asarray(shown.points, dtype=float))
             normals = shown.point_data.get("Normals")
