@@ -10,7 +10,10 @@ is the temporary one before it compiles anything):
   after another in one process with the compile process's settings
   (`solve.warmup.COMPILE_ENV`), wall and CPU seconds each, and per group: the solve
   group (`solve.warmup.SOLVE`: what `model.solve`, `solve_batch` and the sweeps
-  need), the metrics kernel, the loads kernel, and all of them;
+  need), the metrics kernel, the loads kernel, and all of them; and per process of
+  the warm-up (`solve.warmup.SECOND_LANE`: which steps the second one runs), the sum
+  of its steps' CPU seconds (how well the two are balanced; each also pays its
+  imports);
 * the warm-up as a user runs it (``suspension-sim warm-up``: a compile process that
   runs the second lane, `solve.warmup.SECOND_LANE`, in a second process when there
   are two cores or more): whole-process wall seconds until the solve group's
@@ -144,6 +147,13 @@ def main() -> None:
             wall = [sum(w for lab, w, _ in r if pick(lab)) for r in runs]
             cpu = [sum(c for lab, _, c in r if pick(lab)) for r in runs]
             print(f"  {name:34s} {summary(wall)} | {summary(cpu)}")
+        sys.path.insert(0, str(ROOT))  # this checkout's lanes, not an installed copy's
+        from suspension_sim.solve.warmup import SECOND_LANE
+
+        print("per process of the warm-up (its steps' CPU, from the figures above):")
+        for name, second in (("first process", False), ("second process", True)):
+            cpu = [sum(c for lab, _, c in r if (lab in SECOND_LANE) == second) for r in runs]
+            print(f"  {name:34s} {'':27s} | {summary(cpu)}")
     if not args.no_warm_up:
         times = [warm_up_time() for _ in range(args.runs)]
         cores = os.cpu_count()
