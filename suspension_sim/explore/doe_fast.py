@@ -194,12 +194,57 @@ def refill_model(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> Kin
     model.topology = dataclasses.replace(base.topology, joints=joints)
     model.n_params = len(model.topology.param_names)
     model._build_parts()
-    model._build_instances()
+    if not _refill_instances(base, model):
+        model._build_instances()
     model._layouts = {}
     model.derived = Derived()
     if set(vars(model)) != set(vars(base)):  # __init__ sets something else now
         return None
     return model
+
+
+INSTANCE_INDEXES = (
+    "inst_part",
+    "inst_point",
+    "inst_body",
+    "inst_index",
+    "inst_slots",
+    "pair_a",
+    "pair_b",
+    "pair_point",
+    "pair_bodies",
+    "joined_points",
+    "n_residuals",
+)
+"""What `KinematicModel._build_instances` derives from the parts' bodies, parameters and
+point names alone (the point copies, their slots, the joined pairs)."""
+
+
+def _refill_instances(base: KinematicModel, model: KinematicModel) -> bool:
+    """`model._build_instances()` when `model`'s parts are `base`'s (the same bodies,
+    chains, parameters and point names in the same order): the copies' and pairs'
+    indexes taken from `base` (`INSTANCE_INDEXES`), the coordinates computed as that
+    method computes them (design points, local points, frames) and the pairs that can
+    open found by the model itself. False (nothing set) when the parts differ or
+    `base` lacks one of those attributes."""
+    key = [(p.body, p.chain, p.params, p.points) for p in model.parts]
+    if key != [(p.body, p.chain, p.params, p.points) for p in base.parts]:
+        return False
+    if not all(hasattr(base, name) for name in INSTANCE_INDEXES):
+        return False
+    for name in INSTANCE_INDEXES:
+        setattr(model, name, getattr(base, name))
+    pts = model.car.point_map()
+    names = model.inst_point
+    # the arithmetic of `_build_instances`, so the numbers are the same to the bit
+    model.inst_design = np.array([pts[n] for n in names], dtype=float).reshape(-1, 3)
+    frame = model.frame[model.inst_part]
+    finv = model.frame_inv[model.inst_part]
+    model.inst_local = np.einsum("nij,nj->ni", finv[:, :3, :3], model.inst_design) + finv[:, :3, 3]
+    model.inst_rot = frame[:, :3, :3].copy()
+    model.inst_origin = frame[:, :3, 3].copy()
+    model.active_pairs = model._active_pairs()
+    return True
 
 
 def share_structure(base: KinematicModel, model: KinematicModel) -> None:
