@@ -194,8 +194,9 @@ def test_scene_meshes_follow_the_pose_as_add_pose_would_draw_it(
             continue  # each scene frames its own ground patch
         gap = _nearest(np.asarray(followed[name].mesh.points), np.asarray(layer.mesh.points))
         # tyres and rims: the same surface, its facets turned (the mesh starts at another
-        # angle about the axle); springs: a stretched coil; the rest: joints' blending
-        limit = 12.0 if name.startswith("wheels:") else 2.0 if "spring" in name else 1.0
+        # angle about the axle); springs: a stretched coil, its vertices ~8 mm apart
+        # along the wire (`meshes.LIGHT`); the rest: joints' blending
+        limit = 12.0 if name.startswith("wheels:") else 3.0 if "spring" in name else 1.0
         assert gap < limit, (name, gap)
     # the bodies' motions fitted all at once are those fitted one by one
     from suspension_sim.studio.scene import rigid_motion
@@ -375,7 +376,7 @@ def test_studio_picture_looks_as_views_meshes_at_its_size(two_cars: tuple[Path, 
     # fewer vertices: the joints' spheres and the wheels
     light_n = sum(layer.mesh.n_points for layer in studio.cars[0].layers.values())
     fine_n = sum(layer.mesh.n_points for layer in fine.cars[0].layers.values())
-    assert light_n < 0.7 * fine_n, (light_n, fine_n)
+    assert light_n < 0.5 * fine_n, (light_n, fine_n)
     theta, phi = LIGHT.sphere
     joints = studio.cars[0].layers["joints:closed"].mesh.n_points
     assert joints == len(pose.points.index.intersection(_joined(pose))) * (theta * (phi - 2) + 2)

@@ -18,11 +18,12 @@ marks). The ground and the camera are kept between poses.
 
 Cheaper frames with Mesa's software GL (docs/studio.md), the picture looking the same
 at the studio's size: multisample anti-aliasing is off (4-5 times slower); the round
-shapes have fewer facets (`viz.meshes.LIGHT`, 40 % fewer vertices); with car A alone,
+shapes have fewer facets (`viz.meshes.LIGHT`, 60 % fewer vertices); with car A alone,
 translucent surfaces (wishbone webs, hub faces) are blended in drawing order instead of
 VTK's order-independent translucency, whose extra full-window passes cost ~20 % of a
 frame (they overlap little: the pictures differ by 0.02 grey levels on average). With
-car B (all translucent) the order-independent blending stays on.
+car B (all translucent) the order-independent blending stays on. A followed mesh is its
+mapper's plain input (`_detached`), so no pyvista filter runs again when it moves.
 """
 
 from __future__ import annotations

@@ -29,6 +29,8 @@ SPHERE_RESOLUTION = (20, 14)
 WHEEL_RESOLUTION = 72
 TYRE_PROFILE = 24
 """Points around a tyre's cross-section."""
+SPRING_SIDES = 10
+"""Sides of the tube drawing a coil spring's wire."""
 RIM_RATIO = 0.62
 """Rim radius over tyre radius (the rim barrel and the hub face)."""
 HUB_HOLE_RATIO = 0.18
@@ -38,18 +40,22 @@ HUB_HOLE_RATIO = 0.18
 @dataclass(frozen=True)
 class MeshDetail:
     """How finely the round shapes are cut into facets: spheres (around, pole to pole),
-    wheels (around their axle) and the tyre's cross-section."""
+    wheels (around their axle), the tyre's cross-section, and the coil springs' wire
+    (sides around it, points along the coil; None: every sample of the helix)."""
 
     sphere: tuple[int, int] = SPHERE_RESOLUTION
     wheel: int = WHEEL_RESOLUTION
     tyre_profile: int = TYRE_PROFILE
+    spring_sides: int = SPRING_SIDES
+    spring_points: int | None = None
 
 
 FINE = MeshDetail()
 """`view`'s pictures and animations."""
-LIGHT = MeshDetail(sphere=(12, 8), wheel=48, tyre_profile=16)
-"""The studio's view: 40 % fewer vertices for the same look at its size (a joint's
-sphere is ~10 px across, a tyre ~200 px); software GL pays for every vertex each frame."""
+LIGHT = MeshDetail(sphere=(12, 8), wheel=48, tyre_profile=16, spring_sides=6, spring_points=140)
+"""The studio's view: 60 % fewer vertices for the same look at its size (a joint's
+sphere is ~10 px across, a tyre ~200 px, a spring's wire ~3 px); software GL pays for
+every vertex each frame."""
 
 
 def tube(pv: Any, a: np.ndarray, b: np.ndarray, radius: float, sides: int = TUBE_SIDES) -> Any:
@@ -120,17 +126,25 @@ def damper_meshes(
     return {
         "body": tube(pv, *shape.body, 2.1 * link_r),
         "rod": tube(pv, *shape.rod, 0.75 * link_r),
-        "spring": pv.Spline(shape.helix, len(shape.helix)).tube(radius=0.45 * link_r, n_sides=10),
+        "spring": _coil(pv, shape.helix, link_r, detail),
     }
 
 
-def coil_mesh(pv: Any, a: np.ndarray, b: np.ndarray, link_r: float) -> Any:
+def _coil(pv: Any, helix: np.ndarray, link_r: float, detail: MeshDetail) -> Any:
+    """The wire of a coil spring along `helix` (mm)."""
+    points = detail.spring_points or len(helix)
+    return pv.Spline(helix, points).tube(radius=0.45 * link_r, n_sides=detail.spring_sides)
+
+
+def coil_mesh(
+    pv: Any, a: np.ndarray, b: np.ndarray, link_r: float, detail: MeshDetail = FINE
+) -> Any:
     """A coil spring between points a and b (mm): a third spring, drawn as the coil of
     a damper without its cylinder and rod; None when the ends coincide."""
     shape = damper_shape(a, b, 1.0, coil_radius=2.9 * link_r)
     if shape is None:
         return None
-    return pv.Spline(shape.helix, len(shape.helix)).tube(radius=0.45 * link_r, n_sides=10)
+    return _coil(pv, shape.helix, link_r, detail)
 
 
 def wheel_meshes(

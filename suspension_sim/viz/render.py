@@ -212,7 +212,8 @@ def add_pose(
     # third springs: a coil between their ends (not bodies)
     for t in car.third_springs:
         ends = pose.points.loc[list(t.end_points)].to_numpy(dtype=float)
-        add("third springs", coil_mesh(pv, ends[0], ends[1], link_r), DAMPER_SPRING)
+        coil = coil_mesh(pv, ends[0], ends[1], link_r, detail)
+        add("third springs", coil, DAMPER_SPRING)
 
     # wheels
     for w in car.wheels if tyres else ():
