@@ -17,13 +17,16 @@ the design takes the reference path, its rows then the reference's by constructi
 
 * the base car ran every step of every motion, all its states passed the input
   checks, its mobility has no redundant joints (those solve by least squares);
-* the design's motions are the base car's states: its damper-wheel pairing and
-  left-turn rack sign (from one set of input tangents at its design pose,
-  `pairing_and_sign`, the same formulas as `solve.sensitivity.damper_wheels` and
-  `solve.steering.left_turn_rack_sign`) are seeded, then each motion is built by
-  the reference (`SweepSpec.build`) and must equal the base car's;
-* the design's held inputs are within its damper limits (`solve.inputs.within_limits`,
-  design-dependent through the dampers' design lengths); the link-reach bound
+* the design passes `design_checks` by a wide margin: its mobility, damper-wheel
+  pairing and left-turn rack sign from one Jacobian at design (the reference's
+  rules: `diagnostics.checked_mobility`, `sensitivity.damper_wheels`,
+  `steering.left_turn_rack_sign`), the last two then seeded in ``model.derived``;
+* the design's motions are the base car's states: each is built by the reference
+  (`SweepSpec.build`, reading the seeded pairing and sign) and must equal the base
+  car's;
+* the design's inputs pass the damper-limit checks `check_states` and `run_sweep`
+  make (`solve.inputs.within_limits`, design-dependent through the dampers' design
+  lengths; the other input checks read only the states); the link-reach bound
   (`solve.reach.check_reach`) is not evaluated: it is an outer bound of the inputs any
   closed pose has, so a state that closes passes it;
 * every state closes (a state past the design's reach does not: reference path, which
@@ -65,15 +68,17 @@ SEEDED_KEYS = (("sweeps", "damper_wheels"), "left_turn_rack_sign")
 @dataclass(frozen=True)
 class BaseMotion:
     """One motion as the base car ran it: its steps, every step's solved joint parameters
-    (S, n_params), the held inputs as `solver.check_states` reads them (strokes (S,
-    n_dampers) with 0 where a target frees one, rack (S,)), and per step its targets
-    and chassis transform (4x4, the base car's reference point)."""
+    (S, n_params), the inputs as `solver.check_states` reads them (strokes (S,
+    n_dampers), 0 where a state gives none; rack (S,); which strokes no target frees),
+    and per step its targets and chassis transform (4x4, the base car's reference
+    point)."""
 
     spec: SweepSpec
     motion: Motion
     params: np.ndarray
     strokes: np.ndarray
     rack: np.ndarray
+    held: np.ndarray
     targets: tuple[dict[str, Target], ...]
     chassis: tuple[np.ndarray, ...]
     tables: tuple[TargetTables, ...] = ()
@@ -367,8 +372,9 @@ class FromBase:
                         spec,
                         res.motion,
                         np.array([p.params for p in res.poses]),
-                        np.where(checked.held, checked.strokes, 0.0),
-                        np.where(checked.rack_held, checked.rack, 0.0),
+                        checked.strokes,
+                        checked.rack,
+                        checked.held,
                         tuple(dict(st.targets) for st in states),
                         frames,
                         tuple(tables),
@@ -432,7 +438,13 @@ class FromBase:
                 for bm in self.motions:
                     if bm.spec.build(model, self.style) != bm.motion:
                         return None
-                    if not within_limits(model, bm.strokes, bm.rack).all():
+                    # the limit checks of `check_states` and of `run_sweep`, whose
+                    # bounds follow the design's damper lengths
+                    held = np.where(bm.held, bm.strokes, 0.0)
+                    if not (
+                        within_limits(model, bm.strokes, bm.rack).all()
+                        and within_limits(model, held).all()
+                    ):
                         return None
         except SuspensionSimError:
             return None
