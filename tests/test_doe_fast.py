@@ -377,3 +377,44 @@ def test_dampers_past_their_limits_named_as_the_reference_names_them(model: ss.M
     if run.from_base is not None and run.from_base.ready:
         assert all(run.from_base.run(run.model(row)[0]) is not None for row in offsets)
     doe_fast._RUNNERS.clear()
+
+
+@pytest.mark.parametrize(
+    ("workbook", "points", "solved_from_base"),
+    [
+        # a five-link rear axle: the designs solved from the base car's steps
+        ("five_link_rear", ("RL_LF_I", "RL_LR_I"), True),
+        # a solid axle with redundant links: its pairs of links lock the dampers once one
+        # chassis point moves, so every design is one `invalid design` row
+        ("solid_axle_rear", ("RL_LL_C", "RL_UL_C"), False),
+    ],
+)
+def test_other_layouts_give_the_reference_table(
+    workbook: str, points: tuple[str, ...], solved_from_base: bool
+) -> None:
+    """Two other example cars, two designs each moving two chassis points up or down:
+    the fast path's table is the reference's (the text column's type too, when no row
+    has text), and the five-link axle's designs are solved from the base car's steps."""
+    from suspension_sim.solve import engine
+
+    other = ss.load(ROOT / "workbooks" / f"{workbook}.xlsx")
+    variables = tuple(Variable(p, "z", -3.0, 3.0) for p in points)
+    specs = doe.motion_specs(other, None, (MotionRequest("heave", -10.0, 10.0, 3),))
+    first = doe.run_design(other.car, variables, [0.0, 0.0], specs, None)
+    reserved = set(doe.KEY_COLUMNS) | {v.name for v in variables}
+    cols = doe.table_columns(
+        variables, list(dict.fromkeys(k for r in first for k in r if k not in reserved))
+    )
+    offsets = np.array([[1.5, -2.0], [-2.5, 1.0]])
+    doe_fast._RUNNERS.clear()
+    reference = doe.run_chunk(other.car, variables, specs, None, 0, offsets, cols)
+    fast = doe_fast.run_chunk_fast(other.car, variables, specs, None, 0, offsets, cols)
+    pd.testing.assert_frame_equal(fast, reference, check_exact=False, rtol=1e-9, atol=1e-9)
+    if engine.kernel_compiled():
+        run = doe_fast.runner(other.car, variables, specs, None, cols)
+        fb = run.from_base
+        taken = [fb is not None and fb.run(run.model(row)[0]) is not None for row in offsets]
+        assert taken == [solved_from_base] * 2
+    if not solved_from_base:
+        assert set(reference["status"]) == {"invalid design"}
+    doe_fast._RUNNERS.clear()

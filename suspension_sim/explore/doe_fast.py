@@ -648,7 +648,8 @@ def chunk_columns(
 ) -> dict[str, np.ndarray]:
     """`run_chunk_fast`'s table as one array per column, in `columns`' order (what the
     Parquet writer takes without going through pandas): int64 design and step, object
-    arrays of text (NaN where a row has none, as pandas fills a missing record key),
+    arrays of text (NaN where a row has none, as pandas fills a missing record key; a
+    float64 column of NaN when no row has any, as pandas makes a key no record has),
     float64 offsets and metrics."""
     from suspension_sim.solve import engine
 
@@ -686,7 +687,10 @@ def chunk_columns(
     for k, c in enumerate(run.metric_columns):
         if c in run.text_cols:
             t = run.text_cols.index(c)
-            data[c] = np.array([np.nan if r[t] is None else r[t] for r in texts], dtype=object)
+            if all(r[t] is None for r in texts):  # no row has it: pandas' all-NaN column
+                data[c] = np.full(n_rows, np.nan)
+            else:
+                data[c] = np.array([np.nan if r[t] is None else r[t] for r in texts], dtype=object)
         else:
             data[c] = np.ascontiguousarray(values[:, k])
     return {c: data[c] if c in data else np.full(n_rows, np.nan) for c in columns}
