@@ -198,21 +198,32 @@ def test_doe_on_a_local_cluster_matches_edited_workbooks(tmp_path: Path, model: 
                 np.testing.assert_allclose(rows[column], expect.table[column], atol=1e-9)
 
 
-def test_the_cluster_table_is_the_single_process_table(tmp_path: Path, model: ss.Model) -> None:
-    """The same study on a local 2-worker Dask cluster (chunks finishing in any order) and
-    in this process, one chunk after the other: the same Parquet table (every key and
-    text column exactly, every number to 1e-9: a worker may solve on the compiled engine
-    and this process on numpy, which agree to the solver's tolerance)."""
+def test_the_cluster_table_is_the_single_process_table(
+    tmp_path: Path, model: ss.Model, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same study on a local 2-worker Dask cluster (chunks finishing in any order,
+    written a few rows at a time) and in this process, one chunk after the other, all
+    rows at once: the same Parquet table (every key and text column exactly, every
+    number to 1e-9: a worker may solve on the compiled engine and this process on
+    numpy, which agree to the solver's tolerance)."""
+    import pyarrow.parquet as pq
+
+    from suspension_sim.explore import doe
+
     text = STUDY.replace("samples: 3", "samples: 5").replace(
         "{motion: heave, start: -10, stop: 10, steps: 3}", "{motion: roll, steps: 3}"
     )
     study = read_study(write(tmp_path, text))
     tables = []
+    groups = []
     for workers in (0, 2):
         out = tmp_path / f"w{workers}.parquet"
+        monkeypatch.setattr(doe, "ROW_GROUP_ROWS", 10 if workers else 10**6)
         summary = run_doe(model.car, study, out, workbook=str(CAR), workers=workers, chunk=2)
         assert summary.workers == workers and summary.designs == 5
         tables.append(pd.read_parquet(out))
+        groups.append(pq.ParquetFile(out).num_row_groups)
+    assert groups[0] == 1 and groups[1] > 1
     pd.testing.assert_frame_equal(tables[0], tables[1], check_exact=False, rtol=1e-9, atol=1e-9)
     assert list(tables[0]["design"].unique()) == [0, 1, 2, 3, 4]
 
