@@ -319,7 +319,8 @@ def _primary_dampers(model: KinematicModel, J: np.ndarray, dP: np.ndarray) -> np
 class FromBase:
     """The base car's motions, solved once, and a design's motions solved from them
     (module doc). `ready` is False when the base car does not allow it (then `run`
-    always answers None)."""
+    always answers None). moved: the points the study moves; ran: the base car's
+    `run_sweep` results of `specs` with the poses kept, when the caller has them."""
 
     def __init__(
         self,
@@ -327,6 +328,7 @@ class FromBase:
         specs: Sequence[SweepSpec],
         convention: str | None,
         moved: AbstractSet[str] = frozenset(),
+        ran: Sequence[SweepResult] = (),
     ) -> None:
         from suspension_sim.solve import engine
         from suspension_sim.solve.diagnostics import checked_mobility
@@ -349,8 +351,9 @@ class FromBase:
             if not engine.kernel_compiled() or checked_mobility(base).redundant:
                 return
             self.style = motion_style(None, convention, base)
-            for spec in specs:
-                res = run_sweep(base, spec, convention=convention)
+            for k, spec in enumerate(specs):
+                done = ran[k] if k < len(ran) and ran[k].spec is spec else None
+                res = run_sweep(base, spec, convention=convention) if done is None else done
                 if res.problems or len(res.poses) != len(res.motion) or not len(res.motion):
                     return
                 states = [step.state for step in res.motion]

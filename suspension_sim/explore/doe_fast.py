@@ -364,13 +364,14 @@ class DesignRunner:
         """The points the study's variables move (their twins included)."""
         self.base_ok = False
         """The base car ran every motion: its caches are the structure to share."""
+        ran: list[SweepResult] = []
+        """The base car's motions, poses kept (`doe_batch.FromBase` starts from them)."""
         # The base car's caches, built by one run of every motion (the structure the
         # designs share); a base car that cannot run leaves them unbuilt, and each
         # design then builds its own.
         try:
             checked_mobility(self.base)
-            for spec in self.specs:
-                run_sweep(self.base, spec, convention=convention, keep_poses=False)
+            ran = [run_sweep(self.base, spec, convention=convention) for spec in self.specs]
             from suspension_sim.metrics.core import layout
 
             layout(self.base, True)
@@ -390,7 +391,7 @@ class DesignRunner:
         if self.base_ok:
             from suspension_sim.explore.doe_batch import FromBase
 
-            self.from_base = FromBase(self.base, self.specs, convention, self.moved)
+            self.from_base = FromBase(self.base, self.specs, convention, self.moved, ran)
         self.plan: JointPlan | None = None
         """The batched formulas' plan of the base car; None: each design on its own."""
         self.wheels: WheelSet | None = None
