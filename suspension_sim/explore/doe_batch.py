@@ -99,8 +99,7 @@ is checked by the reference itself."""
 class Structure:
     """What the design checks take from the base car: the unknowns and inputs
     (parameter indices), the independent blocks of J_x as (rows, columns) of it, the
-    mask of those blocks, the slots of the point copies and which copies belong to each
-    moving body."""
+    mask of those blocks, and which point copies belong to each moving body."""
 
     x: np.ndarray
     u: np.ndarray
