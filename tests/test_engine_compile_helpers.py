@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from suspension_sim.loads import blocks_kernel
+from suspension_sim.solve import warmup_codegen
 
 
 def test_descending_is_numpys_stable_argsort(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,6 +61,16 @@ print(got == 2.0 * want, [getattr(x, warmup_codegen._MARK, False) for x in libs]
 '''
 
 
+def _numba_release() -> str:
+    import numba
+
+    return ".".join(numba.__version__.split(".")[:2])
+
+
+@pytest.mark.skipif(
+    _numba_release() not in warmup_codegen.CHECKED_NUMBA,
+    reason="a numba release the compile setting was not checked with: it compiles as usual",
+)
 def test_the_compile_process_emits_machine_code_for_entry_points_only() -> None:
     """With `warmup_codegen.skip_inner_machine_code` (the compile process's setting), a
     function without a Python wrapper is linked into its callers, never emitted on its
@@ -76,3 +87,13 @@ def test_the_compile_process_emits_machine_code_for_entry_points_only() -> None:
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip().split(maxsplit=1) == ["True", "[True, True, False]"]
+
+
+def test_another_numba_release_compiles_as_usual(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a numba release the setting was not checked with, it is not installed."""
+    import numba
+
+    monkeypatch.setattr(warmup_codegen, "_installed", False)
+    monkeypatch.setattr(numba, "__version__", "0.99.0")
+    assert warmup_codegen.skip_inner_machine_code() is False
+    assert warmup_codegen._installed is False

@@ -16,13 +16,19 @@ compiled as before, with every callee's IR in their module, which LLVM optimises
 once at the entry point (the same passes; no fast-math in the solve kernels, so the
 same results). Only functions of this package without a Python wrapper are
 concerned. It is installed by the compile process (`commands.warm_up.compile_steps`)
-only: a numba whose internals differ (names checked first) compiles as usual.
+only, and only on a numba release it was checked with (`CHECKED_NUMBA`; the names it
+uses are checked too): any other numba compiles as usual.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+CHECKED_NUMBA = ("0.68",)
+"""numba releases (major.minor) whose internals this was read from and checked with
+(tests/test_engine_compile_helpers.py, and the whole suite's compiled-vs-numpy tests,
+whose kernels the compile process makes). Another release compiles as usual: the
+attribute names below could stay while their meaning changes."""
 PACKAGE_PREFIX = "suspension_sim."
 """Only functions of modules under this name are compiled this way."""
 _MARK = "_suspension_sim_no_machine_code"
@@ -39,6 +45,10 @@ def skip_inner_machine_code() -> bool:
     try:
         import importlib
 
+        import numba
+
+        if ".".join(numba.__version__.split(".")[:2]) not in CHECKED_NUMBA:
+            return False
         from numba.core import codegen, cpu
         from numba.core.compiler_lock import require_global_compiler_lock
 
