@@ -329,11 +329,11 @@ def test_branch_screen_flags_a_step_off_its_branch(model: ss.Model, specs: list)
         got = doe_batch._solve_states(design, bm, bm.chassis)
         assert got is not None
         solved.append(got[0])
-    assert doe_batch._clear_of_branches(design, fb.motions, solved)
+    assert doe_batch._clear_of_branches(design, fb.motions, solved) == [True, True]
     joint = design.topology.joint("FL_UCA")
     bent = [Q.copy() for Q in solved]
     bent[0][1, joint.params[0]] += 0.2
-    assert not doe_batch._clear_of_branches(design, fb.motions, bent)
+    assert doe_batch._clear_of_branches(design, fb.motions, bent) == [False, True]
 
 
 def test_wheel_set_known_without_building_it(model: ss.Model, specs: list) -> None:
@@ -417,4 +417,28 @@ def test_other_layouts_give_the_reference_table(
         assert taken == [solved_from_base] * 2
     if not solved_from_base:
         assert set(reference["status"]) == {"invalid design"}
+    doe_fast._RUNNERS.clear()
+
+
+def test_a_motion_that_differs_per_design_runs_by_the_reference(model: ss.Model) -> None:
+    """Under OptimumK's motion style the roll turns about each design's own roll axis, so
+    a design's roll states are not the base car's: that motion runs by the reference
+    continuation, the heave beside it from the base car's steps, and the table is the
+    reference's."""
+    specs = doe.motion_specs(model, None, MOTIONS)
+    cols = columns(model, specs)
+    offsets = designs(model)[[0, 1]]
+    doe_fast._RUNNERS.clear()
+    reference = doe.run_chunk(model.car, VARIABLES, specs, "optimumk", 0, offsets, cols)
+    fast = doe_fast.run_chunk_fast(model.car, VARIABLES, specs, "optimumk", 0, offsets, cols)
+    pd.testing.assert_frame_equal(fast, reference, check_exact=False, rtol=1e-9, atol=1e-9)
+    from suspension_sim.solve import engine
+
+    if engine.kernel_compiled():
+        run = doe_fast.runner(model.car, VARIABLES, specs, "optimumk", cols)
+        fb = run.from_base
+        assert fb is not None and fb.ready
+        for row in offsets:
+            got = fb.run(run.model(row)[0])
+            assert got is not None and [g is not None for g in got] == [True, False]
     doe_fast._RUNNERS.clear()

@@ -12,8 +12,9 @@ the solve the reference's steps make, with the same targets and tolerance), no
 Python continuation around them. The solutions are the reference's to the solver's
 tolerance (~1e-10 mm; tests/test_doe_fast.py compares the tables to 1e-9).
 
-It is used only where it answers what the reference would (else `run` says None and
-the design takes the reference path, its rows then the reference's by construction):
+It is used only where it answers what the reference would (else `run` says None for
+that motion, or for the whole design when it fails the design checks, and the
+reference runs it: its rows then the reference's by construction):
 
 * the base car ran every step of every motion, all its states passed the input
   checks, its mobility has no redundant joints (those solve by least squares);
@@ -424,10 +425,14 @@ class FromBase:
                 return False
         return bool(np.array_equal(damper_of, self.base_damper_of))
 
-    def run(self, model: KinematicModel) -> list[tuple[SweepSpec, SweepResult | None, str]] | None:
-        """Every motion of the design `model` (of the base car's structure) checked
-        (`design_checks`) and solved from the base car's steps, as `run_sweep` results with
-        ``keep_poses=False``; None when the module doc's conditions do not hold."""
+    def run(
+        self, model: KinematicModel
+    ) -> list[tuple[SweepSpec, SweepResult | None, str] | None] | None:
+        """Each motion of the design `model` (of the base car's structure) solved from
+        the base car's steps, as the `run_sweep` result (``keep_poses=False``) in the
+        reference's (spec, result, reason) form, or None for a motion that does not
+        meet the module doc's conditions (the caller runs that one by `run_sweep`). None
+        for the whole design when it fails `design_checks`, or no motion is solved."""
         from suspension_sim.solve import engine
         from suspension_sim.solve.inputs import within_limits
         from suspension_sim.solve.pose import chassis_transform
@@ -435,24 +440,24 @@ class FromBase:
         if self.structure is None or not design_checks(model, self.structure, self.keys):
             return None
         same_frame = np.array_equal(_reference_point(model), self.reference_point)
-        try:
-            with engine.hold_load():
-                for bm in self.motions:
-                    if bm.spec.build(model, self.style) != bm.motion:
-                        return None
-                    # the limit checks of `check_states` and of `run_sweep`, whose
-                    # bounds follow the design's damper lengths
-                    held = np.where(bm.held, bm.strokes, 0.0)
-                    if not (
-                        within_limits(model, bm.strokes, bm.rack).all()
-                        and within_limits(model, held).all()
-                    ):
-                        return None
-        except SuspensionSimError:
-            return None
+        usable: list[BaseMotion] = []
         solved: list[np.ndarray] = []
         residuals: list[np.ndarray] = []
         for bm in self.motions:
+            try:
+                with engine.hold_load():
+                    if bm.spec.build(model, self.style) != bm.motion:
+                        continue  # e.g. a roll about the design's own roll axis
+                # the limit checks of `check_states` and of `run_sweep`, whose bounds
+                # follow the design's damper lengths
+                held = np.where(bm.held, bm.strokes, 0.0)
+                if not (
+                    within_limits(model, bm.strokes, bm.rack).all()
+                    and within_limits(model, held).all()
+                ):
+                    continue
+            except SuspensionSimError:
+                continue
             if same_frame:
                 frames = bm.chassis
                 shared = _same_targets(model, bm)
@@ -461,15 +466,19 @@ class FromBase:
                 shared = False
             got = _solve_states(model, bm, frames, bm.tables if shared else None)
             if got is None:
-                return None
+                continue
+            usable.append(bm)
             solved.append(got[0])
             residuals.append(got[1])
-        if not _clear_of_branches(model, self.motions, solved):
+        clear = _clear_of_branches(model, usable, solved) if usable else []
+        done = {
+            id(bm): (bm.spec, _result(model, bm, Q, r, self.convention, self.style), "")
+            for bm, Q, r, ok in zip(usable, solved, residuals, clear, strict=True)
+            if ok
+        }
+        if not done:
             return None
-        return [
-            (bm.spec, _result(model, bm, Q, r, self.convention, self.style), "")
-            for bm, Q, r in zip(self.motions, solved, residuals, strict=True)
-        ]
+        return [done.get(id(bm)) for bm in self.motions]
 
 
 def _reference_point(model: KinematicModel) -> np.ndarray:
@@ -538,12 +547,12 @@ def _solve_states(
 
 def _clear_of_branches(
     model: KinematicModel, motions: Sequence[BaseMotion], solved: Sequence[np.ndarray]
-) -> bool:
+) -> list[bool]:
     """The branch screen of the module doc for every step of every motion, in one
     compiled call for the point positions: per body, the largest distance of its points
     between the prediction and the previous step (predicted motion) and between the
-    solution and the prediction (deviation); True when every deviation is at most
-    ``JUMP_RATIO * predicted + JUMP_FLOOR_MM`` (mm)."""
+    solution and the prediction (deviation); per motion, True when every deviation is at
+    most ``JUMP_RATIO * predicted + JUMP_FLOOR_MM`` (mm)."""
     from suspension_sim.solve import engine
     from suspension_sim.solve.continuation import JUMP_FLOOR_MM, JUMP_RATIO
 
@@ -555,6 +564,7 @@ def _clear_of_branches(
     P = engine.chassis_points_compiled(model, np.vstack(rows))  # (3 * S_total, n_inst, 3)
     order, starts = model.derived.get(("doe_batch", "bodies"), lambda: _body_runs(model))
     at = 0
+    clear: list[bool] = []
     for Q in solved:
         n = len(Q)
         prev, pred, got = P[at : at + n], P[at + n : at + 2 * n], P[at + 2 * n : at + 3 * n]
@@ -563,9 +573,8 @@ def _clear_of_branches(
         off = np.sqrt(((got - pred) ** 2).sum(axis=2))
         moved_b = np.maximum.reduceat(moved[:, order], starts, axis=1)
         off_b = np.maximum.reduceat(off[:, order], starts, axis=1)
-        if not (off_b <= JUMP_RATIO * moved_b + JUMP_FLOOR_MM).all():
-            return False
-    return True
+        clear.append(bool((off_b <= JUMP_RATIO * moved_b + JUMP_FLOOR_MM).all()))
+    return clear
 
 
 def _body_runs(model: KinematicModel) -> tuple[np.ndarray, np.ndarray]:

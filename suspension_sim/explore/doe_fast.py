@@ -483,15 +483,17 @@ class DesignRunner:
             except SuspensionSimError as exc:
                 return self.failed_row(None, "invalid design", exc.render())
         results: list[tuple[SweepSpec, SweepResult | None, str]] = []
-        for spec in self.specs if fast is None else ():
+        for k, spec in enumerate(self.specs):
+            got = None if fast is None else fast[k]
+            if got is not None:  # solved from the base car's steps
+                results.append(got)
+                continue
             try:
                 res = run_sweep(model, spec, convention=self.convention, keep_poses=False)
             except SuspensionSimError as exc:
                 results.append((spec, None, exc.render()))
                 continue
             results.append((spec, res, ""))
-        if fast is not None:
-            results = fast
         every = MetricRows(self.preset)
         for _spec, done, _ in results:
             if done is not None and done.rows is not None and done.rows.values:
