@@ -324,6 +324,17 @@ def test_the_help_lists_every_command_without_importing_them() -> None:
     assert helps == cli.COMMANDS
 
 
+def test_the_second_compile_process_moves_the_bar_as_it_finishes_steps() -> None:
+    """``LANE weight label`` (a step the second process finished) adds its weight at
+    once: 2 + 2 of 10 here, while this process's first step (6) still runs."""
+    import io
+
+    out = io.StringIO()
+    lines = ["PLAN 3 10", "STEP 6 solvers", "LANE 2 batch metrics kernel", "LANE 2 loads kernel"]
+    assert warmup._follow(io.StringIO("\n".join(lines) + "\n"), True, out) == 0
+    assert " 40%" in out.getvalue().splitlines()[-1].split("\r")[-1]
+
+
 def test_the_progress_of_a_foreground_compile() -> None:
     """`suspension-sim warm-up` shows the compile process's lines as a bar weighted by
     each step's share, names a step that failed, and waits for a running compile."""
@@ -939,7 +950,10 @@ def test_the_solve_group_waits_for_the_second_process_solve_steps(
     assert isinstance(manifest, dict)
     names = ["solve_fake/points.fake.nbc", "solve_fake/sequence.fake.nbc"]
     assert sorted(manifest["files"]) == names
-    assert said.index("GROUP solve") < said.index("STEP 1 batch metrics kernel")
+    # the second process's steps are said as it finishes each (the bar moves), once each
+    assert said.index("GROUP solve") < said.index("LANE 1 batch metrics kernel")
+    lane = [line for line in said if line.startswith("LANE")]
+    assert lane == ["LANE 1 solve kernel: chassis_points", "LANE 1 batch metrics kernel"]
     assert warmup.verified() and warmup.verified(warmup.SOLVE)
     code = warmup.code_folder()
     assert code is not None

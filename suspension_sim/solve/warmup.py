@@ -44,6 +44,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -201,13 +202,15 @@ def run_compile(
 
     wait: block on the lock (foreground) or leave at once when another process holds
     it (background). say: progress lines for the parent (``PLAN n total_weight``,
-    ``STEP weight label``, ``GROUP name`` once a group is published, ``WAIT``,
-    ``DONE``, ``SKIP``, ``FAIL``). steps: what to
+    ``STEP weight label`` as this process starts a step, ``LANE weight label`` as the
+    second process finishes one, ``GROUP name`` once a group is published, ``WAIT``,
+    ``DONE``, ``SKIP``, ``FAIL``; one line at a time). steps: what to
     compile (`commands.warm_up.compile_steps`; tests pass cheap stand-ins to check the
     locking and publishing), called once the staging folder is named, so that the
     kernel modules it imports write there. parallel: run the `SECOND_LANE` steps in a
     second process at the same time when there are two cores or more."""
     global _compiling
+    say = _one_line_at_a_time(say)
     folder = code_folder()
     if folder is None:
         say("SKIP no cache folder (SUSPENSION_SIM_CACHE_DIR is empty) or no numba")
@@ -241,6 +244,7 @@ def run_compile(
         if staging is None:
             raise RuntimeError(f"cannot create the staging folder {base.parent / staging_name}")
         helper = None
+        watch: _LaneWatch | None = None
         try:
             todo = steps()
             say(f"PLAN {len(todo)} {sum(s.weight for s in todo):g}")
@@ -256,6 +260,7 @@ def run_compile(
                     stdin=subprocess.DEVNULL,
                     env={**_child_env(), STAGING_ENV: staging_name},
                 )
+                watch = _LaneWatch(staging, lane, say)
             group_done = not any(st.label.startswith(SOLVE_STEPS) for st in todo)
             published = False
             for i, step in enumerate(todo):
@@ -265,14 +270,14 @@ def run_compile(
                     group_done = True  # every solve step of this process is done
                     published = _publish_solve(helper, staging, base, lane, say)
                 if helper is not None and i > last:  # the steps after them need them done
-                    _join(helper, lane, say)
+                    _join(helper, lane, watch)
                     helper = None
                 say(f"STEP {step.weight:g} {step.label}")
                 step.run()
             if not group_done and helper is not None:  # the second process has the rest
                 published = _publish_solve(helper, staging, base, lane, say)
             if helper is not None:
-                _join(helper, lane, say)
+                _join(helper, lane, watch)
                 helper = None
             with contextlib.suppress(OSError):  # stale (checked above): never beside new files
                 manifest_path(base).unlink()
@@ -281,6 +286,8 @@ def run_compile(
             else:
                 files = _publish(staging, base)
         finally:
+            if watch is not None:
+                watch.stop()
             if helper is not None:
                 helper.kill()
                 helper.wait()
@@ -305,6 +312,10 @@ def run_compile(
         return 1
     finally:
         lock.release()
+
+
+LANE_POLL_S = 0.25
+"""How often the second compile process's finished steps are looked for (s)."""
 
 
 def _marker(staging: Path, label: str) -> Path:
@@ -346,14 +357,58 @@ def publish_group(staging: Path, base: Path, group: str) -> None:
     write_json_atomically(manifest_path(base, group), {**_identity(), "files": files})
 
 
-def _join(helper: subprocess.Popen[bytes], lane: list[Step], say: Callable[[str], None]) -> None:
-    """Wait for the process compiling the steps `lane` at the same time; raise if it failed."""
-    for step in lane:
-        say(f"STEP {step.weight:g} {step.label}")
-    if helper.wait() != 0:
+def _join(helper: subprocess.Popen[bytes], lane: list[Step], watch: _LaneWatch | None) -> None:
+    """Wait for the process compiling the steps `lane` at the same time; raise if it
+    failed, else say every one of its steps not said yet (``LANE``)."""
+    code = helper.wait()
+    if watch is not None:
+        watch.stop(finished=code == 0)
+    if code != 0:
         names = ", ".join(step.label for step in lane)
-        code = helper.returncode
         raise RuntimeError(f"the second compile process ({names}) failed (exit {code})")
+
+
+def _one_line_at_a_time(say: Callable[[str], None]) -> Callable[[str], None]:
+    """`say` behind a lock: the lane watch says its lines from a thread of its own."""
+    lock = threading.Lock()
+
+    def said(line: str) -> None:
+        with lock:
+            say(line)
+
+    return said
+
+
+class _LaneWatch:
+    """Says ``LANE weight label`` as the second compile process finishes each of its
+    steps (its marker file appears in the staging folder; looked for every
+    `LANE_POLL_S`), so the progress bar moves while both processes compile."""
+
+    def __init__(self, staging: Path, lane: list[Step], say: Callable[[str], None]) -> None:
+        self._staging, self._lane, self._say = staging, lane, say
+        self._said: set[str] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(LANE_POLL_S):
+            self._report(finished=False)
+
+    def _report(self, finished: bool) -> None:
+        for step in self._lane:
+            if step.label in self._said:
+                continue
+            if finished or _marker(self._staging, step.label).exists():
+                self._said.add(step.label)
+                self._say(f"LANE {step.weight:g} {step.label}")
+
+    def stop(self, finished: bool = False) -> None:
+        """Stop watching; `finished`: the process ended well, so every step is done."""
+        self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join()
+        self._report(finished)
 
 
 def child_main(argv: list[str], steps: Callable[[], list[Step]]) -> int:

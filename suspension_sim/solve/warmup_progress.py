@@ -1,7 +1,7 @@
 """The progress bar of ``suspension-sim warm-up``: the compile process's lines shown.
 
 `follow` reads the progress lines `solve.warmup.run_compile` prints (``PLAN``,
-``STEP``, ``GROUP``, ``WAIT``, ``DONE``, ``SKIP``, ``FAIL``) and draws them as a tqdm bar,
+``STEP``, ``LANE``, ``GROUP``, ``WAIT``, ``DONE``, ``SKIP``, ``FAIL``) and draws them as a tqdm bar,
 redrawn every second while a long step runs (`ticking`).
 """
 
@@ -41,6 +41,8 @@ def follow(lines: IO[str], progress: bool, stream: IO[str]) -> int:
                 bar.update(last)
                 last = float(weight)
                 bar.set_postfix_str(label)
+            elif word == "LANE" and bar is not None:  # done by the second process
+                bar.update(float(rest.split(" ", 1)[0]))
             elif word == "GROUP":  # the solvers are in use from here on; the rest follows
                 if bar is not None:
                     bar.set_postfix_str(f"{rest} kernels ready")
