@@ -89,6 +89,18 @@ def _stale_poller(link: Any) -> Any:
     return poll
 
 
+def load_kernel_now() -> None:
+    """Load the compiled solve kernel (if it is on disk) in a thread while the page
+    opens, not lazily at a later solve: a lazy load (~0.4-0.8 s) would stall one slider
+    move of the user's first drag. Solves meanwhile take the numpy path (a kernel half
+    loaded counts as not loaded: `solve.engine.kernel_compiled`)."""
+    import threading
+
+    from suspension_sim.solve import engine
+
+    threading.Thread(target=engine.load_kernel_if_cached, daemon=True).start()
+
+
 class Studio:
     """The page, its state and handlers (module doc)."""
 
@@ -452,6 +464,7 @@ class Studio:
         self.redraw()
         self.update_charts()
         self._tasks.add(asyncio.ensure_future(self._watch()))
+        load_kernel_now()
 
     def _fast_image_delivery(self) -> None:
         """Find trame-vtk's image stream (`_send_picture` publishes on it). For its own
