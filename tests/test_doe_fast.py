@@ -4,6 +4,7 @@ one whose structure differs from the base car's, and steps that cannot be reache
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -192,6 +193,8 @@ def test_refilled_model_is_the_built_model(model: ss.Model) -> None:
     """A design's model with only the bodies that carry a moved point reclassified (the
     rack, wishbones, tie rods here) equals `KinematicModel(car)` attribute by attribute;
     a design whose moved body changes class is not refilled (None: built whole)."""
+    from suspension_sim.solve import engine_reduced
+
     base = KinematicModel(model.car)
     moved = frozenset(p for v in VARIABLES for p in (v.point, v.twin) if p is not None)
     offsets = designs(model)
@@ -208,6 +211,10 @@ def test_refilled_model_is_the_built_model(model: ss.Model) -> None:
             if name == "topology":
                 mine, value = mine.joints, value.joints
             assert _same(mine, value), name
+        # the point copies at the random states, seeded from the base car's transforms
+        seeded = refilled.derived._values[engine_reduced.RANDOM_POSITIONS]
+        states = engine_reduced.random_states(built.n_params)
+        assert np.array_equal(seeded, built.instance_positions(states, False)[0])
     folded = apply_offsets(model.car, VARIABLES, offsets[3])
     assert doe_fast.refill_model(base, folded, moved) is None
 
@@ -300,19 +307,22 @@ def test_design_checks_agree_with_the_reference(model: ss.Model, specs: list) ->
     row = designs(model)[0]
     design, _ = run.model(row)
     assert doe_batch.design_checks(design, st, fb.keys)
+    P, dP = design.instance_positions(np.zeros((design.n_params, 1)))
+    mine = doe_batch.positions(design, st.local0)
+    assert dP is not None and np.array_equal(mine[0], P) and np.array_equal(mine[1], dP)
     whole = KinematicModel(apply_offsets(model.car, VARIABLES, row))
     assert design.derived._values[("sweeps", "damper_wheels")] == damper_wheels(whole)
 
     singular, _ = run.model(row)
-    plain = singular.dense_jacobian
-
-    def lost_rank(q: np.ndarray, unknowns: np.ndarray) -> np.ndarray:
-        J = plain(q, unknowns)
-        J[:, st.x[0]] = 0.0
-        return J
-
-    singular.dense_jacobian = lost_rank  # type: ignore[method-assign]
-    assert not doe_batch.design_checks(singular, st, fb.keys)
+    # the parts' derivative by the first unknown zeroed at design: its Jacobian column is 0
+    local0 = st.local0.copy()
+    copies, slots = np.nonzero(singular.inst_slots == st.x[0])
+    assert len(copies)
+    local0[copies, 1 + slots] = 0.0
+    lost = dataclasses.replace(st, local0=local0)
+    J = singular.dense_jacobian(np.zeros(singular.n_params), np.arange(singular.n_params))
+    assert np.any(J[:, st.x[0]])  # the design itself is regular
+    assert not doe_batch.design_checks(singular, lost, fb.keys)
     assert ("sweeps", "damper_wheels") not in singular.derived._values
 
 

@@ -115,6 +115,9 @@ class Structure:
     """The moving bodies' point copies in a row, and where each body's run starts."""
     wheels_fixed: bool = False
     """The study moves no point the wheel set reads (`wheel_points`)."""
+    local0: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 1, 3, 4, 1)))
+    """The parts' local transforms at design and their derivatives, by point copy
+    (`positions`): the same for every design of the base car's structure."""
 
 
 DAMPER_OF = ("doe_batch", "damper_of")
@@ -168,7 +171,24 @@ def structure(base: KinematicModel) -> Structure | None:
     )
     order = np.concatenate(moving) if moving else np.zeros(0, dtype=int)
     starts = np.cumsum([0] + [len(m) for m in moving[:-1]]) if moving else np.zeros(0, int)
-    return Structure(x, u, blocks, mask, moving, stacks, order, np.asarray(starts, dtype=int))
+    local0 = base.local_transforms(np.zeros((n, 1)))[base.inst_part]
+    return Structure(
+        x, u, blocks, mask, moving, stacks, order, np.asarray(starts, dtype=int), False, local0
+    )
+
+
+def positions(model: KinematicModel, local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`model.instance_positions` from its parts' local transforms already indexed by
+    point copy, ``local_transforms(q)[inst_part]`` (n_inst, 1 + k, 3, 4, B): the same
+    arithmetic, so the same numbers. Those transforms depend only on the chains and
+    parameters, not on the frames or points: a design of the base car's structure takes
+    the base car's (the designs of a study share the states asked: design, random).
+    Returns P (n_inst, 3, B) and dP (n_inst, k, 3, B), mm and mm per rad or mm."""
+    Y = np.einsum("nkijb,nj->nkib", local[:, :, :, :3], model.inst_local)
+    Y[:, 0] += local[:, 0, :, 3]
+    Y[:, 1:] += local[:, 1:, :, 3]
+    W = np.einsum("nij,nkjb->nkib", model.inst_rot, Y)
+    return W[:, 0] + model.inst_origin[:, :, None], W[:, 1:]
 
 
 def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) -> bool:
@@ -198,9 +218,18 @@ def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) 
     from suspension_sim.tolerances import NO_STEER_YAW, NO_WHEEL_RATE, RANK_TOL, STUCK_RATE
 
     n = model.n_params
-    J = model.dense_jacobian(np.zeros(n), np.arange(n))
-    if J.shape != (len(st.x), n):
+    if st.local0.shape[0] != len(model.inst_part):
         return False
+    # `model.dense_jacobian` at design and the point slopes there, from one evaluation
+    # of the point copies (`positions`: the same numbers)
+    _, dP = positions(model, st.local0)
+    lay = model.layout(np.arange(n))
+    if lay.shape != (len(st.x), n):
+        return False
+    data = lay.sign * dP[lay.inst, lay.slot, lay.axis, 0]
+    rows = np.repeat(np.arange(lay.shape[0]), np.diff(lay.indptr))
+    J = np.zeros(lay.shape)
+    np.add.at(J, (rows, lay.indices), data)
     Jx, Ju = J[:, st.x], J[:, st.u]
     if np.any(Jx[~st.mask]):
         return False
@@ -219,8 +248,6 @@ def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) 
     dq = np.zeros((n, len(st.u)))
     dq[st.x] = dx
     dq[st.u, np.arange(len(st.u))] = 1.0
-    _, dP = model.instance_positions(np.zeros((n, 1)), derivatives=True)
-    assert dP is not None
     slots = model.inst_slots
     rates = np.einsum("nki,nku->niu", dP[:, : slots.shape[1], :, 0], slot_rates(slots, dq))
     speed = np.abs(rates).max(axis=(1, 2))

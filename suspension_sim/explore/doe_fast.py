@@ -45,6 +45,7 @@ import numpy as np
 from suspension_sim.errors import SuspensionSimError
 from suspension_sim.explore.design_space import Variable, apply_offsets
 from suspension_sim.sweeps.result import MetricRows
+from suspension_sim.tolerances import COINCIDENT_MM
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -140,7 +141,7 @@ def refill_model(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> Kin
     from suspension_sim.description import CHASSIS
     from suspension_sim.model import KinematicModel
     from suspension_sim.model.model import Derived
-    from suspension_sim.model.topology import BodyJoint, Part, classify
+    from suspension_sim.model.topology import BodyJoint, Part, classify, refit
 
     for bar in car.anti_roll_bars:
         touched = (
@@ -155,8 +156,9 @@ def refill_model(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> Kin
     names |= {d.body for d in car.dampers if {d.chassis_point, d.moving_point} & moved}
     if car.rack is not None and set(car.rack.end_points) & moved:
         names.add(car.rack.body)
-    if not names:
-        joints = base.topology.joints
+    refitted = refit(car, base.topology, names) if names else {}
+    if refitted is not None:  # every moved body keeps its class: only its frames change
+        joints = tuple(refitted.get(j.body, j) for j in base.topology.joints)
     else:
         rack = car.rack if car.rack is not None and car.rack.body in names else None
         sub = dataclasses.replace(
@@ -198,8 +200,13 @@ def refill_model(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> Kin
         model._build_instances()
     model._layouts = {}
     model.derived = Derived()
+    random_p = model.__dict__.pop(_RANDOM_P, None)
     if set(vars(model)) != set(vars(base)):  # __init__ sets something else now
         return None
+    if random_p is not None:
+        from suspension_sim.solve.engine_reduced import RANDOM_POSITIONS
+
+        model.derived.get(RANDOM_POSITIONS, lambda: random_p)
     return model
 
 
@@ -243,8 +250,32 @@ def _refill_instances(base: KinematicModel, model: KinematicModel) -> bool:
     model.inst_local = np.einsum("nij,nj->ni", finv[:, :3, :3], model.inst_design) + finv[:, :3, 3]
     model.inst_rot = frame[:, :3, :3].copy()
     model.inst_origin = frame[:, :3, 3].copy()
-    model.active_pairs = model._active_pairs()
+    from suspension_sim.explore.doe_batch import positions
+    from suspension_sim.solve.engine_reduced import random_states
+
+    # `KinematicModel._active_pairs` with the point copies at its random states computed
+    # from `base`'s local transforms there (the same parts: the same numbers)
+    n = model.n_params
+    local = base.derived.get(
+        ("doe_fast", "random_local"),
+        lambda: base.local_transforms(random_states(n))[base.inst_part][:, :1],
+    )
+    P = positions(model, local)[0]
+    model.__dict__[_RANDOM_P] = P  # for the model's memo, once it has one (`refill_model`)
+    if not len(model.pair_a):
+        model.active_pairs = np.zeros(0, dtype=int)
+        return True
+    moves = np.abs(P - model.inst_design[:, :, None]).max(axis=(1, 2)) > COINCIDENT_MM
+    fixed = model.inst_part < model.n_fixed_parts
+    a, b = model.pair_a, model.pair_b
+    structural = ~moves[b] & ~moves[a] & (fixed[a] | fixed[b])
+    model.active_pairs = np.flatnonzero(~structural)
     return True
+
+
+_RANDOM_P = "_doe_random_positions"
+"""Where `_refill_instances` leaves the random-state positions until the model's memo
+exists (`refill_model` moves them to ``engine_reduced.RANDOM_POSITIONS``)."""
 
 
 def share_structure(base: KinematicModel, model: KinematicModel) -> None:

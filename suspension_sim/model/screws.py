@@ -114,6 +114,25 @@ def frame_from_axis(z_axis: np.ndarray, origin: np.ndarray) -> np.ndarray:
     return transform(np.column_stack([x, y, z]), np.asarray(origin, dtype=float))
 
 
+def frames_from_axes(z_axes: np.ndarray, origins: np.ndarray) -> np.ndarray:
+    """`frame_from_axis` of many axes at once: z_axes and origins (k, 3), mm, give the
+    frames (k, 4, 4), each the one `frame_from_axis` gives for its row (the same rule
+    and operations, vectorised; used where many bodies are re-framed per design)."""
+    z = np.asarray(z_axes, dtype=float).reshape(-1, 3)
+    z = z / np.linalg.norm(z, axis=1)[:, None]
+    helper = np.eye(3)[np.argmin(np.abs(z), axis=1)]
+    x = np.cross(helper, z)
+    x /= np.linalg.norm(x, axis=1)[:, None]
+    y = np.cross(z, x)
+    out = np.zeros((len(z), 4, 4))
+    out[:, :3, 0] = x
+    out[:, :3, 1] = y
+    out[:, :3, 2] = z
+    out[:, :3, 3] = np.asarray(origins, dtype=float).reshape(-1, 3)
+    out[:, 3, 3] = 1.0
+    return out
+
+
 # -- symbolic chain templates -------------------------------------------------
 def _sym_exp(kind: str, axis: str, theta: sp.Symbol) -> sp.Matrix:
     """Symbolic exp([S] theta) for a canonical screw through the local origin."""

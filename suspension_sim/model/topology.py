@@ -30,6 +30,8 @@ Units: mm, rad.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -43,7 +45,7 @@ from suspension_sim.description import (
     u_bar_arm_fault,
 )
 from suspension_sim.errors import ModelError
-from suspension_sim.model.screws import JointSpec, frame_from_axis, transform
+from suspension_sim.model.screws import JointSpec, frame_from_axis, frames_from_axes, transform
 from suspension_sim.tolerances import AXIS_ALONG_Y_MIN, COINCIDENT_MM, ON_LINE_MM, TBAR_SQUARE_DEG
 
 SIGNATURES: dict[str, tuple[JointSpec, ...]] = {
@@ -309,6 +311,156 @@ def _classify_plain(
         )
     centroid = np.mean([pts[p] for p in points], axis=0)
     return "free6", transform(np.eye(3), centroid), "free body: 6 DOF about its centroid"
+
+
+REFIT_MARGIN = 1e-3
+"""`refit` is conclusive only where each distance it compares with a threshold of
+`classify` (``COINCIDENT_MM``, ``ON_LINE_MM``, ``AXIS_ALONG_Y_MIN``) is farther from it
+than this fraction of the threshold (plus 1e-12): its vectorised arithmetic may differ
+from `classify`'s in the last bits, never by that much."""
+
+
+def _clear_of(value: np.ndarray, threshold: float) -> bool:
+    """True when every value is far enough from `threshold` that the last bits of its
+    arithmetic cannot put it on the other side (`REFIT_MARGIN`)."""
+    band = REFIT_MARGIN * threshold + 1e-12
+    return bool((np.abs(np.asarray(value, dtype=float) - threshold) > band).all())
+
+
+def _fixed_case(reason: str) -> int:
+    """Which of `_classify_plain`'s two rules made a body with two chassis points fixed:
+    0, a third chassis point off their axis; 2, every point on that axis."""
+    return 0 if reason.startswith("shares ") else 2
+
+
+def refit(car: Car, base: Topology, bodies: Collection[str]) -> dict[str, BodyJoint] | None:
+    """The joints of `bodies` for `car`, a car with `base`'s bodies, dampers and rack
+    whose points moved (a design of a study), when each keeps its joint class in `base`:
+    the same kind, parameters, reason and parts, the frames computed from `car`'s points
+    by `classify`'s rules (`screws.frames_from_axes` for all the bodies at once).
+
+    None when that is not certain, and `classify` must answer: a body's class would
+    change (a wishbone's ball joint moved onto its pivot axis...), a distance lies within
+    `REFIT_MARGIN` of one of `classify`'s thresholds (it may raise there), or a body is
+    a T-bar lever (its frame comes from its bar). tests/test_topology_refit.py compares
+    with `classify` on random moves. Units: mm.
+    """
+    pts = car.point_map()
+    chassis = set(car.body(CHASSIS).points)
+    damper_of = {d.body: d for d in car.dampers}
+    by_name = {b.name: b for b in car.bodies}
+    axes: list[np.ndarray] = []
+    origins: list[np.ndarray] = []
+    # per body: its base joint and where its frame comes from (row of `axes`, or a
+    # fixed 4x4 frame)
+    plan: list[tuple[BodyJoint, int | np.ndarray]] = []
+    coincide: list[float] = []  # distances that must not be below COINCIDENT_MM
+    lines: list[tuple[np.ndarray, np.ndarray, np.ndarray, bool]] = []  # (p, a, b, off?)
+    try:
+        for name in bodies:
+            j = base.joint(name)
+            b = by_name[name]
+            if j.kind == "damper":
+                d = damper_of[name]
+                c, m = pts[d.chassis_point], pts[d.moving_point]
+                coincide.append(float(np.linalg.norm(m - c)))
+                axes.append(m - c)
+                origins.append(c)
+                plan.append((j, len(axes) - 1))
+                continue
+            if j.kind == "rack":
+                assert car.rack is not None and car.rack.body == name
+                e0, e1 = car.rack.end_points
+                coincide.append(float(np.linalg.norm(pts[e1] - pts[e0])))
+                if not coincide[-1] > COINCIDENT_MM:
+                    return None
+                axis = pts[e1] - pts[e0]
+                axis = axis / np.linalg.norm(axis)
+                if not _clear_of(abs(axis[1]), AXIS_ALONG_Y_MIN) or abs(axis[1]) < AXIS_ALONG_Y_MIN:
+                    return None
+                axes.append(axis if axis[1] > 0 else -axis)
+                origins.append(pts[e0])
+                plan.append((j, len(axes) - 1))
+                continue
+            if j.kind == "tbar" or name == (car.rack.body if car.rack else None):
+                return None
+            shared = [p for p in b.points if p in chassis]
+            others = [p for p in b.points if p not in chassis]
+            if len(shared) >= 2:
+                a, e = pts[shared[0]], pts[shared[1]]
+                coincide.append(float(np.linalg.norm(e - a)))
+                lines += [(pts[p], a, e, True) for p in shared[2:]]
+                lines += [(pts[p], a, e, False) for p in others]
+                if j.kind == "revolute":
+                    axes.append(e - a)
+                    origins.append(a)
+                    plan.append((j, len(axes) - 1))
+                elif j.kind == "fixed":
+                    plan.append((j, np.eye(4)))
+                else:
+                    return None
+            elif len(shared) == 1:
+                c = pts[shared[0]]
+                if j.kind == "universal" and len(b.points) == 2:
+                    coincide.append(float(np.linalg.norm(pts[others[0]] - c)))
+                    axes.append(pts[others[0]] - c)
+                    origins.append(c)
+                    plan.append((j, len(axes) - 1))
+                elif j.kind == "spherical" and len(b.points) != 2:
+                    plan.append((j, transform(np.eye(3), c)))
+                else:
+                    return None
+            elif len(b.points) == 2:
+                if j.kind != "link5":
+                    return None
+                a, e = pts[b.points[0]], pts[b.points[1]]
+                coincide.append(float(np.linalg.norm(e - a)))
+                axes.append(e - a)
+                origins.append(a)
+                plan.append((j, len(axes) - 1))
+            else:
+                if j.kind != "free6":
+                    return None
+                centroid = np.mean([pts[p] for p in b.points], axis=0)
+                plan.append((j, transform(np.eye(3), centroid)))
+    except (KeyError, StopIteration):
+        return None
+    if coincide and not (
+        _clear_of(np.array(coincide), COINCIDENT_MM) and min(coincide) > COINCIDENT_MM
+    ):
+        return None
+    if lines:
+        P = np.array([ln[0] for ln in lines])
+        A = np.array([ln[1] for ln in lines])
+        B = np.array([ln[2] for ln in lines])
+        d = B - A
+        d = d / np.linalg.norm(d, axis=1)[:, None]
+        r = P - A
+        dist = np.linalg.norm(r - np.sum(r * d, axis=1)[:, None] * d, axis=1)
+        if not _clear_of(dist, ON_LINE_MM):
+            return None
+        off = dist > ON_LINE_MM
+        shared_off = np.array([ln[3] for ln in lines])
+        at = 0
+        for j, _ in plan:
+            b = by_name[j.body]
+            if j.kind not in ("revolute", "fixed") or sum(p in chassis for p in b.points) < 2:
+                continue
+            n = len(b.points) - 2
+            o, s_ = off[at : at + n], shared_off[at : at + n]
+            at += n
+            # classify's order: a shared point off the axis makes it fixed (one reason),
+            # else a moving point off it revolute, else fixed (the other reason)
+            sub = 0 if (o & s_).any() else (1 if (o & ~s_).any() else 2)
+            if sub != {"revolute": 1}.get(j.kind, _fixed_case(j.reason)):
+                return None
+    frames = frames_from_axes(np.array(axes), np.array(origins)) if axes else np.zeros((0, 4, 4))
+    out: dict[str, BodyJoint] = {}
+    for j, where in plan:
+        frame = frames[where] if isinstance(where, int) else where
+        parts = tuple(dataclasses.replace(p, frame=frame) for p in j.parts)
+        out[j.body] = dataclasses.replace(j, parts=parts)
+    return out
 
 
 # -- anti-roll bars ----------------------------------------------------------------

@@ -89,10 +89,28 @@ def refill_reduced(
     return dataclasses.replace(tab, arrays=tuple(arrays))  # same layout, new numbers
 
 
+RANDOM_POSITIONS = ("engine_reduced", "random_positions")
+"""``model.derived`` key of `random_positions`."""
+
+
+def random_states(n_params: int) -> np.ndarray:
+    """The three random states (n_params, 3), rad or mm, at which a point copy that
+    moves at all moves (the draw `KinematicModel._active_pairs` makes too)."""
+    return np.random.default_rng(0).uniform(-0.5, 0.5, size=(n_params, 3))
+
+
+def random_positions(model: KinematicModel) -> np.ndarray:
+    """Every point copy at `random_states` (n_inst, 3, 3), mm (cached per model; the DOE
+    seeds it with the same numbers computed from its base car's transforms)."""
+    return model.derived.get(
+        RANDOM_POSITIONS,
+        lambda: model.instance_positions(random_states(model.n_params), False)[0],
+    )
+
+
 def _moving(model: KinematicModel) -> np.ndarray:
     """Which point copies move at all (as `_build_reduced` judges them)."""
-    rng = np.random.default_rng(0)
-    P, _ = model.instance_positions(rng.uniform(-0.5, 0.5, size=(model.n_params, 3)), False)
+    P = random_positions(model)
     return np.asarray(np.abs(P - model.inst_design[:, :, None]).max(axis=(1, 2)) > 1e-6)
 
 
@@ -166,8 +184,7 @@ def _build_reduced(model: KinematicModel) -> KernelTables | None:
             if int(k) not in gone_params:
                 block_of[int(k)] = b
     # Which copies move at all (as `KinematicModel._active_pairs` judges pairs).
-    rng = np.random.default_rng(0)
-    P, _ = model.instance_positions(rng.uniform(-0.5, 0.5, size=(model.n_params, 3)), False)
+    P = random_positions(model)
     moves = np.abs(P - model.inst_design[:, :, None]).max(axis=(1, 2)) > 1e-6
     fixed = model.inst_part < model.n_fixed_parts
     # rows: (a, b, axis, kind, length, stroke parameter)
