@@ -30,7 +30,6 @@ Units: mm, rad.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -354,16 +353,18 @@ def refit(car: Car, base: Topology, bodies: Collection[str]) -> dict[str, BodyJo
     # per body: its base joint and where its frame comes from (row of `axes`, or a
     # fixed 4x4 frame)
     plan: list[tuple[BodyJoint, int | np.ndarray]] = []
-    coincide: list[float] = []  # distances that must not be below COINCIDENT_MM
+    coincide: list[np.ndarray] = []  # vectors whose length must not be below COINCIDENT_MM
     lines: list[tuple[np.ndarray, np.ndarray, np.ndarray, bool]] = []  # (p, a, b, off?)
+    on_lines: list[tuple[BodyJoint, int]] = []  # a body with two chassis points, its lines
+    joint_of = {j.body: j for j in base.joints}
     try:
         for name in bodies:
-            j = base.joint(name)
+            j = joint_of[name]
             b = by_name[name]
             if j.kind == "damper":
                 d = damper_of[name]
                 c, m = pts[d.chassis_point], pts[d.moving_point]
-                coincide.append(float(np.linalg.norm(m - c)))
+                coincide.append(m - c)
                 axes.append(m - c)
                 origins.append(c)
                 plan.append((j, len(axes) - 1))
@@ -371,11 +372,11 @@ def refit(car: Car, base: Topology, bodies: Collection[str]) -> dict[str, BodyJo
             if j.kind == "rack":
                 assert car.rack is not None and car.rack.body == name
                 e0, e1 = car.rack.end_points
-                coincide.append(float(np.linalg.norm(pts[e1] - pts[e0])))
-                if not coincide[-1] > COINCIDENT_MM:
-                    return None
                 axis = pts[e1] - pts[e0]
-                axis = axis / np.linalg.norm(axis)
+                length = np.linalg.norm(axis)
+                if not (length > COINCIDENT_MM and _clear_of(length, COINCIDENT_MM)):
+                    return None
+                axis = axis / length
                 if not _clear_of(abs(axis[1]), AXIS_ALONG_Y_MIN) or abs(axis[1]) < AXIS_ALONG_Y_MIN:
                     return None
                 axes.append(axis if axis[1] > 0 else -axis)
@@ -388,9 +389,10 @@ def refit(car: Car, base: Topology, bodies: Collection[str]) -> dict[str, BodyJo
             others = [p for p in b.points if p not in chassis]
             if len(shared) >= 2:
                 a, e = pts[shared[0]], pts[shared[1]]
-                coincide.append(float(np.linalg.norm(e - a)))
+                coincide.append(e - a)
                 lines += [(pts[p], a, e, True) for p in shared[2:]]
                 lines += [(pts[p], a, e, False) for p in others]
+                on_lines.append((j, len(b.points) - 2))
                 if j.kind == "revolute":
                     axes.append(e - a)
                     origins.append(a)
@@ -402,7 +404,7 @@ def refit(car: Car, base: Topology, bodies: Collection[str]) -> dict[str, BodyJo
             elif len(shared) == 1:
                 c = pts[shared[0]]
                 if j.kind == "universal" and len(b.points) == 2:
-                    coincide.append(float(np.linalg.norm(pts[others[0]] - c)))
+                    coincide.append(pts[others[0]] - c)
                     axes.append(pts[others[0]] - c)
                     origins.append(c)
                     plan.append((j, len(axes) - 1))
@@ -414,7 +416,7 @@ def refit(car: Car, base: Topology, bodies: Collection[str]) -> dict[str, BodyJo
                 if j.kind != "link5":
                     return None
                 a, e = pts[b.points[0]], pts[b.points[1]]
-                coincide.append(float(np.linalg.norm(e - a)))
+                coincide.append(e - a)
                 axes.append(e - a)
                 origins.append(a)
                 plan.append((j, len(axes) - 1))
@@ -425,10 +427,10 @@ def refit(car: Car, base: Topology, bodies: Collection[str]) -> dict[str, BodyJo
                 plan.append((j, transform(np.eye(3), centroid)))
     except (KeyError, StopIteration):
         return None
-    if coincide and not (
-        _clear_of(np.array(coincide), COINCIDENT_MM) and min(coincide) > COINCIDENT_MM
-    ):
-        return None
+    if coincide:
+        lengths = np.linalg.norm(np.array(coincide), axis=1)
+        if not (_clear_of(lengths, COINCIDENT_MM) and (lengths > COINCIDENT_MM).all()):
+            return None
     if lines:
         P = np.array([ln[0] for ln in lines])
         A = np.array([ln[1] for ln in lines])
@@ -442,11 +444,7 @@ def refit(car: Car, base: Topology, bodies: Collection[str]) -> dict[str, BodyJo
         off = dist > ON_LINE_MM
         shared_off = np.array([ln[3] for ln in lines])
         at = 0
-        for j, _ in plan:
-            b = by_name[j.body]
-            if j.kind not in ("revolute", "fixed") or sum(p in chassis for p in b.points) < 2:
-                continue
-            n = len(b.points) - 2
+        for j, n in on_lines:
             o, s_ = off[at : at + n], shared_off[at : at + n]
             at += n
             # classify's order: a shared point off the axis makes it fixed (one reason),
@@ -458,8 +456,8 @@ def refit(car: Car, base: Topology, bodies: Collection[str]) -> dict[str, BodyJo
     out: dict[str, BodyJoint] = {}
     for j, where in plan:
         frame = frames[where] if isinstance(where, int) else where
-        parts = tuple(dataclasses.replace(p, frame=frame) for p in j.parts)
-        out[j.body] = dataclasses.replace(j, parts=parts)
+        parts = tuple(Part(p.body, p.chain, frame, p.params, p.points) for p in j.parts)
+        out[j.body] = BodyJoint(j.body, j.kind, j.params, j.reason, parts)
     return out
 
 

@@ -120,6 +120,17 @@ def _links(model: KinematicModel, inputs: set[int]) -> dict[int, _Link]:
     fixed_names = {
         model.inst_point[i] for i in range(len(model.inst_part)) if model.inst_part[i] == 0
     }
+    fixed_list = list(fixed_names)
+    fixed_xyz = np.array([pts[p] for p in fixed_list]).reshape(-1, 3)
+
+    def at_origin(origin: np.ndarray) -> list[str]:
+        """The fixed points within 1e-9 mm of `origin`: the candidates found for all of
+        them at once, then each judged by the scalar norm (the rule's exact numbers)."""
+        near = np.flatnonzero(np.linalg.norm(fixed_xyz - origin, axis=1) < 2e-9).tolist()
+        return [
+            fixed_list[k] for k in near if np.linalg.norm(pts[fixed_list[k]] - origin) < 1e-9
+        ]
+
     out: dict[int, _Link] = {}
     for i, part in enumerate(model.parts):
         if part.chain not in LINK_CHAINS:
@@ -135,7 +146,7 @@ def _links(model: KinematicModel, inputs: set[int]) -> dict[int, _Link]:
             kind, stroke = 1, -1
         elif part.chain == "damper_rod" and len(part.points) == 1:
             origin = part.frame[:3, 3]
-            chassis = [p for p in fixed_names if np.linalg.norm(pts[p] - origin) < 1e-9]
+            chassis = at_origin(origin)
             if len(chassis) != 1 or part.params[2] not in inputs:
                 continue
             ends = (chassis[0], part.points[0])
