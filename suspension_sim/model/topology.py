@@ -319,7 +319,7 @@ than this fraction of the threshold (plus 1e-12): its vectorised arithmetic may 
 from `classify`'s in the last bits, never by that much."""
 
 
-def _clear_of(value: np.ndarray, threshold: float) -> bool:
+def _clear_of(value: np.ndarray | float, threshold: float) -> bool:
     """True when every value is far enough from `threshold` that the last bits of its
     arithmetic cannot put it on the other side (`REFIT_MARGIN`)."""
     band = REFIT_MARGIN * threshold + 1e-12
