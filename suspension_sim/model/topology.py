@@ -373,7 +373,7 @@ def refit(car: Car, base: Topology, bodies: Collection[str]) -> dict[str, BodyJo
                 assert car.rack is not None and car.rack.body == name
                 e0, e1 = car.rack.end_points
                 axis = pts[e1] - pts[e0]
-                length = np.linalg.norm(axis)
+                length = float(np.linalg.norm(axis))
                 if not (length > COINCIDENT_MM and _clear_of(length, COINCIDENT_MM)):
                     return None
                 axis = axis / length
