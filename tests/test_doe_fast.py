@@ -452,3 +452,43 @@ def test_a_motion_that_differs_per_design_runs_by_the_reference(model: ss.Model)
             got = fb.run(run.model(row)[0])
             assert got is not None and [g is not None for g in got] == [True, False]
     doe_fast._RUNNERS.clear()
+
+
+def test_plain_motions_are_the_base_cars_on_every_design(model: ss.Model) -> None:
+    """What lets a design skip building a motion (`doe_batch.PLAIN_KINDS`): every such
+    kind, built in the ``ours`` style on designs built whole (their own pairing and
+    steer sign found by the reference), is the base car's motion, held inputs and
+    targets included; under OptimumK's style a roll is not (its axis is the design's)."""
+    from suspension_sim.explore import doe_batch
+    from suspension_sim.solve.targets import Target
+    from suspension_sim.sweeps.spec import MotionSpec, SweepSpec
+
+    car = model.car
+    wheel, damper = car.wheels[0].name, model.damper_names[0]
+    kinds = {
+        "heave": (None, None),
+        "roll": (None, None),
+        "pitch": (None, None),
+        "steer": (None, "deg"),
+        "bump": (wheel, None),
+        "stroke": (damper, None),
+        "rack": (None, None),
+        "chassis": ("roll", None),
+    }
+    assert set(kinds) == doe_batch.PLAIN_KINDS
+    held = {"rack": 2.0, "z": 1.0}
+    target = {"rack": Target("coordinate", "FL_WC", 0.0, "z", "chassis")}
+    specs = [
+        SweepSpec(k, MotionSpec(k, (-1.0, 0.5, 1.0), of, unit), fixed=held if k == "bump" else {})
+        for k, (of, unit) in kinds.items()
+    ]
+    specs.append(SweepSpec("heave t", MotionSpec("heave", (-1.0, 1.0)), targets=target))
+    for spec in specs:
+        assert doe_batch._plain_motion(spec, "ours")
+    assert not doe_batch._plain_motion(specs[1], "optimumk")
+    for row in designs(model)[[0, 1, 4]]:
+        design = KinematicModel(apply_offsets(car, VARIABLES, row))
+        for spec in specs:
+            assert spec.build(design, "ours") == spec.build(model, "ours"), spec.name
+        # the comparison sees a motion that does read the design
+        assert specs[1].build(design, "optimumk") != specs[1].build(model, "optimumk")

@@ -374,6 +374,11 @@ class FromBase:
         self.base_damper_of = np.zeros(0, dtype=int)
         self.base_ratio: float | None = None
         self.reference_point = np.zeros(3)
+        self.base_seeds: dict[object, object] = {}
+        """The base car's values of `keys`."""
+        self.plain: dict[int, bool] = {}
+        """By the id of each of `motions`: whether `_plain_motion` says it is the base
+        car's on every design whose seeded values are the base car's."""
         try:
             if not engine.kernel_compiled() or checked_mobility(base).redundant:
                 return
@@ -424,6 +429,8 @@ class FromBase:
         self.base_damper_of = ws.damper_of
         self.base_ratio = ws.rack_ratio
         self.keys = tuple(k for k in SEEDED_KEYS if k in base.derived._values)
+        self.base_seeds = {k: base.derived._values[k] for k in self.keys}
+        self.plain = {id(bm): _plain_motion(bm.spec, self.style) for bm in self.motions}
         self.reference_point = _reference_point(base)
         found = structure(base)
         if found is None:
@@ -470,11 +477,18 @@ class FromBase:
         usable: list[BaseMotion] = []
         solved: list[np.ndarray] = []
         residuals: list[np.ndarray] = []
+        # the seeded values equal to the base car's: a motion that reads nothing else of
+        # the design is the base car's (`_plain_motion`), not built again
+        seeded = model.derived._values
+        same_seeds = all(
+            k in seeded and _same_value(seeded[k], v) for k, v in self.base_seeds.items()
+        )
         for bm in self.motions:
             try:
-                with engine.hold_load():
-                    if bm.spec.build(model, self.style) != bm.motion:
-                        continue  # e.g. a roll about the design's own roll axis
+                if not (same_seeds and self.plain[id(bm)]):
+                    with engine.hold_load():
+                        if bm.spec.build(model, self.style) != bm.motion:
+                            continue  # e.g. a roll about the design's own roll axis
                 # the limit checks of `check_states` and of `run_sweep`, whose bounds
                 # follow the design's damper lengths
                 held = np.where(bm.held, bm.strokes, 0.0)
@@ -506,6 +520,29 @@ class FromBase:
         if not done:
             return None
         return [done.get(id(bm)) for bm in self.motions]
+
+
+PLAIN_KINDS = frozenset(("heave", "roll", "pitch", "steer", "bump", "stroke", "rack", "chassis"))
+"""Motion kinds whose build in the ``ours`` style reads of the model only names, the
+workbook's options and steering ratio (the same on every design of a study) and the
+`SEEDED_KEYS` values (the damper-wheel pairing, the left-turn rack sign): `sweeps.motions`
+heave, roll, pitch (contact targets of each damper's wheel), steer (the rack per degree:
+ratio x sign), bump (the wheel's damper), stroke, rack, chassis."""
+
+
+def _plain_motion(spec: SweepSpec, style: str) -> bool:
+    """True when `spec` builds the same motion on every design whose seeded values are
+    the base car's (`PLAIN_KINDS` in the ``ours`` style; held inputs and targets are
+    names and numbers, `SweepSpec.held_state`): it need not be built per design."""
+    motions = [spec.motion] + ([spec.grid] if spec.grid is not None else [])
+    return style == "ours" and all(m.kind in PLAIN_KINDS for m in motions)
+
+
+def _same_value(a: object, b: object) -> bool:
+    """Equal seeded values (a dict, a float or an array)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b)
+    return bool(a == b)
 
 
 def _reference_point(model: KinematicModel) -> np.ndarray:
@@ -583,25 +620,34 @@ def _clear_of_branches(
     from suspension_sim.solve import engine
     from suspension_sim.solve.continuation import JUMP_FLOOR_MM, JUMP_RATIO
 
-    rows: list[np.ndarray] = []
+    # the positions at design, then per motion at each step's prediction and solution
+    # (each step's previous pose is the design or the step before: not computed twice)
+    n_q = solved[0].shape[1]
+    rows: list[np.ndarray] = [np.zeros((1, n_q))]
     for bm, Q in zip(motions, solved, strict=True):
-        prev = np.vstack([np.zeros((1, Q.shape[1])), Q[:-1]])  # design, then each step
-        base_prev = np.vstack([np.zeros((1, Q.shape[1])), bm.params[:-1]])
-        rows += [prev, prev + (bm.params - base_prev), Q]
-    P = engine.chassis_points_compiled(model, np.vstack(rows))  # (3 * S_total, n_inst, 3)
-    order, starts = model.derived.get(("doe_batch", "bodies"), lambda: _body_runs(model))
-    at = 0
-    clear: list[bool] = []
+        prev = np.vstack([np.zeros((1, n_q)), Q[:-1]])  # design, then each step
+        base_prev = np.vstack([np.zeros((1, n_q)), bm.params[:-1]])
+        rows += [prev + (bm.params - base_prev), Q]
+    P = engine.chassis_points_compiled(model, np.vstack(rows))  # (1 + 2 S_total, n_inst, 3)
+    design = P[:1]
+    prev_l, pred_l, got_l = [], [], []
+    at = 1
     for Q in solved:
         n = len(Q)
-        prev, pred, got = P[at : at + n], P[at + n : at + 2 * n], P[at + 2 * n : at + 3 * n]
-        at += 3 * n
-        moved = np.sqrt(((pred - prev) ** 2).sum(axis=2))  # (S, n_inst)
-        off = np.sqrt(((got - pred) ** 2).sum(axis=2))
-        moved_b = np.maximum.reduceat(moved[:, order], starts, axis=1)
-        off_b = np.maximum.reduceat(off[:, order], starts, axis=1)
-        clear.append(bool((off_b <= JUMP_RATIO * moved_b + JUMP_FLOOR_MM).all()))
-    return clear
+        pred, got = P[at : at + n], P[at + n : at + 2 * n]
+        at += 2 * n
+        prev_l += [design, got[:-1]]
+        pred_l.append(pred)
+        got_l.append(got)
+    prev, pred, got = np.concatenate(prev_l), np.concatenate(pred_l), np.concatenate(got_l)
+    moved = np.sqrt(((pred - prev) ** 2).sum(axis=2))  # (S_total, n_inst)
+    off = np.sqrt(((got - pred) ** 2).sum(axis=2))
+    order, starts = model.derived.get(("doe_batch", "bodies"), lambda: _body_runs(model))
+    moved_b = np.maximum.reduceat(moved[:, order], starts, axis=1)
+    off_b = np.maximum.reduceat(off[:, order], starts, axis=1)
+    ok = np.all(off_b <= JUMP_RATIO * moved_b + JUMP_FLOOR_MM, axis=1)
+    ends = np.cumsum([0] + [len(Q) for Q in solved])
+    return [bool(ok[a:b].all()) for a, b in itertools.pairwise(ends)]
 
 
 def _body_runs(model: KinematicModel) -> tuple[np.ndarray, np.ndarray]:
