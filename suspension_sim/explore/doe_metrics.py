@@ -53,8 +53,10 @@ from suspension_sim.solve.batch import chassis_transforms
 from suspension_sim.solve.problem import blas_controller
 
 if TYPE_CHECKING:  # pragma: no cover
+    from suspension_sim.metrics.batch import CompiledArgs
     from suspension_sim.model import KinematicModel
     from suspension_sim.solve.batch import BatchResult
+    from suspension_sim.solve.engine_tables import KernelTables
 
 
 def same_wheels(a: WheelSet, b: WheelSet) -> bool:
@@ -142,6 +144,55 @@ def designs_metrics(
     return out
 
 
+ARGS_KEY = ("metrics", "batch_kernel_args")
+"""``model.derived`` key of `metrics.batch.compiled_args`."""
+TABLE_NUMBERS = frozenset((4, 6, 25))
+"""The kernel tables' arrays that hold coordinates (frames, local points, link lengths:
+`engine_tables.refill_tables`, `engine_reduced.refill_reduced`); the rest is layout."""
+
+
+def _share_args(template: CompiledArgs, first: KinematicModel, model: KinematicModel) -> None:
+    """Seed `model`'s `compiled_args` with `template` (those of `first`, a design of the
+    same structure and wheel set) and `model`'s own kernel tables of the same kind (the
+    reduced or the full ones), when those have `template`'s layout: every entry of
+    `CompiledArgs` but the tables is indexes that follow from that layout, the wheel set
+    and the parts. Otherwise nothing (`compiled_args` builds them)."""
+    from suspension_sim.solve.engine_reduced import reduced_tables
+    from suspension_sim.solve.engine_tables import kernel_tables
+
+    if ARGS_KEY in model.derived._values:
+        return
+    if template.tables is first.derived._values.get("engine_reduced_tables"):
+        tab = reduced_tables(model)
+    elif template.tables is first.derived._values.get("engine_kernel_tables"):
+        tab = kernel_tables(model)
+    else:
+        return
+    if tab is None or not _same_layout(template.tables, tab):
+        return
+    model.derived.get(ARGS_KEY, lambda: dataclasses.replace(template, tables=tab))
+
+
+def _same_layout(a: KernelTables, b: KernelTables) -> bool:
+    """Kernel tables of the same layout (all but `TABLE_NUMBERS` equal)."""
+    if (a.n_blocks, a.max_rows, a.max_cols, a.n_params, a.k_max, a.n_parts, a.n_inst) != (
+        b.n_blocks,
+        b.max_rows,
+        b.max_cols,
+        b.n_params,
+        b.k_max,
+        b.n_parts,
+        b.n_inst,
+    ) or len(a.arrays) != len(b.arrays):
+        return False
+    if not np.array_equal(a.inputs, b.inputs):
+        return False
+    return all(
+        k in TABLE_NUMBERS or x is y or (x.shape == y.shape and np.array_equal(x, y))
+        for k, (x, y) in enumerate(zip(a.arrays, b.arrays, strict=True))
+    )
+
+
 def _group(
     plan: JointPlan,
     base: WheelSet,
@@ -153,10 +204,15 @@ def _group(
     Rs: list[np.ndarray] = []
     ts: list[np.ndarray] = []
     inputs: dict[Slot, list[np.ndarray]] = {}
+    template: CompiledArgs | None = None
     for model, result in group:
         if not bool(np.all(result.converged)):
             raise ValueError("designs_metrics takes converged states only")
         st = base  # equal to the design's own (`designs_metrics`), so not built again
+        if template is None:
+            template = compiled_args(model, st)
+        else:
+            _share_args(template, group[0][0], model)
         kins.append(
             kinematics_compiled(
                 model,
