@@ -492,3 +492,21 @@ def test_plain_motions_are_the_base_cars_on_every_design(model: ss.Model) -> Non
             assert spec.build(design, "ours") == spec.build(model, "ours"), spec.name
         # the comparison sees a motion that does read the design
         assert specs[1].build(design, "optimumk") != specs[1].build(model, "optimumk")
+
+
+def test_shared_metric_arguments_are_the_built_ones(model: ss.Model, specs: list) -> None:
+    """A design's compiled metric arguments taken from another design of the group
+    (`doe_metrics._share_args`) equal those built for it, entry by entry."""
+    from suspension_sim.explore import doe_metrics
+    from suspension_sim.metrics.batch import compiled_args
+
+    run, _ = _kernel_runner(model, specs)
+    assert run.wheels is not None
+    rows = designs(model)
+    first, _ = run.model(rows[0])
+    template = compiled_args(first, run.wheels)
+    shared, _ = run.model(rows[1])
+    doe_metrics._share_args(template, first, shared)
+    assert doe_metrics.ARGS_KEY in shared.derived._values
+    built, _ = run.model(rows[1])
+    assert _same(compiled_args(shared, run.wheels), compiled_args(built, run.wheels))
