@@ -236,6 +236,7 @@ def dask_scaling(
                 after = sum(client.run(time.process_time).values()) + time.process_time()
                 got.append(s.designs_per_second)
                 cpu.append(designs / (after - before))
+            client.run(doe.quiet_worker_logs)  # the workers' stop, as run_doe's own
         medians[workers] = statistics.median(got)
         per = [g / workers for g in got]
         print(
