@@ -44,6 +44,7 @@ Units: mm, rad (joint parameters), deg (chassis angles).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
@@ -228,8 +229,9 @@ def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) 
         return False
     data = lay.sign * dP[lay.inst, lay.slot, lay.axis, 0]
     rows = np.repeat(np.arange(lay.shape[0]), np.diff(lay.indptr))
-    J = np.zeros(lay.shape)
-    np.add.at(J, (rows, lay.indices), data)
+    J = np.bincount(rows * n + lay.indices, weights=data, minlength=lay.shape[0] * n).reshape(
+        lay.shape
+    )
     Jx, Ju = J[:, st.x], J[:, st.u]
     if np.any(Jx[~st.mask]):
         return False
@@ -269,7 +271,7 @@ def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) 
         for j, w in enumerate(wheels):
             M[:, j] = np.linalg.norm(rates[inst[(w.centre, w.body)], :, : len(dampers)], axis=0)
         rows = np.arange(len(dampers))
-        perms = np.array(list(itertools.permutations(rows)), dtype=np.int64).reshape(-1, len(rows))
+        perms = _permutations(len(rows))
         totals = M[rows, perms].sum(axis=1)
         best = int(np.argmax(totals))
         others = np.delete(totals, best)
@@ -299,6 +301,14 @@ def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) 
     for key, value in seeds.items():
         model.derived.get(key, lambda v=value: v)  # type: ignore[misc]
     return True
+
+
+@functools.cache
+def _permutations(n: int) -> np.ndarray:
+    """Every ordering of range(n), (n!, n) (the pairing's brute force; kept per n)."""
+    out = np.array(list(itertools.permutations(range(n))), dtype=np.int64).reshape(-1, n)
+    out.flags.writeable = False
+    return out
 
 
 def _primary_dampers(model: KinematicModel, J: np.ndarray, dP: np.ndarray) -> np.ndarray | None:

@@ -388,6 +388,9 @@ class DesignRunner:
         self.metric_columns = [c for c in self.columns if c not in reserved]
         self.col = {c: k for k, c in enumerate(self.metric_columns)}
         self.text_cols = [c for c in self.metric_columns if c in STRING_COLUMNS]
+        self._takes: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[np.ndarray, ...]] = {}
+        """By (a motion's swept columns, the metrics' names): which metric columns of the
+        table (first array) take which metric (second) (`_rows`)."""
         self.base = KinematicModel(car)
         self.moved = frozenset(
             p for v in self.variables for p in (v.point, v.twin) if p is not None
@@ -599,14 +602,21 @@ class DesignRunner:
                     k = self.col.get(c)
                     if k is not None:
                         out[solved, k] = res.values[:, j]
-                take = [
-                    (self.col[c], i)
-                    for i, c in enumerate(names)
-                    if c not in front and c in self.col
-                ]
-                if take:
-                    dst, src = zip(*take, strict=True)
-                    out[np.ix_(solved, list(dst))] = chunk[:, list(src)]
+                key = (tuple(front), tuple(names))
+                found = self._takes.get(key)
+                if found is None:
+                    take = [
+                        (self.col[c], i)
+                        for i, c in enumerate(names)
+                        if c not in front and c in self.col
+                    ]
+                    pairs = list(zip(*take, strict=True)) if take else [(), ()]
+                    found = (np.array(pairs[0], dtype=np.int64), np.array(pairs[1], dtype=np.int64))
+                    if len(self._takes) < 64:
+                        self._takes[key] = found
+                dst, src = found
+                if len(dst):
+                    out[np.ix_(np.asarray(solved), dst)] = chunk[:, src]
                 assert res.rows is not None
                 limits = res.rows.limits
                 for t, c in enumerate(self.text_cols):
