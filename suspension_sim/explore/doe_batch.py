@@ -303,6 +303,17 @@ def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) 
     return True
 
 
+def _wheel_rows(model: KinematicModel) -> tuple[np.ndarray, ...]:
+    """Per wheel (row) and slot of its centre's copy: the row, the slot's parameter, the
+    copy and the slot (`_primary_dampers` sums the copy's z rates into the rows)."""
+    out: list[tuple[int, int, int, int]] = []
+    for r, w in enumerate(model.car.wheels):
+        i = model.inst_index[(w.centre, w.body)]
+        out += [(r, int(p), i, k) for k, p in enumerate(model.inst_slots[i]) if p >= 0]
+    arr = np.array(out, dtype=np.int64).reshape(-1, 4)
+    return tuple(np.ascontiguousarray(arr[:, j]) for j in range(4))
+
+
 @functools.cache
 def _permutations(n: int) -> np.ndarray:
     """Every ordering of range(n), (n!, n) (the pairing's brute force; kept per n)."""
@@ -321,21 +332,15 @@ def _primary_dampers(model: KinematicModel, J: np.ndarray, dP: np.ndarray) -> np
 
     wheels = model.car.wheels
     n = model.n_params
-    rows = []
-    for w in wheels:
-        i = model.inst_index[(w.centre, w.body)]
-        row = np.zeros(n)
-        for slot, p in enumerate(model.inst_slots[i]):
-            if p >= 0:
-                row[p] += dP[i, slot, 2, 0]
-        rows.append(row)
+    row, param, copy, slot = model.derived.get(
+        ("doe_batch", "wheel_rows"), lambda: _wheel_rows(model)
+    )
+    B = np.zeros((len(wheels) + (model.topology.rack_param is not None), n))
+    np.add.at(B, (row, param), dP[copy, slot, 2, 0])  # each wheel centre's z rate
     if model.topology.rack_param is not None:
-        row = np.zeros(n)
-        row[model.topology.rack_param] = 1.0
-        rows.append(row)
-    B = np.array(rows).reshape(len(rows), n)
+        B[-1, model.topology.rack_param] = 1.0
     A = np.vstack([J, B])
-    rhs = np.vstack([np.zeros((J.shape[0], len(rows))), np.eye(len(rows))])
+    rhs = np.vstack([np.zeros((J.shape[0], len(B))), np.eye(len(B))])
     try:  # square and regular when the checks above passed: lstsq's answer, cheaper
         dq = np.linalg.solve(A, rhs)
     except np.linalg.LinAlgError:
@@ -384,6 +389,9 @@ class FromBase:
         self.base_damper_of = np.zeros(0, dtype=int)
         self.base_ratio: float | None = None
         self.reference_point = np.zeros(3)
+        self.copies: dict[object, object] = {}
+        """What the base car's point copies give (`_body_runs`, `_wheel_rows`), seeded
+        in a design of its structure (the same copies) under the same keys."""
         self.base_seeds: dict[object, object] = {}
         """The base car's values of `keys`."""
         self.plain: dict[int, bool] = {}
@@ -447,6 +455,10 @@ class FromBase:
             return
         fixed = not (set(moved) & wheel_points(base))
         self.structure = dataclasses.replace(found, wheels_fixed=fixed)
+        self.copies = {
+            ("doe_batch", "bodies"): _body_runs(base),
+            ("doe_batch", "wheel_rows"): _wheel_rows(base),
+        }
         self.ready = True
 
     def same_wheels(self, model: KinematicModel) -> bool | None:
@@ -481,7 +493,11 @@ class FromBase:
         from suspension_sim.solve.inputs import within_limits
         from suspension_sim.solve.pose import chassis_transform
 
-        if self.structure is None or not design_checks(model, self.structure, self.keys):
+        if self.structure is None:
+            return None
+        for key, value in self.copies.items():  # the base car's copies are the design's
+            model.derived.get(key, lambda v=value: v)  # type: ignore[misc]
+        if not design_checks(model, self.structure, self.keys):
             return None
         same_frame = np.array_equal(_reference_point(model), self.reference_point)
         usable: list[BaseMotion] = []
@@ -638,7 +654,9 @@ def _clear_of_branches(
         prev = np.vstack([np.zeros((1, n_q)), Q[:-1]])  # design, then each step
         base_prev = np.vstack([np.zeros((1, n_q)), bm.params[:-1]])
         rows += [prev + (bm.params - base_prev), Q]
-    P = engine.chassis_points_compiled(model, np.vstack(rows))  # (1 + 2 S_total, n_inst, 3)
+    order, starts = model.derived.get(("doe_batch", "bodies"), lambda: _body_runs(model))
+    # (1 + 2 S_total, n_inst, 3), the copies in body order
+    P = engine.chassis_points_compiled(model, np.vstack(rows))[:, order]
     design = P[:1]
     prev_l, pred_l, got_l = [], [], []
     at = 1
@@ -652,9 +670,8 @@ def _clear_of_branches(
     prev, pred, got = np.concatenate(prev_l), np.concatenate(pred_l), np.concatenate(got_l)
     moved = np.sqrt(((pred - prev) ** 2).sum(axis=2))  # (S_total, n_inst)
     off = np.sqrt(((got - pred) ** 2).sum(axis=2))
-    order, starts = model.derived.get(("doe_batch", "bodies"), lambda: _body_runs(model))
-    moved_b = np.maximum.reduceat(moved[:, order], starts, axis=1)
-    off_b = np.maximum.reduceat(off[:, order], starts, axis=1)
+    moved_b = np.maximum.reduceat(moved, starts, axis=1)
+    off_b = np.maximum.reduceat(off, starts, axis=1)
     ok = np.all(off_b <= JUMP_RATIO * moved_b + JUMP_FLOOR_MM, axis=1)
     ends = np.cumsum([0] + [len(Q) for Q in solved])
     return [bool(ok[a:b].all()) for a, b in itertools.pairwise(ends)]
