@@ -195,7 +195,8 @@ def refill_model(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> Kin
     model.car = car
     model.topology = dataclasses.replace(base.topology, joints=joints)
     model.n_params = len(model.topology.param_names)
-    model._build_parts()
+    if refitted is None or not _refill_parts(base, model):
+        model._build_parts()
     if not _refill_instances(base, model):
         model._build_instances()
     model._layouts = {}
@@ -208,6 +209,37 @@ def refill_model(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> Kin
 
         model.derived.get(RANDOM_POSITIONS, lambda: random_p)
     return model
+
+
+PART_INDEXES = ("n_fixed_parts", "kmax", "groups")
+"""What `KinematicModel._build_parts` derives from the parts' chains and parameters alone."""
+
+
+def _refill_parts(base: KinematicModel, model: KinematicModel) -> bool:
+    """`model._build_parts()` when `model`'s joints are `base`'s but for their frames
+    (`refit`): the parts in the same order (the chassis part, the fixed parts, then the
+    moving ones), `PART_INDEXES` taken from `base`, the frames and their inverses
+    computed as that method computes them. False (nothing set) when the parts differ."""
+    from suspension_sim.description import CHASSIS
+    from suspension_sim.model.topology import Part
+
+    fixed_parts = [Part(CHASSIS, "fixed", np.eye(4), (), model.car.body(CHASSIS).points)]
+    moving: list[Part] = []
+    for j in model.topology.joints:
+        for part in j.parts:
+            (fixed_parts if part.chain == "fixed" else moving).append(part)
+    parts = fixed_parts + moving
+    key = [(p.body, p.chain, p.params, p.points) for p in parts]
+    if key != [(p.body, p.chain, p.params, p.points) for p in base.parts]:
+        return False
+    if not all(hasattr(base, name) for name in PART_INDEXES):
+        return False
+    model.parts = parts
+    for name in PART_INDEXES:
+        setattr(model, name, getattr(base, name))
+    model.frame = np.array([p.frame for p in parts])
+    model.frame_inv = np.linalg.inv(model.frame)
+    return True
 
 
 INSTANCE_INDEXES = (
