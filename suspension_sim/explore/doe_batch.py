@@ -449,6 +449,16 @@ class FromBase:
         self.keys = tuple(k for k in SEEDED_KEYS if k in base.derived._values)
         self.base_seeds = {k: base.derived._values[k] for k in self.keys}
         self.plain = {id(bm): _plain_motion(bm.spec, self.style) for bm in self.motions}
+        if not self.motions:
+            return
+        self.limit_rows = (
+            np.vstack([bm.strokes for bm in self.motions]),
+            np.concatenate([bm.rack for bm in self.motions]),
+            np.vstack([np.where(bm.held, bm.strokes, 0.0) for bm in self.motions]),
+            np.cumsum([0] + [len(bm.strokes) for bm in self.motions]),
+        )
+        """Every motion's strokes, rack and held strokes in a row, and where each
+        motion's rows start and end (the limit checks of `run`)."""
         self.reference_point = _reference_point(base)
         found = structure(base)
         if found is None:
@@ -509,21 +519,26 @@ class FromBase:
         same_seeds = all(
             k in seeded and _same_value(seeded[k], v) for k, v in self.base_seeds.items()
         )
+        # the limit checks of `check_states` and of `run_sweep`, whose bounds follow the
+        # design's damper lengths: every motion's states at once
+        strokes, rack, held, ends = self.limit_rows
+        try:
+            ok = within_limits(model, strokes, rack) & within_limits(model, held)
+        except SuspensionSimError:
+            ok = np.zeros(len(strokes), dtype=bool)
+        limits_ok = {
+            id(bm): bool(ok[a:b].all())
+            for bm, (a, b) in zip(self.motions, itertools.pairwise(ends), strict=True)
+        }
         for bm in self.motions:
             try:
                 if not (same_seeds and self.plain[id(bm)]):
                     with engine.hold_load():
                         if bm.spec.build(model, self.style) != bm.motion:
                             continue  # e.g. a roll about the design's own roll axis
-                # the limit checks of `check_states` and of `run_sweep`, whose bounds
-                # follow the design's damper lengths
-                held = np.where(bm.held, bm.strokes, 0.0)
-                if not (
-                    within_limits(model, bm.strokes, bm.rack).all()
-                    and within_limits(model, held).all()
-                ):
-                    continue
             except SuspensionSimError:
+                continue
+            if not limits_ok[id(bm)]:
                 continue
             if same_frame:
                 frames = bm.chassis
