@@ -116,6 +116,9 @@ class Structure:
     """The moving bodies' point copies in a row, and where each body's run starts."""
     wheels_fixed: bool = False
     """The study moves no point the wheel set reads (`wheel_points`)."""
+    partition: bool = False
+    """The blocks cover every row and every column of J_x once (the input tangents are
+    then solved block by block)."""
     local0: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 1, 3, 4, 1)))
     """The parts' local transforms at design and their derivatives, by point copy
     (`positions`): the same for every design of the base car's structure."""
@@ -173,8 +176,24 @@ def structure(base: KinematicModel) -> Structure | None:
     order = np.concatenate(moving) if moving else np.zeros(0, dtype=int)
     starts = np.cumsum([0] + [len(m) for m in moving[:-1]]) if moving else np.zeros(0, int)
     local0 = base.local_transforms(np.zeros((n, 1)))[base.inst_part]
+    every = np.arange(len(x))
+    partition = bool(
+        blocks
+        and np.array_equal(np.sort(np.concatenate([r for r, _ in blocks])), every)
+        and np.array_equal(np.sort(np.concatenate([c for _, c in blocks])), every)
+    )
     return Structure(
-        x, u, blocks, mask, moving, stacks, order, np.asarray(starts, dtype=int), False, local0
+        x,
+        u,
+        blocks,
+        mask,
+        moving,
+        stacks,
+        order,
+        np.asarray(starts, dtype=int),
+        False,
+        partition,
+        local0,
     )
 
 
@@ -235,18 +254,28 @@ def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) 
     Jx, Ju = J[:, st.x], J[:, st.u]
     if np.any(Jx[~st.mask]):
         return False
+    dx = np.empty((len(st.x), len(st.u))) if st.partition else None
     for R, C in st.stacks:  # the blocks of one size together: (k, m, m)
         A = Jx[R, C]
         norms = np.sqrt(np.einsum("kij,kij->kj", A, A))
         if not (norms > 0).all():
             return False
-        s = np.linalg.svd(A / norms[:, None, :], compute_uv=False)
+        if A.shape[1] == 1:  # a 1 x 1 block scaled to its column's norm: +-1
+            s = np.ones((len(A), 1))
+        else:
+            s = np.linalg.svd(A / norms[:, None, :], compute_uv=False)
         if not (s[:, -1] > MARGIN * RANK_TOL * s[:, 0]).all():
             return False
-    try:
-        dx = np.linalg.solve(Jx, -Ju)
-    except np.linalg.LinAlgError:
-        return False
+        if dx is not None:  # J_x is these blocks: each solved on its own
+            try:
+                dx[C[:, 0, :]] = np.linalg.solve(A, -Ju[R[:, :, 0]])
+            except np.linalg.LinAlgError:
+                return False
+    if dx is None:
+        try:
+            dx = np.linalg.solve(Jx, -Ju)
+        except np.linalg.LinAlgError:
+            return False
     dq = np.zeros((n, len(st.u)))
     dq[st.x] = dx
     dq[st.u, np.arange(len(st.u))] = 1.0
