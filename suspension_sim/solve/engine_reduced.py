@@ -127,9 +127,7 @@ def _links(model: KinematicModel, inputs: set[int]) -> dict[int, _Link]:
         """The fixed points within 1e-9 mm of `origin`: the candidates found for all of
         them at once, then each judged by the scalar norm (the rule's exact numbers)."""
         near = np.flatnonzero(np.linalg.norm(fixed_xyz - origin, axis=1) < 2e-9).tolist()
-        return [
-            fixed_list[k] for k in near if np.linalg.norm(pts[fixed_list[k]] - origin) < 1e-9
-        ]
+        return [fixed_list[k] for k in near if np.linalg.norm(pts[fixed_list[k]] - origin) < 1e-9]
 
     out: dict[int, _Link] = {}
     for i, part in enumerate(model.parts):
