@@ -24,7 +24,8 @@ reference runs it: its rows then the reference's by construction):
   `steering.left_turn_rack_sign`), the last two then seeded in ``model.derived``;
 * the design's motions are the base car's states: each is built by the reference
   (`SweepSpec.build`, reading the seeded pairing and sign) and must equal the base
-  car's;
+  car's; a motion that reads nothing else of the design (`PLAIN_KINDS`) is the base
+  car's without being built when the seeded values are the base car's;
 * the design's inputs pass the damper-limit checks `check_states` and `run_sweep`
   make (`solve.inputs.within_limits`, design-dependent through the dampers' design
   lengths; the other input checks read only the states); the link-reach bound

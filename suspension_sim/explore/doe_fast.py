@@ -9,8 +9,10 @@ design, runs `sweeps.run_sweep` per motion and turns each sweep's pandas table i
 dictionaries. `DesignRunner` (one per worker process and study, `runner`) first runs
 the motions on the base car (the workbook's), then per design:
 
-* **model** (`refill_model`): only the bodies carrying a moved point are classified
-  again, by `model.topology.classify` itself; `same_structure` then compares the
+* **model** (`refill_model`): only the bodies carrying a moved point get new joints:
+  their frames re-computed for the class they have on the base car
+  (`model.topology.refit`), or, when that is not certain, classified again by
+  `model.topology.classify` itself; `same_structure` then compares the
   design with the base car (joints, parameters, parts, point copies, active joined
   pairs). The same: the base car's structural caches are handed over
   (`share_structure`: the problems' blocks, the engine plan, the Jacobian and metric
@@ -131,9 +133,11 @@ def refill_model(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> Kin
 
     A body's joint class and local frame follow from its own points alone (which of
     them are chassis points, and where they are), so the bodies without a moved point
-    keep `base`'s joints; those with one are classified by `model.topology.classify`
-    itself, on a car of just those bodies (and the chassis, their dampers, the rack if
-    it is one of them). None -- build the whole model instead -- when a moved body's
+    keep `base`'s joints; those with one keep their class and get new frames
+    (`model.topology.refit`), or where that is not certain are classified by
+    `model.topology.classify` itself, on a car of just those bodies (and the chassis,
+    their dampers, the rack if it is one of them). None -- build the whole model
+    instead -- when a moved body's
     class, parts or points differ from `base`'s, when its classification raises (the
     full build then raises the same error, with its cell), or when an anti-roll bar
     involves a moved point (bars are checked against the whole car).
