@@ -277,10 +277,18 @@ def _refill_instances(base: KinematicModel, model: KinematicModel) -> bool:
         return False
     for name in INSTANCE_INDEXES:
         setattr(model, name, getattr(base, name))
-    pts = model.car.point_map()
-    names = model.inst_point
-    # the arithmetic of `_build_instances`, so the numbers are the same to the bit
-    model.inst_design = np.array([pts[n] for n in names], dtype=float).reshape(-1, 3)
+    # the design points of the copies as `_build_instances` takes them (each point's
+    # coordinates as float64: the same numbers), gathered by the base car's rows of the
+    # workbook's point list when the design lists the same points in the same order
+    order = tuple(p.name for p in model.car.points)
+    known, rows = base.derived.get(("doe_fast", "copy_rows"), lambda: _copy_rows(base))
+    if order == known:
+        xyz = np.array([p.xyz for p in model.car.points], dtype=float).reshape(-1, 3)
+        model.inst_design = xyz[rows]
+    else:
+        pts = model.car.point_map()
+        names = model.inst_point
+        model.inst_design = np.array([pts[n] for n in names], dtype=float).reshape(-1, 3)
     frame = model.frame[model.inst_part]
     finv = model.frame_inv[model.inst_part]
     model.inst_local = np.einsum("nij,nj->ni", finv[:, :3, :3], model.inst_design) + finv[:, :3, 3]
@@ -307,6 +315,13 @@ def _refill_instances(base: KinematicModel, model: KinematicModel) -> bool:
     structural = ~moves[b] & ~moves[a] & (fixed[a] | fixed[b])
     model.active_pairs = np.flatnonzero(~structural)
     return True
+
+
+def _copy_rows(base: KinematicModel) -> tuple[tuple[str, ...], np.ndarray]:
+    """The names of ``base.car.points`` in order, and each point copy's row in it."""
+    order = tuple(p.name for p in base.car.points)
+    row = {name: k for k, name in enumerate(order)}
+    return order, np.array([row[n] for n in base.inst_point], dtype=np.int64)
 
 
 _RANDOM_P = "_doe_random_positions"
