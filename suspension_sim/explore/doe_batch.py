@@ -700,6 +700,8 @@ def _clear_of_branches(
         base_prev = np.vstack([np.zeros((1, n_q)), bm.params[:-1]])
         rows += [prev + (bm.params - base_prev), Q]
     order, starts = model.derived.get(("doe_batch", "bodies"), lambda: _body_runs(model))
+    if not len(order):  # nothing moves: no step can jump
+        return [True] * len(solved)
     # (1 + 2 S_total, n_inst, 3), the copies in body order
     P = engine.chassis_points_compiled(model, np.vstack(rows))[:, order]
     design = P[:1]
@@ -723,10 +725,14 @@ def _clear_of_branches(
 
 
 def _body_runs(model: KinematicModel) -> tuple[np.ndarray, np.ndarray]:
-    """The point copies sorted by body (stable) and where each body's run starts."""
+    """The point copies on moving parts sorted by body (stable) and where each body's
+    run starts. A copy on a fixed part (the chassis, a body fixed to it) stands still in
+    every pose, so it always passes the branch screen and is left out."""
+    keep = np.flatnonzero(model.inst_part >= model.n_fixed_parts)
     rows = np.unique(np.array(model.inst_body, dtype=object), return_inverse=True)[1]
-    order = np.argsort(rows, kind="stable")
-    return order, np.flatnonzero(np.r_[True, np.diff(rows[order]) != 0])
+    rows = np.asarray(rows).reshape(-1)[keep]
+    sort = np.argsort(rows, kind="stable")
+    return keep[sort], np.flatnonzero(np.r_[True, np.diff(rows[sort]) != 0])
 
 
 def _result(
