@@ -510,3 +510,19 @@ def test_shared_metric_arguments_are_the_built_ones(model: ss.Model, specs: list
     assert doe_metrics.ARGS_KEY in shared.derived._values
     built, _ = run.model(rows[1])
     assert _same(compiled_args(shared, run.wheels), compiled_args(built, run.wheels))
+
+
+def test_damper_limits_shared_only_when_no_damper_point_moves(model: ss.Model, specs: list) -> None:
+    """The inputs' limits (from the dampers' design lengths) are handed to each design
+    only when the study moves no damper point; they then equal a design built whole."""
+    from suspension_sim.explore import doe_batch
+    from suspension_sim.solve.inputs import input_limits, input_table
+
+    run, fb = _kernel_runner(model, specs)
+    assert set(doe_batch.DAMPER_KEYS) <= set(fb.copies)
+    built = KinematicModel(apply_offsets(model.car, VARIABLES, designs(model)[0]))
+    assert fb.copies["input_limits"] == input_limits(built)
+    assert fb.copies["input_table"].bounds == input_table(built).bounds  # type: ignore[attr-defined]
+    damper = model.car.dampers[0]
+    other = FromBase(run.base, specs, None, {damper.moving_point})
+    assert other.ready and not set(doe_batch.DAMPER_KEYS) & set(other.copies)

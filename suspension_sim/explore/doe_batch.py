@@ -333,6 +333,18 @@ def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) 
     return True
 
 
+DAMPER_KEYS = ("input_table", "input_limits", "damper_design_lengths")
+"""``model.derived`` entries that follow from the dampers' design lengths and the
+workbook's limits alone (`solve.inputs.input_table`, `solve.inputs.input_limits`, the
+lengths by damper): a design that moves no damper point has the base car's."""
+
+
+def _design_lengths(model: KinematicModel) -> dict[str, float]:
+    """Each damper's design length by body (mm), as `sweeps.result` keeps them."""
+    car = model.car
+    return {d.body: car.damper_design_length(d) for d in car.dampers}
+
+
 def _wheel_rows(model: KinematicModel) -> tuple[np.ndarray, ...]:
     """Per wheel (row) and slot of its centre's copy: the row, the slot's parameter, the
     copy and the slot (`_primary_dampers` sums the copy's z rates into the rows)."""
@@ -499,6 +511,16 @@ class FromBase:
             ("doe_batch", "bodies"): _body_runs(base),
             ("doe_batch", "wheel_rows"): _wheel_rows(base),
         }
+        damper_points = {p for d in base.car.dampers for p in (d.chassis_point, d.moving_point)}
+        if not set(moved) & damper_points:
+            # the dampers' design lengths, hence every input's limits, are the base car's
+            from suspension_sim.solve.inputs import input_limits, input_table
+
+            input_table(base)
+            input_limits(base)
+            base.derived.get("damper_design_lengths", lambda: _design_lengths(base))
+            for key in DAMPER_KEYS:
+                self.copies[key] = base.derived._values[key]
         self.ready = True
 
     def same_wheels(self, model: KinematicModel) -> bool | None:
@@ -770,9 +792,7 @@ def _result(
         rack = Q[:, table.rack_param]
     else:
         rack = np.array([float(step.state.rack) for step in bm.motion])
-    design = model.derived.get(
-        "damper_design_lengths", lambda: {d.body: car.damper_design_length(d) for d in car.dampers}
-    )
+    design = model.derived.get("damper_design_lengths", lambda: _design_lengths(model))
     past = np.zeros(n, dtype=bool)
     for d in car.dampers:
         length = design[d.body] - strokes[:, names.index(d.body)]
