@@ -39,6 +39,13 @@ reference runs it: its rows then the reference's by construction):
   car's own step (`continuation`'s rule and constants; a design whose step crosses a
   dead point the base car's does not, or flips to another assembly, fails it).
 
+One module (~800 lines) because its parts answer one question together, "does this
+design take the base car's path, and with what": the design checks seed what the
+motions' build reads, the build decides which motions are solved from the base car's
+steps, and the screen and the rows read the same `BaseMotion`s. What splits out first
+when it grows: the design checks (`Structure`, `structure`, `design_checks` and their
+helpers) into a module of their own.
+
 Units: mm, rad (joint parameters), deg (chassis angles).
 """
 

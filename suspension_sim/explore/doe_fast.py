@@ -9,8 +9,8 @@ design, runs `sweeps.run_sweep` per motion and turns each sweep's pandas table i
 dictionaries. `DesignRunner` (one per worker process and study, `runner`) first runs
 the motions on the base car (the workbook's), then per design:
 
-* **model** (`refill_model`): only the bodies carrying a moved point get new joints:
-  their frames re-computed for the class they have on the base car
+* **model** (`explore.doe_refill.refill_model`): only the bodies carrying a moved
+  point get new joints: their frames re-computed for the class they have on the base car
   (`model.topology.refit`), or, when that is not certain, classified again by
   `model.topology.classify` itself; `same_structure` then compares the
   design with the base car (joints, parameters, parts, point copies, active joined
@@ -20,9 +20,12 @@ the motions on the base car (the workbook's), then per design:
   design's numbers (`engine_tables.refill_tables`, `engine_reduced.refill_reduced`).
   Not the same (a point moved onto an axis, two pivots together...): the design is
   built whole and run as the reference runs it, never on the base car's structure;
-* **checks and solves**: the design-mobility check and every motion are the
-  reference's (`checked_mobility`, `run_sweep` with ``keep_poses=False``), so the
-  solved joint parameters, the failures and their reasons are the reference's;
+* **checks and solves** (`explore.doe_batch.FromBase`): the design checks from one
+  Jacobian at design, and each motion's states solved from the base car's solved
+  steps and screened for a branch jump; a design or motion that does not pass them
+  runs the reference's checks and continuation (`checked_mobility`, `run_sweep` with
+  ``keep_poses=False``), so the solved joint parameters, the failures and their
+  reasons are the reference's;
 * **metrics**: those of every solved step of every design of the chunk whose
   `WheelSet` equals the base car's in one pass of the formulas
   (`doe_metrics.designs_metrics`), of the others one `batch_metrics` call per design,
@@ -34,11 +37,7 @@ compares every column, numbers to 1e-9). Units: mm, deg in the columns.
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import threading
 from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,8 +45,8 @@ import numpy as np
 
 from suspension_sim.errors import SuspensionSimError
 from suspension_sim.explore.design_space import Variable, apply_offsets
+from suspension_sim.explore.doe_refill import refill_model, same_structure, share_structure
 from suspension_sim.sweeps.result import MetricRows
-from suspension_sim.tolerances import COINCIDENT_MM
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -63,11 +62,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 STRING_COLUMNS = ("dampers_beyond_limits",)
 """Metric columns of a sweep table that hold text, not numbers."""
-STRUCTURAL_KEYS = ("engine_plan",)
-"""``model.derived`` entries that depend only on the body graph, the joint classes and
-the active pairs; so do the problem blocks of each lock set, keyed ``("problem", ...)``,
-and the metric layouts, ``("metrics", "layout", rates)`` and ``("metrics", "keys",
-rates)`` (`share_structure` hands those over too)."""
 
 
 @dataclass
@@ -93,321 +87,6 @@ class Solved:
     results: list[tuple[SweepSpec, SweepResult | None, str]]
     batch: BatchResult | None
     shared_wheels: bool
-
-
-def same_structure(base: KinematicModel, model: KinematicModel) -> bool:
-    """True when `model` has `base`'s structure: the same bodies, joint kinds, parameter
-    layout, parts (chains, parameters, points), point copies and active joined pairs.
-
-    Only then are `base`'s structural caches valid for `model` (the Jacobian's layout,
-    the solver's blocks, the metrics' columns); frames and point coordinates may differ.
-    """
-    tb, tm = base.topology, model.topology
-    if (
-        tb.param_names != tm.param_names
-        or tb.damper_params != tm.damper_params
-        or tb.rack_param != tm.rack_param
-        or len(tb.joints) != len(tm.joints)
-    ):
-        return False
-    for a, b in zip(tb.joints, tm.joints, strict=True):
-        if (a.body, a.kind, a.params) != (b.body, b.kind, b.params):
-            return False
-    if len(base.parts) != len(model.parts):
-        return False
-    for pa, pb in zip(base.parts, model.parts, strict=True):
-        if (pa.body, pa.chain, pa.params, pa.points) != (pb.body, pb.chain, pb.params, pb.points):
-            return False
-    return (
-        base.inst_point == model.inst_point
-        and base.inst_body == model.inst_body
-        and np.array_equal(base.pair_a, model.pair_a)
-        and np.array_equal(base.pair_b, model.pair_b)
-        and np.array_equal(base.active_pairs, model.active_pairs)
-    )
-
-
-def refill_model(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> KinematicModel | None:
-    """`KinematicModel(car)` for a `car` that is ``base.car`` with only the points
-    `moved` at other coordinates, reclassifying only the bodies that carry one of them.
-
-    A body's joint class and local frame follow from its own points alone (which of
-    them are chassis points, and where they are), so the bodies without a moved point
-    keep `base`'s joints; those with one keep their class and get new frames
-    (`model.topology.refit`), or where that is not certain are classified by
-    `model.topology.classify` itself, on a car of just those bodies (and the chassis,
-    their dampers, the rack if it is one of them). None -- build the whole model
-    instead -- when a moved body's
-    class, parts or points differ from `base`'s, when its classification raises (the
-    full build then raises the same error, with its cell), or when an anti-roll bar
-    involves a moved point (bars are checked against the whole car).
-    """
-    from suspension_sim.description import CHASSIS
-    from suspension_sim.model import KinematicModel
-    from suspension_sim.model.model import Derived
-    from suspension_sim.model.topology import BodyJoint, Part, classify, refit
-
-    for bar in car.anti_roll_bars:
-        touched = (
-            set(bar.axis_points)
-            | {bar.shaft_point}
-            | {p for arm in bar.arms for p in car.body(arm).points}
-        )
-        if touched & moved:
-            return None
-    names = {b.name for b in car.bodies if b.name != CHASSIS and moved & set(b.points)}
-    # a damper's axis and the rack's are named by their points: those bodies follow them
-    names |= {d.body for d in car.dampers if {d.chassis_point, d.moving_point} & moved}
-    if car.rack is not None and set(car.rack.end_points) & moved:
-        names.add(car.rack.body)
-    refitted = refit(car, base.topology, names) if names else {}
-    if refitted is not None:  # every moved body keeps its class: only its frames change
-        joints = tuple(refitted.get(j.body, j) for j in base.topology.joints)
-    else:
-        rack = car.rack if car.rack is not None and car.rack.body in names else None
-        sub = dataclasses.replace(
-            car,
-            bodies=tuple(b for b in car.bodies if b.name == CHASSIS or b.name in names),
-            dampers=tuple(d for d in car.dampers if d.body in names),
-            rack=rack,
-            anti_roll_bars=(),
-        )
-        try:
-            fresh = {j.body: j for j in classify(sub).joints}
-        except SuspensionSimError:
-            return None
-        out: list[BodyJoint] = []
-        for j in base.topology.joints:
-            f = fresh.get(j.body)
-            if f is None:
-                out.append(j)
-                continue
-            if f.kind != j.kind or len(f.params) != len(j.params) or len(f.parts) != len(j.parts):
-                return None
-            ids = dict(zip(f.params, j.params, strict=True))
-            parts: list[Part] = []
-            for fp, bp in zip(f.parts, j.parts, strict=True):
-                if (fp.body, fp.chain, fp.points) != (bp.body, bp.chain, bp.points):
-                    return None
-                parts.append(Part(fp.body, fp.chain, fp.frame, bp.params, fp.points))
-                if tuple(ids[k] for k in fp.params) != bp.params:
-                    return None
-            out.append(BodyJoint(j.body, j.kind, j.params, f.reason, tuple(parts)))
-        joints = tuple(out)
-    model = KinematicModel.__new__(KinematicModel)
-    # what KinematicModel.__init__ sets, with the topology put together above
-    model.car = car
-    model.topology = dataclasses.replace(base.topology, joints=joints)
-    model.n_params = len(model.topology.param_names)
-    if refitted is None or not _refill_parts(base, model):
-        model._build_parts()
-    if not _refill_instances(base, model):
-        model._build_instances()
-    model._layouts = {}
-    model.derived = Derived()
-    random_p = model.__dict__.pop(_RANDOM_P, None)
-    if set(vars(model)) != set(vars(base)):  # __init__ sets something else now
-        return None
-    if random_p is not None:
-        from suspension_sim.solve.engine_reduced import RANDOM_POSITIONS
-
-        model.derived.get(RANDOM_POSITIONS, lambda: random_p)
-    return model
-
-
-PART_INDEXES = ("n_fixed_parts", "kmax", "groups")
-"""What `KinematicModel._build_parts` derives from the parts' chains and parameters alone."""
-
-
-def _refill_parts(base: KinematicModel, model: KinematicModel) -> bool:
-    """`model._build_parts()` when `model`'s joints are `base`'s but for their frames
-    (`refit`): the parts in the same order (the chassis part, the fixed parts, then the
-    moving ones), `PART_INDEXES` taken from `base`, the frames and their inverses
-    computed as that method computes them. False (nothing set) when the parts differ."""
-    from suspension_sim.description import CHASSIS
-    from suspension_sim.model.topology import Part
-
-    fixed_parts = [Part(CHASSIS, "fixed", np.eye(4), (), model.car.body(CHASSIS).points)]
-    moving: list[Part] = []
-    for j in model.topology.joints:
-        for part in j.parts:
-            (fixed_parts if part.chain == "fixed" else moving).append(part)
-    parts = fixed_parts + moving
-    key = [(p.body, p.chain, p.params, p.points) for p in parts]
-    if key != [(p.body, p.chain, p.params, p.points) for p in base.parts]:
-        return False
-    if not all(hasattr(base, name) for name in PART_INDEXES):
-        return False
-    model.parts = parts
-    for name in PART_INDEXES:
-        setattr(model, name, getattr(base, name))
-    model.frame = np.array([p.frame for p in parts])
-    model.frame_inv = np.linalg.inv(model.frame)
-    return True
-
-
-INSTANCE_INDEXES = (
-    "inst_part",
-    "inst_point",
-    "inst_body",
-    "inst_index",
-    "inst_slots",
-    "pair_a",
-    "pair_b",
-    "pair_point",
-    "pair_bodies",
-    "joined_points",
-    "n_residuals",
-)
-"""What `KinematicModel._build_instances` derives from the parts' bodies, parameters and
-point names alone (the point copies, their slots, the joined pairs)."""
-
-
-def _refill_instances(base: KinematicModel, model: KinematicModel) -> bool:
-    """`model._build_instances()` when `model`'s parts are `base`'s (the same bodies,
-    chains, parameters and point names in the same order): the copies' and pairs'
-    indexes taken from `base` (`INSTANCE_INDEXES`), the coordinates computed as that
-    method computes them (design points, local points, frames) and the pairs that can
-    open found by the model itself. False (nothing set) when the parts differ or
-    `base` lacks one of those attributes."""
-    key = [(p.body, p.chain, p.params, p.points) for p in model.parts]
-    if key != [(p.body, p.chain, p.params, p.points) for p in base.parts]:
-        return False
-    if not all(hasattr(base, name) for name in INSTANCE_INDEXES):
-        return False
-    for name in INSTANCE_INDEXES:
-        setattr(model, name, getattr(base, name))
-    # the design points of the copies as `_build_instances` takes them (each point's
-    # coordinates as float64: the same numbers), gathered by the base car's rows of the
-    # workbook's point list when the design lists the same points in the same order
-    order = tuple(p.name for p in model.car.points)
-    known, rows = base.derived.get(("doe_fast", "copy_rows"), lambda: _copy_rows(base))
-    if order == known:
-        xyz = np.array([p.xyz for p in model.car.points], dtype=float).reshape(-1, 3)
-        model.inst_design = xyz[rows]
-    else:
-        pts = model.car.point_map()
-        names = model.inst_point
-        model.inst_design = np.array([pts[n] for n in names], dtype=float).reshape(-1, 3)
-    frame = model.frame[model.inst_part]
-    finv = model.frame_inv[model.inst_part]
-    model.inst_local = np.einsum("nij,nj->ni", finv[:, :3, :3], model.inst_design) + finv[:, :3, 3]
-    model.inst_rot = frame[:, :3, :3].copy()
-    model.inst_origin = frame[:, :3, 3].copy()
-    from suspension_sim.explore.doe_batch import positions
-    from suspension_sim.solve.engine_reduced import random_states
-
-    # `KinematicModel._active_pairs` with the point copies at its random states computed
-    # from `base`'s local transforms there (the same parts: the same numbers)
-    n = model.n_params
-    local = base.derived.get(
-        ("doe_fast", "random_local"),
-        lambda: base.local_transforms(random_states(n))[base.inst_part][:, :1],
-    )
-    P = positions(model, local)[0]
-    model.__dict__[_RANDOM_P] = P  # for the model's memo, once it has one (`refill_model`)
-    if not len(model.pair_a):
-        model.active_pairs = np.zeros(0, dtype=int)
-        return True
-    moves = np.abs(P - model.inst_design[:, :, None]).max(axis=(1, 2)) > COINCIDENT_MM
-    fixed = model.inst_part < model.n_fixed_parts
-    a, b = model.pair_a, model.pair_b
-    structural = ~moves[b] & ~moves[a] & (fixed[a] | fixed[b])
-    model.active_pairs = np.flatnonzero(~structural)
-    return True
-
-
-def _copy_rows(base: KinematicModel) -> tuple[tuple[str, ...], np.ndarray]:
-    """The names of ``base.car.points`` in order, and each point copy's row in it."""
-    order = tuple(p.name for p in base.car.points)
-    row = {name: k for k, name in enumerate(order)}
-    return order, np.array([row[n] for n in base.inst_point], dtype=np.int64)
-
-
-_RANDOM_P = "_doe_random_positions"
-"""Where `_refill_instances` leaves the random-state positions until the model's memo
-exists (`refill_model` moves them to ``engine_reduced.RANDOM_POSITIONS``)."""
-
-
-def share_structure(base: KinematicModel, model: KinematicModel) -> None:
-    """Give `model` the structural caches `base` has built (`STRUCTURAL_KEYS`, the
-    problems of each lock set, the metric layouts, the Jacobian layouts). Call only when
-    `same_structure(base, model)`."""
-    values = base.derived._values
-    for key, value in values.items():
-        structural = key in STRUCTURAL_KEYS or (
-            isinstance(key, tuple)
-            and (
-                key[0] == "problem"
-                or (key[0] == "metrics" and len(key) == 3 and key[1] in ("layout", "keys"))
-            )
-        )
-        if structural:
-            model.derived._values.setdefault(key, value)
-    for key, layout in base._layouts.items():
-        model._layouts.setdefault(key, layout)
-    # Savings only: what cannot be handed over (another layout of the engine's work
-    # arrays one day) is built by the model itself, as the reference builds it.
-    with contextlib.suppress(ValueError):
-        _refill_tables(base, model)
-    with contextlib.suppress(AttributeError, TypeError, ValueError):
-        _share_entries(base, model)
-
-
-def _refill_tables(base: KinematicModel, model: KinematicModel) -> None:
-    """`model`'s kernel tables (full and reduced) as `base`'s layout with `model`'s
-    numbers (`engine_tables.refill_tables`, `engine_reduced.refill_reduced`); the reduced
-    ones are left to be built when a coordinate-made choice differs."""
-    from suspension_sim.solve.engine_reduced import refill_reduced
-    from suspension_sim.solve.engine_tables import KernelTables, refill_tables
-
-    values = base.derived._values
-    full = values.get("engine_kernel_tables")
-    if not isinstance(full, KernelTables):
-        return
-    model.derived.get("engine_kernel_tables", lambda: refill_tables(full, model))
-    reduced = values.get("engine_reduced_tables")
-    if isinstance(reduced, KernelTables):
-        refilled = refill_reduced(base, reduced, model)
-        if refilled is not None:
-            model.derived.get("engine_reduced_tables", lambda: refilled)
-
-
-def _share_entries(base: KinematicModel, model: KinematicModel) -> None:
-    """The compiled kernels' entry points `base` found, handed to `model`'s kernel
-    session and point work arrays, so its first calls skip numba's dispatch (typing the
-    tables' nested tuples, ~0.1 ms a call). The same structure gives tables of the same
-    types, which is what an entry point is compiled for; the work arrays and memos are
-    `model`'s own. Anything not laid out as expected is left to be built as usual."""
-    from suspension_sim.solve import engine_points, engine_session
-    from suspension_sim.solve.engine_tables import kernel_tables, work_arrays
-
-    values = base.derived._values
-    sess = values.get("engine_kernel_session")
-    if isinstance(sess, engine_session.KernelSession):
-        mine = engine_session.session(model)
-        for name in ("_entry", "_single_entry"):
-            if getattr(mine, name, None) is None and getattr(sess, name, None) is not None:
-                setattr(mine, name, getattr(sess, name))
-    tab = kernel_tables(model)
-    spread = values.get("engine_spread_work")
-    if isinstance(spread, tuple) and len(spread) == 9 and isinstance(spread[8], list):
-        model.derived.get(
-            "engine_spread_work",
-            lambda: (
-                work_arrays(tab)[0],
-                *spread[1:5],
-                *engine_points.spread_memo(tab),
-                threading.Lock(),
-                list(spread[8]),
-            ),
-        )
-    points = values.get("engine_points_work")
-    if isinstance(points, tuple) and len(points) == 5 and isinstance(points[4], list):
-        model.derived.get(
-            "engine_points_work",
-            lambda: (work_arrays(tab)[0], *points[1:3], threading.Lock(), list(points[4])),
-        )
 
 
 class DesignRunner:

@@ -162,7 +162,7 @@ def refill_tables(tab: KernelTables, model: KinematicModel) -> KernelTables:
     point copies in their parts' frames, the only entries of `_build_tables` that
     depend on coordinates. For a model of the same structure as the one `tab` was
     built for (the same parts, chains, parameters, point copies and active pairs, as
-    `explore.doe_fast.same_structure` checks): then equal to `kernel_tables(model)`,
+    `explore.doe_refill.same_structure` checks): then equal to `kernel_tables(model)`,
     without rebuilding the layout."""
     arrays = list(tab.arrays)
     frame = np.ascontiguousarray(model.frame[:, :3, :])
