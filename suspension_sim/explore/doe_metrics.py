@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Sequence, Sized
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from suspension_sim.metrics.batch import (
     CENTRE_IDS,
-    COMPILED_RATES_CHUNK,
     INPUT_IDS,
     KINGPIN_IDS,
     Kinematics,
@@ -126,21 +126,46 @@ def designs_metrics(
 ) -> list[np.ndarray]:
     """Metric values (states, `plan.keys`) of each design's converged states, in the
     order of `items`: one pass of the formulas for groups of designs of up to
-    `COMPILED_RATES_CHUNK` states. Every design's wheel set must equal `base`
-    (`same_wheels`) and its model have the structure `plan` was made for."""
+    `GROUP_STATES` states (as few groups as that allows, of even sizes). Every
+    design's wheel set must equal `base` (`same_wheels`) and its model have the
+    structure `plan` was made for."""
     pre = preset(convention)
     out: list[np.ndarray] = []
-    group: list[tuple[KinematicModel, BatchResult]] = []
-    states = 0
     with blas_controller().limit(limits=1, user_api="blas"):
-        for model, result in items:
-            if group and states + len(result) > COMPILED_RATES_CHUNK:
-                out += _group(plan, base, group, pre)
-                group, states = [], 0
-            group.append((model, result))
-            states += len(result)
-        if group:
+        for group in _groups(items, GROUP_STATES):
             out += _group(plan, base, group, pre)
+    return out
+
+
+GROUP_STATES = 4096
+"""Most states per pass of the formulas. Their cost is a fixed part (a few hundred
+numpy calls, ~3 ms) plus a part per state, so one pass for all of a `run_many` call's
+designs (64 x 39 states in the benchmark) beats two; the arrays stay a few MB (the
+carriers' twists, (states, wheels, 6, columns), the largest: ~4 MB at 4096 states on
+the example car)."""
+
+
+Item = TypeVar("Item", bound=tuple[Any, Sized])
+"""A (model, result) pair of `designs_metrics` (the result's length: its states)."""
+
+
+def _groups(items: Sequence[Item], cap: int) -> list[Sequence[Item]]:
+    """`items` split, in order, into as few runs of at most `cap` states as the greedy
+    split gives, each run aiming at the same number of states (a design never splits)."""
+    sizes = [len(r) for _, r in items]
+    total = sum(sizes)
+    if total <= cap:
+        return [items] if items else []
+    n = -(-total // cap)
+    target = -(-total // n)
+    out: list[Sequence[Item]] = []
+    start, states = 0, 0
+    for k, size in enumerate(sizes):
+        if k > start and (states + size > cap or states >= target):
+            out.append(items[start:k])
+            start, states = k, 0
+        states += size
+    out.append(items[start:])
     return out
 
 
@@ -201,9 +226,6 @@ def _group(
 ) -> list[np.ndarray]:
     """`designs_metrics` of one group: the kernel per design, the formulas once."""
     kins: list[Kinematics] = []
-    Rs: list[np.ndarray] = []
-    ts: list[np.ndarray] = []
-    inputs: dict[Slot, list[np.ndarray]] = {}
     template: CompiledArgs | None = None
     for model, result in group:
         if not bool(np.all(result.converged)):
@@ -224,13 +246,18 @@ def _group(
                 plan.velocities,
             )
         )
-        R, t = chassis_transforms(model, result.chassis)
-        Rs.append(R)
-        ts.append(t)
-        values: dict[Slot, np.ndarray] = {}
-        fill_inputs(result, slice(None), st, values)
-        for slot, v in values.items():
-            inputs.setdefault(slot, []).append(np.asarray(v, dtype=float))
+    # The states' own inputs and chassis transforms, all designs at once: elementwise
+    # formulas of the states' chassis, rack and strokes, and of the chassis reference
+    # point, which is a field of the wheel set (`WheelSet.reference`), so every
+    # design's is the base car's.
+    states = SimpleNamespace(
+        chassis=np.concatenate([r.chassis for _, r in group]),
+        rack=np.concatenate([r.rack for _, r in group]),
+        shocks=np.concatenate([r.shocks for _, r in group]),
+    )
+    inputs: dict[Slot, np.ndarray] = {}
+    fill_inputs(states, slice(None), base, inputs)  # type: ignore[arg-type]
+    R, t = chassis_transforms(group[0][0], states.chassis)
 
     def joined(name: str) -> np.ndarray | None:
         parts = [getattr(k, name) for k in kins]
@@ -241,7 +268,7 @@ def _group(
     kin = Kinematics(P, joined("v_C"), joined("v_A"), joined("Wd"), joined("steer"), joined("tw"))
     model0 = group[0][0]
     st = compiled_args(model0, base).st  # P holds only the copies the metrics read
-    g = place_wheels(st, kin.P, np.concatenate(Rs), np.concatenate(ts))
+    g = place_wheels(st, kin.P, R, t)
     steer = None
     if plan.steer_axis:
         assert kin.steer is not None
@@ -269,7 +296,7 @@ def _group(
         if got is not None:
             table[:, k] = got
         elif slot in inputs:
-            table[:, k] = np.concatenate(inputs[slot])
+            table[:, k] = inputs[slot]
     table += 0.0  # no "-0"
     bounds = np.cumsum([0] + [len(r) for _, r in group])
     return [table[a:b] for a, b in itertools.pairwise(bounds.tolist())]

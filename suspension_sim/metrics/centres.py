@@ -27,7 +27,8 @@ import numpy as np
 
 from suspension_sim.metrics import linkage
 from suspension_sim.metrics.geometry import Slot, Wheels, WheelSet, to_chassis, to_world
-from suspension_sim.metrics.vectors import Z_UP, cross, dot
+from suspension_sim.metrics.vectors import Z_UP, dot
+from suspension_sim.tolerances import CENTRE_AT_INFINITY_MM, PURE_TRANSLATION_RAD
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.description import Options
@@ -79,6 +80,13 @@ def centre_columns(
 
     twists: carrier twists along the wheel tangents (S, n_w, 6, cols), chassis frame.
     ids: only these metrics (None = all; the others are not computed).
+
+    The `linkage` formulas, every wheel at once on components-first arrays (3, S, n_w)
+    (`_soa`): numpy then runs each operation in one loop over S x n_w values, where
+    the (S, n_w, 3) layout's broadcasts and views cost one short loop per state and
+    wheel. Every value is the one `linkage` gives (the same operations on the same
+    numbers, in the same order; the 3x3 rotations through the same `to_world` calls:
+    tests/test_centres_soa.py compares bit for bit).
     """
 
     def want(*mids: str) -> bool:
@@ -86,95 +94,120 @@ def centre_columns(
 
     n_w = len(st.names)
     R, t = g.R, g.t
+    S = len(R)
     x_h, y_h = g.x_h, g.y_h
     m_front, m_side = to_chassis(R, x_h), to_chassis(R, y_h)  # (S, 3) chassis frame
     own = np.arange(n_w)
     travel = twists[:, :, :, :n_w]
 
-    def velocity(tw: np.ndarray, p: np.ndarray) -> np.ndarray:
-        return to_world(R, tw[..., 3:] + cross(tw[..., :3], p))
+    def every(v: np.ndarray) -> np.ndarray:  # (S, 3) -> (3, S, n_w), same for each wheel
+        return np.ascontiguousarray(np.broadcast_to(v.T[:, :, None], (3, S, n_w)))
 
-    mf, ms = m_front[:, None], m_side[:, None]
-    xh, yh = x_h[:, None], y_h[:, None]
+    mf, ms, xh, yh = every(m_front), every(m_side), every(x_h), every(y_h)
+    cp_c, cp_w = _soa(g.cp_c), _soa(g.cp_w)
     out: dict[Slot, np.ndarray] = {}
 
     def put(mid: str, comps: str, N: np.ndarray, lam: np.ndarray) -> None:
-        pts = linkage.finite(N, lam)
+        pts = _finite(N, lam)
         for i, name in enumerate(st.names):
             for comp in comps:
-                out[(mid, name, comp)] = pts[:, i, "xyz".index(comp)]
+                out[(mid, name, comp)] = pts["xyz".index(comp), :, i]
 
     antis = st.has_wheelbase and want(*ANTIS, *ANTI_CENTRES.values())
     side = want("svic", "svsa", "pitch_centre", "pitch_centre_line_angle") or antis
     front = want(
         "fvic", "fvsa", "roll_centre_height", "roll_centre_lateral", "roll_centre_line_angle"
     )
-    tw_own = twists[:, own, :, own].transpose(1, 0, 2)  # (S, n_w, 6)
+    axis_rc = want("roll_centre_axis_height", "roll_centre_axis_line_angle") and bool(st.axles)
+    tw_own = None
+    if want("fvic_axis", "svic_axis") or axis_rc:
+        tw_own = np.ascontiguousarray(twists[:, own, :, own].transpose(2, 1, 0))  # (6, S, n_w)
+    # chassis-frame vectors (3, S, n_w) to turn into the world frame, all in one `to_world`
+    # call; homogeneous centres get + lam t (`world_homogeneous`)
+    chassis: dict[str, np.ndarray] = {}
+    lams: dict[str, np.ndarray] = {}
+    tw_side = tw_front = None
     if side:
-        tw_side = np.einsum("siak,ik->sia", travel, st.heave)
-        cp_side = velocity(tw_side, g.cp_c)
+        tw_side = _soa(np.einsum("siak,ik->sia", travel, st.heave))
+        chassis["cp_side"] = tw_side[3:] + _cross(tw_side[:3], cp_c)
     if front:
-        tw_front = np.einsum("siak,ik->sia", travel, st.roll)
-        cp_front = velocity(tw_front, g.cp_c)
+        tw_front = _soa(np.einsum("siak,ik->sia", travel, st.roll))
+        chassis["cp_front"] = tw_front[3:] + _cross(tw_front[:3], cp_c)
     if want("fvic", "fvsa"):
-        fN, fl = linkage.force_centre(tw_front, g.cp_c, mf)
-        fN = world_homogeneous(R, t, fN, fl)
+        assert tw_front is not None
+        chassis["fN"], lams["fN"] = _force_centre(tw_front, cp_c, mf)
+    if want("svic", "svsa"):
+        assert tw_side is not None
+        chassis["sN"], lams["sN"] = _force_centre(tw_side, cp_c, ms)
+    if want("fvic_axis"):
+        assert tw_own is not None
+        chassis["aNf"], lams["aNf"] = _instant_centre(tw_own, cp_c, mf)
+    if want("svic_axis"):
+        assert tw_own is not None
+        chassis["aNs"], lams["aNs"] = _instant_centre(tw_own, cp_c, ms)
+    C_c = None
+    if antis:
+        assert tw_side is not None
+        C_c = _soa(g.C_c)
+        chassis["c_side"] = tw_side[3:] + _cross(tw_side[:3], C_c)
+    world = _to_world_many(R, chassis)
+    if lams:
+        tb = every(t)
+        for key, lam in lams.items():
+            world[key] = world[key] + lam * tb
+    if want("fvic", "fvsa"):
         if want("fvic"):
-            put("fvic", "yz", fN, fl)
-        fsa = linkage.view_distance(g.cp_w, fN, fl, xh)
+            put("fvic", "yz", world["fN"], lams["fN"])
+        fsa = _view_distance(cp_w, world["fN"], lams["fN"], xh)
         for i, name in enumerate(st.names):
             out[("fvsa", name, "")] = fsa[:, i]
     if want("svic", "svsa"):
-        sN, sl = linkage.force_centre(tw_side, g.cp_c, ms)
-        sN = world_homogeneous(R, t, sN, sl)
         if want("svic"):
-            put("svic", "xz", sN, sl)
-        ssa = linkage.view_distance(g.cp_w, sN, sl, yh)
+            put("svic", "xz", world["sN"], lams["sN"])
+        ssa = _view_distance(cp_w, world["sN"], lams["sN"], yh)
         for i, name in enumerate(st.names):
             out[("svsa", name, "")] = ssa[:, i]
     if want("fvic_axis"):
-        aN, al = linkage.instant_centre(tw_own, g.cp_c, mf)
-        put("fvic_axis", "yz", world_homogeneous(R, t, aN, al), al)
+        put("fvic_axis", "yz", world["aNf"], lams["aNf"])
     if want("svic_axis"):
-        aN, al = linkage.instant_centre(tw_own, g.cp_c, ms)
-        put("svic_axis", "xz", world_homogeneous(R, t, aN, al), al)
+        put("svic_axis", "xz", world["aNs"], lams["aNs"])
     if antis:
-        c_side = velocity(tw_side, g.C_c)
+        assert tw_side is not None and C_c is not None
         L = st.design_wheelbase
+        cases = [anti_cases(bool(st.front[i]), bool(st.rear[i]), opts) for i in range(n_w)]
+        normals = {}
+        for key in ("cp_side", "c_side"):
+            normals[key] = np.moveaxis(_cross(yh, world[key]), 0, -1)  # `view_normal`
+        centre = None
+        if any(c for case in cases for *_, c in case):
+            centre = _force_centre(tw_side, C_c, ms)
         for i, name in enumerate(st.names):
-            for mid, share, at_centre in anti_cases(bool(st.front[i]), bool(st.rear[i]), opts):
-                u = c_side[:, i] if at_centre else cp_side[:, i]
-                direction, _ = linkage.view_normal(u, y_h)
+            for mid, share, at_centre in cases[i]:
+                direction = normals["c_side" if at_centre else "cp_side"][:, i]
                 out[(mid, name, "")] = linkage.anti_percent(
                     direction, x_h, Z_UP, mid == "anti_dive", L, opts.cg_height_mm, share
                 )
                 if at_centre:
-                    cN, cl = linkage.force_centre(tw_side[:, i], g.C_c[:, i], m_side)
+                    assert centre is not None
+                    cN = np.ascontiguousarray(centre[0][:, :, i].T)
+                    cl = centre[1][:, i]
                     pts = linkage.finite(world_homogeneous(R, t, cN, cl), cl)
                     for comp in "xz":
                         out[(ANTI_CENTRES[mid], name, comp)] = pts[:, "xyz".index(comp)]
 
-    for i in (
-        (int(k) for k in np.flatnonzero(st.double_wishbone))
-        if want("fvic_arms", "svic_arms")
-        else ()
-    ):
-        planes = []
-        for arm in st.arms[i]:
-            a, b, joint = (to_world(R, g.P[:, j]) + t for j in arm)  # pivots, ball joint
-            planes.append((a, cross(b - a, joint - a)))
-        for mid, comps, normal in (("fvic_arms", "yz", x_h), ("svic_arms", "xz", y_h)):
-            pts = linkage.finite(*linkage.planes_meet((*planes, (g.cp_w[:, i], normal))))
-            for comp in comps:
-                out[(mid, st.names[i], comp)] = pts[:, "xyz".index(comp)]
+    if want("fvic_arms", "svic_arms") and np.any(st.double_wishbone):
+        _arm_centres(st, g, np.flatnonzero(st.double_wishbone), cp_w, xh, yh, out)
+
+    def aos(v: np.ndarray, i: int) -> np.ndarray:  # wheel i of (3, S, n_w): (S, 3)
+        return np.ascontiguousarray(v[:, :, i].T)
 
     for axle, (il, ir) in st.axles.items():
         if want("roll_centre_height", "roll_centre_lateral", "roll_centre_line_angle"):
             lines = (
-                g.cp_w[:, il],
-                linkage.view_normal(cp_front[:, il], x_h),
-                g.cp_w[:, ir],
-                linkage.view_normal(cp_front[:, ir], x_h),
+                aos(cp_w, il),
+                linkage.view_normal(aos(world["cp_front"], il), x_h),
+                aos(cp_w, ir),
+                linkage.view_normal(aos(world["cp_front"], ir), x_h),
                 y_h,
                 Z_UP,
             )
@@ -183,18 +216,25 @@ def centre_columns(
             u_rc, h = uv[:, 0], uv[:, 1]
             out[("roll_centre_height", axle, "")] = h
             if want("roll_centre_lateral"):
-                mid_cp = 0.5 * (g.cp_w[:, il] + g.cp_w[:, ir])
+                mid_cp = 0.5 * (aos(cp_w, il) + aos(cp_w, ir))
                 rc = dot(mid_cp, x_h)[:, None] * x_h + u_rc[:, None] * y_h + h[:, None] * Z_UP
                 out[("roll_centre_lateral", axle, "")] = to_chassis(R, rc - t)[:, 1]
         if want("roll_centre_axis_height", "roll_centre_axis_line_angle"):
             # OptimumK's kinematic roll centre: the lines CP -> where each wheel's screw axis
             # pierces the vertical plane through the two contact points.
-            mid_c = 0.5 * (g.cp_c[:, il] + g.cp_c[:, ir])
+            assert tw_own is not None
+            pair = [il, ir]
+            mid_c = 0.5 * (cp_c[:, :, il] + cp_c[:, :, ir])
+            pN, pl = _instant_centre(
+                tw_own[:, :, pair],
+                np.ascontiguousarray(np.broadcast_to(mid_c[:, :, None], (3, S, 2))),
+                mf[:, :, :2],
+            )
             pierce = []
-            for i in (il, ir):
-                pN, pl = linkage.instant_centre(tw_own[:, i], mid_c, m_front)
-                pierce.append((world_homogeneous(R, t, pN, pl), pl))
-            axis_lines = (g.cp_w[:, il], pierce[0], g.cp_w[:, ir], pierce[1], y_h, Z_UP)
+            for k in range(2):
+                N_k = np.ascontiguousarray(pN[:, :, k].T)
+                pierce.append((world_homogeneous(R, t, N_k, pl[:, k]), pl[:, k]))
+            axis_lines = (aos(cp_w, il), pierce[0], aos(cp_w, ir), pierce[1], y_h, Z_UP)
             angle = linkage.lines_angle(*axis_lines)
             out[("roll_centre_axis_line_angle", axle, "")] = np.degrees(angle)
             uv = linkage.centre_of_lines(*axis_lines)
@@ -202,10 +242,10 @@ def centre_columns(
     pitch = want("pitch_centre", "pitch_centre_line_angle")
     for side_name, (i_f, i_r) in st.sides.items() if pitch else ():
         side_lines = (
-            g.cp_w[:, i_f],
-            linkage.view_normal(cp_side[:, i_f], y_h),
-            g.cp_w[:, i_r],
-            linkage.view_normal(cp_side[:, i_r], y_h),
+            aos(cp_w, i_f),
+            linkage.view_normal(aos(world["cp_side"], i_f), y_h),
+            aos(cp_w, i_r),
+            linkage.view_normal(aos(world["cp_side"], i_r), y_h),
             x_h,
             Z_UP,
         )
@@ -215,6 +255,148 @@ def centre_columns(
         out[("pitch_centre", side_name, "x")] = xz[:, 0]
         out[("pitch_centre", side_name, "z")] = xz[:, 1]
     return out
+
+
+def _arm_centres(
+    st: WheelSet,
+    g: Wheels,
+    arms: np.ndarray,
+    cp_w: np.ndarray,
+    xh: np.ndarray,
+    yh: np.ndarray,
+    out: dict[Slot, np.ndarray],
+) -> None:
+    """``fvic_arms`` / ``svic_arms`` of the double-wishbone wheels `arms` into `out`:
+    `linkage.planes_meet` of the two arm planes and the view plane through the contact
+    point, all those wheels at once (components first)."""
+    R, t = g.R, g.t
+    S = len(R)
+    copies = st.arms[arms].reshape(-1)  # (wheel, arm, pivot/pivot/joint)
+    # each copy by its own one-vector `to_world` (a stack of them: one BLAS call each)
+    P = g.P[:, copies][:, :, None, :]  # (S, k, 1, 3)
+    world = np.matmul(P, R.transpose(0, 2, 1)[:, None])[:, :, 0] + t[:, None]
+    pts = _soa(world).reshape(3, S, len(arms), 2, 3)
+    planes = []
+    for arm in range(2):
+        a, b, joint = (pts[:, :, :, arm, k] for k in range(3))
+        planes.append((a, _cross(b - a, joint - a)))
+    cp = cp_w[:, :, arms]
+    for mid, comps, normal in (("fvic_arms", "yz", xh), ("svic_arms", "xz", yh)):
+        view = np.ascontiguousarray(normal[:, :, : len(arms)])
+        found = _finite(*_planes_meet((*planes, (cp, view))))
+        for k, i in enumerate(arms.tolist()):
+            for comp in comps:
+                out[(mid, st.names[i], comp)] = found["xyz".index(comp), :, k]
+
+
+# -- the `linkage` formulas on components-first arrays (3, ...): same operations ----------
+def _soa(v: np.ndarray) -> np.ndarray:
+    """(..., k) -> (k, ...) contiguous: the components first."""
+    return np.ascontiguousarray(np.moveaxis(v, -1, 0))
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`vectors.dot` of components-first vectors."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`vectors.cross` of components-first vectors."""
+    return np.stack(
+        [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    )
+
+
+def _norm(a: np.ndarray) -> np.ndarray:
+    """`vectors.norm` of components-first vectors."""
+    return np.sqrt(_dot(a, a))
+
+
+def _to_world_many(R: np.ndarray, vectors: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """`to_world` of several components-first (3, S, n) stacks in one call: the 3x3
+    products of a stack of n >= 2 vectors come out the same whatever the stack. A car
+    with one wheel keeps one call per stack (one-vector stacks take another BLAS routine,
+    whose roundings differ)."""
+    if not vectors:
+        return {}
+    keys = list(vectors)
+    n = [vectors[k].shape[2] for k in keys]
+    if min(n) < 2:
+        return {k: _soa(to_world(R, np.moveaxis(vectors[k], 0, -1))) for k in keys}
+    both = np.concatenate([np.moveaxis(vectors[k], 0, -1) for k in keys], axis=1)
+    world = _soa(to_world(R, both))
+    bounds = np.cumsum([0, *n])
+    return {k: world[:, :, bounds[j] : bounds[j + 1]] for j, k in enumerate(keys)}
+
+
+def _at_infinity(
+    N: np.ndarray, lam: np.ndarray, ref: np.ndarray, tol: float = CENTRE_AT_INFINITY_MM
+) -> tuple[np.ndarray, np.ndarray]:
+    """`linkage._at_infinity`, components first."""
+    offset = N - lam * ref
+    far = np.abs(lam) * tol <= _norm(offset)
+    return np.where(far, offset, N), np.where(far, 0.0, lam)
+
+
+def _force_centre(
+    twist: np.ndarray, ref: np.ndarray, plane_normal: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """`linkage.force_centre`, components first (twist (6, ...))."""
+    w, v = twist[:3], twist[3:]
+    lam = _dot(w, plane_normal)
+    N = lam * ref + _cross(plane_normal, v + _cross(w, ref))
+    return _at_infinity(N, lam, ref)
+
+
+def _instant_centre(
+    twist: np.ndarray, plane_point: np.ndarray, plane_normal: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """`linkage.instant_centre`, components first (twist (6, ...))."""
+    w, v = twist[:3], twist[3:]
+    ww = _dot(w, w)
+    moving = ww >= PURE_TRANSLATION_RAD**2
+    safe = np.where(moving, ww, 1.0)
+    p0 = _cross(w, v) / safe
+    what = w / np.sqrt(safe)
+    lam = _dot(what, plane_normal)
+    N = lam * p0 + _dot(plane_point - p0, plane_normal) * what
+    N, lam = _at_infinity(N, lam, plane_point)
+    N = np.where(moving, N, _cross(plane_normal, v))
+    return N, np.where(moving, lam, 0.0)
+
+
+def _finite(N: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """`linkage.finite`, components first."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(lam != 0.0, N / np.where(lam != 0, lam, 1.0), np.nan)
+
+
+def _view_distance(
+    point: np.ndarray, N: np.ndarray, lam: np.ndarray, view_axis: np.ndarray
+) -> np.ndarray:
+    """`linkage.view_distance`, components first."""
+    d = _finite(N, lam) - point
+    dist = _norm(d - _dot(d, view_axis) * view_axis)
+    return np.where(lam == 0.0, np.inf, dist)
+
+
+def _planes_meet(
+    planes: tuple[tuple[np.ndarray, np.ndarray], ...], tol: float = CENTRE_AT_INFINITY_MM
+) -> tuple[np.ndarray, np.ndarray]:
+    """`linkage.planes_meet`, components first."""
+
+    def unit(a: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return a / _norm(a)
+
+    (p1, n1), (p2, n2), (p3, n3) = ((p, unit(n)) for p, n in planes)
+    lam = _dot(n1, _cross(n2, n3))
+    N = (
+        _dot(n1, p1) * _cross(n2, n3)
+        + _dot(n2, p2) * _cross(n3, n1)
+        + _dot(n3, p3) * _cross(n1, n2)
+    )
+    return _at_infinity(N, lam, p3, tol)
 
 
 def centre_metrics(
