@@ -298,7 +298,7 @@ def test_design_checks_agree_with_the_reference(model: ss.Model, specs: list) ->
     design built whole; a design whose Jacobian at design loses rank (a column zeroed:
     a joint no longer moves anything) fails them, seeding nothing, so the reference's
     mobility check decides and says why."""
-    from suspension_sim.explore import doe_batch
+    from suspension_sim.explore import doe_checks
     from suspension_sim.solve.sensitivity import damper_wheels
 
     run, fb = _kernel_runner(model, specs)
@@ -306,9 +306,9 @@ def test_design_checks_agree_with_the_reference(model: ss.Model, specs: list) ->
     assert st is not None and ("sweeps", "damper_wheels") in fb.keys
     row = designs(model)[0]
     design, _ = run.model(row)
-    assert doe_batch.design_checks(design, st, fb.keys)
+    assert doe_checks.design_checks(design, st, fb.keys)
     P, dP = design.instance_positions(np.zeros((design.n_params, 1)))
-    mine = doe_batch.positions(design, st.local0)
+    mine = doe_checks.positions(design, st.local0)
     assert dP is not None and np.array_equal(mine[0], P) and np.array_equal(mine[1], dP)
     whole = KinematicModel(apply_offsets(model.car, VARIABLES, row))
     assert design.derived._values[("sweeps", "damper_wheels")] == damper_wheels(whole)
@@ -322,8 +322,55 @@ def test_design_checks_agree_with_the_reference(model: ss.Model, specs: list) ->
     lost = dataclasses.replace(st, local0=local0)
     J = singular.dense_jacobian(np.zeros(singular.n_params), np.arange(singular.n_params))
     assert np.any(J[:, st.x[0]])  # the design itself is regular
-    assert not doe_batch.design_checks(singular, lost, fb.keys)
+    assert not doe_checks.design_checks(singular, lost, fb.keys)
     assert ("sweeps", "damper_wheels") not in singular.derived._values
+
+
+def test_design_checks_together_answer_as_one_by_one(model: ss.Model, specs: list) -> None:
+    """`design_checks_many` (the designs' arrays stacked, the tangents from one
+    factorisation, the rank rule settled by the inverse's norm, the damper choice from
+    a small inverse) answers and seeds what `design_checks` does design by design: on
+    random designs, two made to fail (a moving body's slopes zeroed: its Jacobian
+    columns vanish), with the wheel-set damper choice asked for too."""
+    from suspension_sim.explore import doe_checks
+
+    run, fb = _kernel_runner(model, specs)
+    assert fb.structure is not None
+    st = dataclasses.replace(fb.structure, wheels_fixed=True)  # the damper choice too
+    rng = np.random.default_rng(7)
+    rows = rng.uniform(-4.0, 4.0, size=(9, len(VARIABLES)))
+    rows[:, -1] = 0.0  # the wheel centres stay (what `wheels_fixed` says)
+
+    def built() -> list[KinematicModel]:
+        out = []
+        for k, row in enumerate(rows):
+            design, shared = run.model(row)
+            assert shared
+            fb._seed_copies(design)
+            if k in (2, 6):  # one moving body's slopes gone: its columns of J are 0
+                design.inst_rot = design.inst_rot.copy()
+                design.inst_rot[st.moving[k % len(st.moving)]] = 0.0
+            out.append(design)
+        return out
+
+    alone, together = built(), built()
+    one = [doe_checks.design_checks(m, st, fb.keys) for m in alone]
+    many = doe_checks.design_checks_many(together, st, fb.keys)
+    assert one == many
+    assert one.count(False) == 2 and not one[2] and not one[6]
+    keys = [*fb.keys, doe_checks.DAMPER_OF]
+    for a, b in zip(alone, together, strict=True):
+        for key in keys:
+            va, vb = a.derived._values.get(key), b.derived._values.get(key)
+            if isinstance(va, np.ndarray) or isinstance(vb, np.ndarray):
+                assert isinstance(va, np.ndarray) and np.array_equal(va, vb)
+            else:
+                assert va == vb
+    assert all(
+        isinstance(m.derived._values.get(doe_checks.DAMPER_OF), np.ndarray)
+        for m in alone
+        if m.derived._values.get(("sweeps", "damper_wheels")) is not None
+    )
 
 
 def test_branch_screen_flags_a_step_off_its_branch(model: ss.Model, specs: list) -> None:
@@ -350,7 +397,7 @@ def test_wheel_set_known_without_building_it(model: ss.Model, specs: list) -> No
     """A study that moves no wheel or damper point: whether a design's wheel set is the
     base car's is known from its wheel-to-damper choice and steer sign alone, and that
     answer is what comparing the wheel sets built whole says."""
-    from suspension_sim.explore.doe_batch import DAMPER_OF
+    from suspension_sim.explore.doe_checks import DAMPER_OF
     from suspension_sim.explore.doe_metrics import same_wheels
     from suspension_sim.metrics.geometry import wheel_set
 

@@ -39,12 +39,9 @@ reference runs it: its rows then the reference's by construction):
   car's own step (`continuation`'s rule and constants; a design whose step crosses a
   dead point the base car's does not, or flips to another assembly, fails it).
 
-One module (~800 lines) because its parts answer one question together, "does this
-design take the base car's path, and with what": the design checks seed what the
-motions' build reads, the build decides which motions are solved from the base car's
-steps, and the screen and the rows read the same `BaseMotion`s. What splits out first
-when it grows: the design checks (`Structure`, `structure`, `design_checks` and their
-helpers) into a module of their own.
+The design checks live in `explore.doe_checks` (`Structure`, `design_checks`,
+`design_checks_many`); this module keeps what reads the `BaseMotion`s: which motions
+are solved from the base car's steps, the solves, the branch screen and the rows.
 
 Units: mm, rad (joint parameters), deg (chassis angles).
 """
@@ -52,7 +49,6 @@ Units: mm, rad (joint parameters), deg (chassis angles).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
@@ -62,10 +58,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from suspension_sim.errors import SuspensionSimError
+from suspension_sim.explore.doe_checks import (
+    DAMPER_OF,
+    Structure,
+    design_checks,
+    design_checks_many,
+    structure,
+    wheel_points,
+    wheel_rows,
+)
+from suspension_sim.explore.doe_checks import positions as positions  # (its old home)
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel
     from suspension_sim.solve.engine_targets import TargetTables
+    from suspension_sim.solve.pose import SolveInfo
     from suspension_sim.solve.targets import CompiledTargets, Target
     from suspension_sim.sweeps.motions import Motion
     from suspension_sim.sweeps.result import SweepResult
@@ -97,247 +104,10 @@ class BaseMotion:
     probes: tuple[tuple[int, CompiledTargets], ...] = ()
     """(step, the base car's compiled targets there) for the first step of each kind of
     targets (`CompiledTargets.signature`) of the motion."""
-
-
-MARGIN = 1e3
-"""How far inside the reference's thresholds the design checks must pass (rank, stuck
-bodies, the pairing's and the steer sign's floors): a design that passes them by less
-is checked by the reference itself."""
-
-
-@dataclass(frozen=True)
-class Structure:
-    """What the design checks take from the base car: the unknowns and inputs
-    (parameter indices), the independent blocks of J_x as (rows, columns) of it, the
-    mask of those blocks, and which point copies belong to each moving body."""
-
-    x: np.ndarray
-    u: np.ndarray
-    blocks: tuple[tuple[np.ndarray, np.ndarray], ...]
-    mask: np.ndarray
-    moving: tuple[np.ndarray, ...]
-    stacks: tuple[tuple[np.ndarray, np.ndarray], ...] = ()
-    """The blocks grouped by size, as index arrays (k, m, 1) of rows and (k, 1, m) of
-    columns of J_x: one batched SVD per size."""
-    moving_order: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, int))
-    moving_starts: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, int))
-    """The moving bodies' point copies in a row, and where each body's run starts."""
-    wheels_fixed: bool = False
-    """The study moves no point the wheel set reads (`wheel_points`)."""
-    partition: bool = False
-    """The blocks cover every row and every column of J_x once (the input tangents are
-    then solved block by block)."""
-    local0: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 1, 3, 4, 1)))
-    """The parts' local transforms at design and their derivatives, by point copy
-    (`positions`): the same for every design of the base car's structure."""
-
-
-DAMPER_OF = ("doe_batch", "damper_of")
-"""``model.derived`` key of the design's wheel-to-damper choice (`_primary_dampers`)."""
-
-
-def wheel_points(model: KinematicModel) -> frozenset[str]:
-    """The points whose coordinates `metrics.geometry.wheel_set` reads (wheel centres and
-    spin-axis points, the dampers' ends for their design lengths, the chassis reference
-    point); the rest of it is names, the body graph, the tyre radii, the workbook's
-    options, the steer sign and `damper_of`. A design that moves none of them has the
-    base car's wheel set but for those last two (tests/test_doe_fast.py compares)."""
-    car = model.car
-    names = {p for w in car.wheels for p in (w.centre, w.axis_point)}
-    names |= {p for d in car.dampers for p in (d.chassis_point, d.moving_point)}
-    if car.options.chassis_reference_point:
-        names.add(car.options.chassis_reference_point)
-    return frozenset(names)
-
-
-def structure(base: KinematicModel) -> Structure | None:
-    """The base car's `Structure`, or None when J_x at design is not square (redundant
-    or missing constraints: only the reference's mobility check answers those)."""
-    from suspension_sim.description import CHASSIS
-    from suspension_sim.model.rank import jacobian_blocks
-
-    n = base.n_params
-    u = base.input_params()
-    x = np.setdiff1d(np.arange(n), u)
-    J = base.dense_jacobian(np.zeros(n), np.arange(n))
-    if J.shape[0] != len(x):
-        return None
-    Jx = J[:, x]
-    blocks = tuple(jacobian_blocks(Jx))
-    mask = np.zeros(Jx.shape, dtype=bool)
-    for r, c in blocks:
-        if len(r) != len(c):
-            return None
-        mask[np.ix_(r, c)] = True
-    bodies = {j.body for j in base.topology.joints if j.kind != "fixed"} - {CHASSIS}
-    inst_body = np.array(base.inst_body, dtype=object)
-    moving = tuple(
-        np.flatnonzero(inst_body == b) for b in dict.fromkeys(base.inst_body) if b in bodies
-    )
-    sizes: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
-    for r, c in blocks:
-        sizes.setdefault(len(r), []).append((r, c))
-    stacks = tuple(
-        (np.array([r for r, _ in group])[:, :, None], np.array([c for _, c in group])[:, None, :])
-        for group in sizes.values()
-    )
-    order = np.concatenate(moving) if moving else np.zeros(0, dtype=int)
-    starts = np.cumsum([0] + [len(m) for m in moving[:-1]]) if moving else np.zeros(0, int)
-    local0 = base.local_transforms(np.zeros((n, 1)))[base.inst_part]
-    every = np.arange(len(x))
-    partition = bool(
-        blocks
-        and np.array_equal(np.sort(np.concatenate([r for r, _ in blocks])), every)
-        and np.array_equal(np.sort(np.concatenate([c for _, c in blocks])), every)
-    )
-    return Structure(
-        x,
-        u,
-        blocks,
-        mask,
-        moving,
-        stacks,
-        order,
-        np.asarray(starts, dtype=int),
-        False,
-        partition,
-        local0,
-    )
-
-
-def positions(model: KinematicModel, local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`model.instance_positions` from its parts' local transforms already indexed by
-    point copy, ``local_transforms(q)[inst_part]`` (n_inst, 1 + k, 3, 4, B): the same
-    arithmetic, so the same numbers. Those transforms depend only on the chains and
-    parameters, not on the frames or points: a design of the base car's structure takes
-    the base car's (the designs of a study share the states asked: design, random).
-    Returns P (n_inst, 3, B) and dP (n_inst, k, 3, B), mm and mm per rad or mm."""
-    Y = np.einsum("nkijb,nj->nkib", local[:, :, :, :3], model.inst_local)
-    Y[:, 0] += local[:, 0, :, 3]
-    Y[:, 1:] += local[:, 1:, :, 3]
-    W = np.einsum("nij,nkjb->nkib", model.inst_rot, Y)
-    return W[:, 0] + model.inst_origin[:, :, None], W[:, 1:]
-
-
-def design_checks(model: KinematicModel, st: Structure, keys: Sequence[object]) -> bool:
-    """True when the reference's design checks certainly pass for `model` (a design of
-    the base car's structure), and then ``model.derived`` is seeded with the values of
-    `keys` (`SEEDED_KEYS`) the motions' build reads. One Jacobian at design, one solve
-    for the input tangents, one pass of the point rates, instead of the reference's
-    three (`diagnostics.checked_mobility`, `sensitivity.damper_wheels`,
-    `steering.left_turn_rack_sign`, each at design):
-
-    * mobility (`model.mobility`): J_x square and of full rank (each independent
-      block's smallest singular value of the column-scaled block above `MARGIN` x the
-      rank tolerance), so no motion is free, no input is locked (no left null space)
-      and no constraint is redundant; every moving body has a point moving at more than
-      `MARGIN` x `STUCK_RATE` per unit of some input;
-    * the damper-wheel pairing: the reference's rule on the same rates, the best
-      pairing ahead of the next by a relative 1e-9 and each pair's rate above `MARGIN`
-      x `NO_WHEEL_RATE`;
-    * the left-turn rack sign: the summed yaw rate above `MARGIN` x `NO_STEER_YAW`.
-
-    False (nothing seeded) otherwise: the reference then checks, and says why. The
-    rates are taken at design (q = 0, where every design closes by construction; the
-    reference takes them at the solved design pose, the same to ~1e-13).
-    """
-    from suspension_sim.model import slot_rates
-    from suspension_sim.solve.sensitivity import BRUTE_FORCE_PAIRING
-    from suspension_sim.tolerances import NO_STEER_YAW, NO_WHEEL_RATE, RANK_TOL, STUCK_RATE
-
-    n = model.n_params
-    if st.local0.shape[0] != len(model.inst_part):
-        return False
-    # `model.dense_jacobian` at design and the point slopes there, from one evaluation
-    # of the point copies (`positions`: the same numbers)
-    _, dP = positions(model, st.local0)
-    lay = model.layout(np.arange(n))
-    if lay.shape != (len(st.x), n):
-        return False
-    data = lay.sign * dP[lay.inst, lay.slot, lay.axis, 0]
-    rows = np.repeat(np.arange(lay.shape[0]), np.diff(lay.indptr))
-    J = np.bincount(rows * n + lay.indices, weights=data, minlength=lay.shape[0] * n).reshape(
-        lay.shape
-    )
-    Jx, Ju = J[:, st.x], J[:, st.u]
-    if np.any(Jx[~st.mask]):
-        return False
-    dx = np.empty((len(st.x), len(st.u))) if st.partition else None
-    for R, C in st.stacks:  # the blocks of one size together: (k, m, m)
-        A = Jx[R, C]
-        norms = np.sqrt(np.einsum("kij,kij->kj", A, A))
-        if not (norms > 0).all():
-            return False
-        if A.shape[1] == 1:  # a 1 x 1 block scaled to its column's norm: +-1
-            s = np.ones((len(A), 1))
-        else:
-            s = np.linalg.svd(A / norms[:, None, :], compute_uv=False)
-        if not (s[:, -1] > MARGIN * RANK_TOL * s[:, 0]).all():
-            return False
-        if dx is not None:  # J_x is these blocks: each solved on its own
-            try:
-                dx[C[:, 0, :]] = np.linalg.solve(A, -Ju[R[:, :, 0]])
-            except np.linalg.LinAlgError:
-                return False
-    if dx is None:
-        try:
-            dx = np.linalg.solve(Jx, -Ju)
-        except np.linalg.LinAlgError:
-            return False
-    dq = np.zeros((n, len(st.u)))
-    dq[st.x] = dx
-    dq[st.u, np.arange(len(st.u))] = 1.0
-    slots = model.inst_slots
-    rates = np.einsum("nki,nku->niu", dP[:, : slots.shape[1], :, 0], slot_rates(slots, dq))
-    speed = np.abs(rates).max(axis=(1, 2))
-    if (
-        len(st.moving_order)
-        and not (
-            np.maximum.reduceat(speed[st.moving_order], st.moving_starts) > MARGIN * STUCK_RATE
-        ).all()
-    ):
-        return False
-    wheels = model.car.wheels
-    dampers = model.damper_names
-    inst = model.inst_index
-    seeds: dict[object, object] = {}
-    if ("sweeps", "damper_wheels") in keys:
-        if not wheels or len(dampers) != len(wheels) or len(dampers) > BRUTE_FORCE_PAIRING:
-            return False
-        M = np.zeros((len(dampers), len(wheels)))
-        for j, w in enumerate(wheels):
-            M[:, j] = np.linalg.norm(rates[inst[(w.centre, w.body)], :, : len(dampers)], axis=0)
-        rows = np.arange(len(dampers))
-        perms = _permutations(len(rows))
-        totals = M[rows, perms].sum(axis=1)
-        best = int(np.argmax(totals))
-        others = np.delete(totals, best)
-        if others.size and not totals[best] - others.max() > 1e-9 * abs(totals[best]):
-            return False
-        cols = perms[best]
-        if not (M[rows, cols] > MARGIN * NO_WHEEL_RATE).all():
-            return False
-        seeds[("sweeps", "damper_wheels")] = {
-            dampers[r]: wheels[j].name for r, j in zip(rows.tolist(), cols.tolist(), strict=True)
-        }
-    if "left_turn_rack_sign" in keys:
-        if model.topology.rack_param is None:
-            return False
-        k = len(st.u) - 1  # the rack is the last input
-        yaw = 0.0
-        for w in wheels:
-            ic, ia = inst[(w.centre, w.body)], inst[(w.axis_point, w.body)]
-            s_ = model.inst_design[ia] - model.inst_design[ic]
-            ds = rates[ia, :, k] - rates[ic, :, k]
-            yaw += float((s_[0] * ds[1] - s_[1] * ds[0]) / (s_ @ s_))  # (s x ds)_z
-        if not abs(yaw) > MARGIN * NO_STEER_YAW:
-            return False
-        seeds["left_turn_rack_sign"] = 1.0 if yaw > 0 else -1.0
-    if st.wheels_fixed:
-        seeds[DAMPER_OF] = _primary_dampers(model, J, dP)
-    for key, value in seeds.items():
-        model.derived.get(key, lambda v=value: v)  # type: ignore[misc]
-    return True
+    chassis_rows: tuple[tuple[float, ...], ...] = ()
+    """Each step's chassis state as `MetricRows.chassis` keeps it (`_result`)."""
+    preset: str = ""
+    """The sign convention's preset name (`MetricRows.convention`)."""
 
 
 DAMPER_KEYS = ("input_table", "input_limits", "damper_design_lengths")
@@ -350,61 +120,6 @@ def _design_lengths(model: KinematicModel) -> dict[str, float]:
     """Each damper's design length by body (mm), as `sweeps.result` keeps them."""
     car = model.car
     return {d.body: car.damper_design_length(d) for d in car.dampers}
-
-
-def _wheel_rows(model: KinematicModel) -> tuple[np.ndarray, ...]:
-    """Per wheel (row) and slot of its centre's copy: the row, the slot's parameter, the
-    copy and the slot (`_primary_dampers` sums the copy's z rates into the rows)."""
-    out: list[tuple[int, int, int, int]] = []
-    for r, w in enumerate(model.car.wheels):
-        i = model.inst_index[(w.centre, w.body)]
-        out += [(r, int(p), i, k) for k, p in enumerate(model.inst_slots[i]) if p >= 0]
-    arr = np.array(out, dtype=np.int64).reshape(-1, 4)
-    return tuple(np.ascontiguousarray(arr[:, j]) for j in range(4))
-
-
-@functools.cache
-def _permutations(n: int) -> np.ndarray:
-    """Every ordering of range(n), (n!, n) (the pairing's brute force; kept per n)."""
-    out = np.array(list(itertools.permutations(range(n))), dtype=np.int64).reshape(-1, n)
-    out.flags.writeable = False
-    return out
-
-
-def _primary_dampers(model: KinematicModel, J: np.ndarray, dP: np.ndarray) -> np.ndarray | None:
-    """The wheel set's `damper_of` (`metrics.geometry.primary_dampers` of the
-    single-wheel travel tangents, `solve.sensitivity.wheel_tangents`, at design) from the
-    Jacobian and point slopes at design already at hand: the same bordered system. None
-    when some wheel's choice is within a relative 1e-9 of a tie, or its rate within
-    `MARGIN` of the floor (the wheel set is then built and compared whole)."""
-    from suspension_sim.tolerances import MIN_DAMPER_RATE
-
-    wheels = model.car.wheels
-    n = model.n_params
-    row, param, copy, slot = model.derived.get(
-        ("doe_batch", "wheel_rows"), lambda: _wheel_rows(model)
-    )
-    B = np.zeros((len(wheels) + (model.topology.rack_param is not None), n))
-    np.add.at(B, (row, param), dP[copy, slot, 2, 0])  # each wheel centre's z rate
-    if model.topology.rack_param is not None:
-        B[-1, model.topology.rack_param] = 1.0
-    A = np.vstack([J, B])
-    rhs = np.vstack([np.zeros((J.shape[0], len(B))), np.eye(len(B))])
-    try:  # square and regular when the checks above passed: lstsq's answer, cheaper
-        dq = np.linalg.solve(A, rhs)
-    except np.linalg.LinAlgError:
-        dq = np.linalg.lstsq(A, rhs, rcond=None)[0]
-    rates = np.abs(dq[np.array(model.topology.damper_params, dtype=int)][:, : len(wheels)])
-    if rates.size == 0:
-        return None
-    ranked = np.sort(rates, axis=0)
-    top = ranked[-1]
-    if rates.shape[0] > 1 and not (top - ranked[-2] > 1e-9 * top).all():
-        return None
-    if not ((top > MARGIN * MIN_DAMPER_RATE) | (top < MIN_DAMPER_RATE / MARGIN)).all():
-        return None
-    best = np.argmax(rates, axis=0)
-    return np.where(top >= MIN_DAMPER_RATE, best, -1)
 
 
 class FromBase:
@@ -421,6 +136,7 @@ class FromBase:
         moved: AbstractSet[str] = frozenset(),
         ran: Sequence[SweepResult] = (),
     ) -> None:
+        from suspension_sim.metrics import preset
         from suspension_sim.solve import engine
         from suspension_sim.solve.diagnostics import checked_mobility
         from suspension_sim.solve.pose import chassis_transform
@@ -439,7 +155,7 @@ class FromBase:
         self.base_ratio: float | None = None
         self.reference_point = np.zeros(3)
         self.copies: dict[object, object] = {}
-        """What the base car's point copies give (`_body_runs`, `_wheel_rows`), seeded
+        """What the base car's point copies give (`_body_runs`, `wheel_rows`), seeded
         in a design of its structure (the same copies) under the same keys."""
         self.base_seeds: dict[object, object] = {}
         """The base car's values of `keys`."""
@@ -481,6 +197,8 @@ class FromBase:
                         frames,
                         tuple(tables),
                         tuple(probes.values()),
+                        tuple(tuple(st.chassis) for st in states),
+                        preset(convention or base.car.options.sign_convention).name,
                     )
                 )
         except SuspensionSimError:
@@ -516,7 +234,7 @@ class FromBase:
         self.structure = dataclasses.replace(found, wheels_fixed=fixed)
         self.copies = {
             ("doe_batch", "bodies"): _body_runs(base),
-            ("doe_batch", "wheel_rows"): _wheel_rows(base),
+            ("doe_batch", "wheel_rows"): wheel_rows(base),
         }
         damper_points = {p for d in base.car.dampers for p in (d.chassis_point, d.moving_point)}
         if not set(moved) & damper_points:
@@ -550,23 +268,41 @@ class FromBase:
                 return False
         return bool(np.array_equal(damper_of, self.base_damper_of))
 
+    def check_many(self, models: Sequence[KinematicModel]) -> list[bool]:
+        """`design_checks` of designs of the base car's structure, all at once
+        (`design_checks_many`), each seeded as `run` seeds it; what `run` takes as
+        `checked`. False for all when the base car allows no design checks."""
+        if self.structure is None:
+            return [False] * len(models)
+        for model in models:
+            self._seed_copies(model)
+        return design_checks_many(models, self.structure, self.keys)
+
+    def _seed_copies(self, model: KinematicModel) -> None:
+        """The base car's copies are the design's (`copies`)."""
+        for key, value in self.copies.items():
+            model.derived.get(key, lambda v=value: v)  # type: ignore[misc]
+
     def run(
-        self, model: KinematicModel
+        self, model: KinematicModel, checked: bool | None = None
     ) -> list[tuple[SweepSpec, SweepResult | None, str] | None] | None:
         """Each motion of the design `model` (of the base car's structure) solved from
         the base car's steps, as the `run_sweep` result (``keep_poses=False``) in the
         reference's (spec, result, reason) form, or None for a motion that does not
         meet the module doc's conditions (the caller runs that one by `run_sweep`). None
-        for the whole design when it fails `design_checks`, or no motion is solved."""
+        for the whole design when it fails `design_checks`, or no motion is solved.
+        checked: the design checks' answer when `check_many` gave it (None: `run`
+        checks)."""
         from suspension_sim.solve import engine
         from suspension_sim.solve.inputs import within_limits
         from suspension_sim.solve.pose import chassis_transform
 
         if self.structure is None:
             return None
-        for key, value in self.copies.items():  # the base car's copies are the design's
-            model.derived.get(key, lambda v=value: v)  # type: ignore[misc]
-        if not design_checks(model, self.structure, self.keys):
+        if checked is None:
+            self._seed_copies(model)
+            checked = design_checks(model, self.structure, self.keys)
+        if not checked:
             return None
         same_frame = np.array_equal(_reference_point(model), self.reference_point)
         usable: list[BaseMotion] = []
@@ -720,36 +456,37 @@ def _clear_of_branches(
     from suspension_sim.solve import engine
     from suspension_sim.solve.continuation import JUMP_FLOOR_MM, JUMP_RATIO
 
-    # the positions at design, then per motion at each step's prediction and solution
-    # (each step's previous pose is the design or the step before: not computed twice)
-    n_q = solved[0].shape[1]
-    rows: list[np.ndarray] = [np.zeros((1, n_q))]
-    for bm, Q in zip(motions, solved, strict=True):
-        prev = np.vstack([np.zeros((1, n_q)), Q[:-1]])  # design, then each step
-        base_prev = np.vstack([np.zeros((1, n_q)), bm.params[:-1]])
-        rows += [prev + (bm.params - base_prev), Q]
+    # Every step of every motion in a row: the previous pose of a motion's first step
+    # is the design (q = 0), of any other the step before; the prediction is the
+    # previous pose moved by the base car's own step.
+    Q = np.concatenate(solved)
+    base = np.concatenate([bm.params for bm in motions])
+    first = np.zeros(len(Q), dtype=bool)
+    first[np.cumsum([0] + [len(q) for q in solved[:-1]])] = True
+    prev_q = np.roll(Q, 1, axis=0)
+    prev_q[first] = 0.0
+    prev_b = np.roll(base, 1, axis=0)
+    prev_b[first] = 0.0
+    pred_q = prev_q + (base - prev_b)
     order, starts = model.derived.get(("doe_batch", "bodies"), lambda: _body_runs(model))
     if not len(order):  # nothing moves: no step can jump
         return [True] * len(solved)
-    # (1 + 2 S_total, n_inst, 3), the copies in body order
-    P = engine.chassis_points_compiled(model, np.vstack(rows))[:, order]
-    design = P[:1]
-    prev_l, pred_l, got_l = [], [], []
-    at = 1
-    for Q in solved:
-        n = len(Q)
-        pred, got = P[at : at + n], P[at + n : at + 2 * n]
-        at += 2 * n
-        prev_l += [design, got[:-1]]
-        pred_l.append(pred)
-        got_l.append(got)
-    prev, pred, got = np.concatenate(prev_l), np.concatenate(pred_l), np.concatenate(got_l)
-    moved = np.sqrt(((pred - prev) ** 2).sum(axis=2))  # (S_total, n_inst)
-    off = np.sqrt(((got - pred) ** 2).sum(axis=2))
-    moved_b = np.maximum.reduceat(moved, starts, axis=1)
-    off_b = np.maximum.reduceat(off, starts, axis=1)
+    # the positions at design, at each solution, at each prediction: (1 + 2 S, n, 3)
+    S = len(Q)
+    P = engine.chassis_points_compiled(model, np.vstack([np.zeros((1, Q.shape[1])), Q, pred_q]))
+    got, pred = P[1 : S + 1], P[S + 1 :]
+    prev_row = np.arange(S)  # the step before's row of P (its solution), or the design's
+    prev_row[first] = 0
+    # per copy, the predicted motion's and the deviation's length (2 S, n); the x, y, z
+    # terms summed in turn (numpy's sum over a short last axis, 8x slower, adds them in
+    # the same order), then the copies in body order and each body's largest
+    d = np.concatenate([pred - P[prev_row], got - pred])
+    d *= d
+    dist = np.sqrt(d[:, :, 0] + d[:, :, 1] + d[:, :, 2])[:, order]
+    largest = np.maximum.reduceat(dist, starts, axis=1)
+    moved_b, off_b = largest[:S], largest[S:]
     ok = np.all(off_b <= JUMP_RATIO * moved_b + JUMP_FLOOR_MM, axis=1)
-    ends = np.cumsum([0] + [len(Q) for Q in solved])
+    ends = np.cumsum([0] + [len(q) for q in solved])
     return [bool(ok[a:b].all()) for a, b in itertools.pairwise(ends)]
 
 
@@ -776,18 +513,13 @@ def _result(
     `MetricRows.add` keeps of each step's pose, the damper-limit text made (by
     `sweeps.result.limit_text`) only for the steps where some damper is past a length
     limit by more than `LIMIT_NOTE_MM` (the same comparisons; '' elsewhere)."""
-    from suspension_sim.metrics import preset
     from suspension_sim.solve.inputs import input_table
-    from suspension_sim.solve.pose import Pose, SolveInfo
+    from suspension_sim.solve.pose import Pose
     from suspension_sim.sweeps.result import MetricRows, SweepResult, limit_text
-    from suspension_sim.tolerances import LIMIT_NOTE_MM
 
     car = model.car
-    rows = MetricRows(preset(convention or car.options.sign_convention).name)
     table = input_table(model)
     tol = car.options.solver_tolerance_mm
-    rows.model = model
-    rows.tolerance = tol
     n = len(bm.motion)
     names = model.damper_names
     # Every stroke and the rack as the solved parameters hold them: the freed ones as
@@ -796,27 +528,54 @@ def _result(
     # in the pose.
     strokes = Q[:, table.damper_params]
     if table.rack_param is not None:
-        rack = Q[:, table.rack_param]
+        rack = Q[:, table.rack_param].tolist()
     else:
-        rack = np.array([float(step.state.rack) for step in bm.motion])
+        rack = [float(step.state.rack) for step in bm.motion]
     design = model.derived.get("damper_design_lengths", lambda: _design_lengths(model))
-    past = np.zeros(n, dtype=bool)
-    for d in car.dampers:
-        length = design[d.body] - strokes[:, names.index(d.body)]
-        if d.min_length is not None:
-            past |= length < d.min_length - LIMIT_NOTE_MM
-        if d.max_length is not None:
-            past |= length > d.max_length + LIMIT_NOTE_MM
-    rows.params = list(Q.copy())
-    rows.shocks = strokes.tolist()
-    rows.rack = rack.tolist()
-    rows.chassis = [tuple(step.state.chassis) for step in bm.motion]
-    rows.residual = residual.tolist()
-    rows.limits = [""] * n
-    info = SolveInfo(True, "engine", 0, 1, 0, 0.0, tol, 0.0, float("nan"), False, "")
-    for s in np.flatnonzero(past).tolist():
-        shocks = dict(zip(names, rows.shocks[s], strict=True))
-        chassis = bm.motion[s].state.chassis
-        rows.limits[s] = limit_text(Pose(model, Q[s], shocks, rows.rack[s], chassis, info))
-    steps = list(range(n))
-    return SweepResult(bm.spec, bm.motion, [], steps, [], [], [], convention, model, rows, style)
+    order, low, high = model.derived.get(LIMIT_ROWS, lambda: _limit_rows(model))
+    lengths = np.array([design[b] for b in order]) - strokes
+    past = ((lengths < low) | (lengths > high)).any(axis=1)
+    rows = MetricRows(
+        convention=bm.preset,
+        model=model,
+        params=list(Q),
+        shocks=strokes.tolist(),
+        rack=rack,
+        chassis=list(bm.chassis_rows),
+        residual=residual.tolist(),
+        tolerance=tol,
+        limits=[""] * n,
+    )
+    if past.any():
+        info = _solved_info(tol)
+        for s in np.flatnonzero(past).tolist():
+            shocks = dict(zip(names, rows.shocks[s], strict=True))
+            chassis = bm.motion[s].state.chassis
+            rows.limits[s] = limit_text(Pose(model, Q[s], shocks, rows.rack[s], chassis, info))
+    return SweepResult(
+        bm.spec, bm.motion, [], list(range(n)), [], [], [], convention, model, rows, style
+    )
+
+
+LIMIT_ROWS = ("doe_batch", "limit_rows")
+"""``model.derived`` key of `_limit_rows`."""
+
+
+def _limit_rows(model: KinematicModel) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The dampers in the order of ``model.damper_names`` (their bodies) and the lengths
+    past which `limit_text` names them: min - `LIMIT_NOTE_MM` and max + `LIMIT_NOTE_MM`
+    (mm; -inf / inf where the workbook gives no limit, so no length is past it)."""
+    from suspension_sim.tolerances import LIMIT_NOTE_MM
+
+    by_body = {d.body: d for d in model.car.dampers}
+    dampers = [by_body[name] for name in model.damper_names]
+    low = [-np.inf if d.min_length is None else d.min_length - LIMIT_NOTE_MM for d in dampers]
+    high = [np.inf if d.max_length is None else d.max_length + LIMIT_NOTE_MM for d in dampers]
+    return [d.body for d in dampers], np.array(low), np.array(high)
+
+
+def _solved_info(tol: float) -> SolveInfo:
+    """The `SolveInfo` of a step the kernel closed (what the limit text's pose carries)."""
+    from suspension_sim.solve.pose import SolveInfo
+
+    return SolveInfo(True, "engine", 0, 1, 0, 0.0, tol, 0.0, float("nan"), False, "")
