@@ -26,7 +26,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -137,22 +137,50 @@ def check_variables(car: Car, variables: Sequence[Variable]) -> None:
 
 
 def apply_offsets(car: Car, variables: Sequence[Variable], offsets: Sequence[float]) -> Car:
-    """The car with each variable's point moved by its offset (mm); twins mirrored in y."""
-    moves: dict[str, np.ndarray] = {}
+    """The car with each variable's point moved by its offset (mm); twins mirrored in y.
+
+    Each moved point's offsets are summed from 0.0 and added to its coordinates in
+    float64, the other points and the car's other parts kept (the same objects). Called
+    once per design of a study: the new `Point`s and `Car` are made as
+    `dataclasses.replace` makes them, without its per-call cost (`_replaced`)."""
+    moves: dict[str, list[float]] = {}
     for v, d in zip(variables, offsets, strict=True):
         k = AXES.index(v.axis)
+        step = float(d)
         for point, sign in ((v.point, 1.0), (v.twin, -1.0 if v.axis == "y" else 1.0)):
             if point is None:
                 continue
-            delta = moves.setdefault(point, np.zeros(3))
-            delta[k] += sign * float(d)
-    points = tuple(_moved(p, moves[p.name]) if p.name in moves else p for p in car.points)
-    return dataclasses.replace(car, points=points)
+            delta = moves.get(point)
+            if delta is None:
+                delta = moves[point] = [0.0, 0.0, 0.0]
+            delta[k] += sign * step
+    points = list(car.points)
+    if moves:
+        for i, p in enumerate(points):
+            delta = moves.get(p.name)
+            if delta is not None:
+                points[i] = _moved(p, delta)
+    return _replaced(car, points=tuple(points))
 
 
-def _moved(point: Point, delta: np.ndarray) -> Point:
-    x, y, z = (float(c) for c in np.add(point.xyz, delta))
-    return dataclasses.replace(point, xyz=(x, y, z))
+def _moved(point: Point, delta: Sequence[float]) -> Point:
+    x, y, z = point.xyz
+    return _replaced(point, xyz=(float(x) + delta[0], float(y) + delta[1], float(z) + delta[2]))
+
+
+def _replaced(obj: _D, **changes: object) -> _D:
+    """``dataclasses.replace(obj, **changes)`` for a frozen dataclass (`Point`, `Car`):
+    the same fields, in the same order; ``__init__`` is skipped unless the class has a
+    ``__post_init__`` (then `dataclasses.replace` itself)."""
+    if hasattr(obj, "__post_init__") or not hasattr(obj, "__dict__"):
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+_D = TypeVar("_D")
 
 
 # -- the study file ------------------------------------------------------------------------

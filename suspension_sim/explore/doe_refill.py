@@ -18,16 +18,20 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import threading
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
 
 from suspension_sim.errors import SuspensionSimError
+from suspension_sim.model.topology import BodyJoint, Part, RefitPlan, point_rows, refit_plan
 from suspension_sim.tolerances import COINCIDENT_MM
 
 if TYPE_CHECKING:  # pragma: no cover
-    from suspension_sim.description import Car
+    from suspension_sim.description import AntiRollBar, Body, Car, Damper, Rack
     from suspension_sim.model import KinematicModel
 
 STRUCTURAL_KEYS = ("engine_plan",)
@@ -53,20 +57,30 @@ def same_structure(base: KinematicModel, model: KinematicModel) -> bool:
     ):
         return False
     for a, b in zip(tb.joints, tm.joints, strict=True):
-        if (a.body, a.kind, a.params) != (b.body, b.kind, b.params):
+        if a is not b and (a.body, a.kind, a.params) != (b.body, b.kind, b.params):
             return False
     if len(base.parts) != len(model.parts):
         return False
     for pa, pb in zip(base.parts, model.parts, strict=True):
-        if (pa.body, pa.chain, pa.params, pa.points) != (pb.body, pb.chain, pb.params, pb.points):
+        if pa is not pb and _part_key(pa) != _part_key(pb):
             return False
     return (
         base.inst_point == model.inst_point
         and base.inst_body == model.inst_body
-        and np.array_equal(base.pair_a, model.pair_a)
-        and np.array_equal(base.pair_b, model.pair_b)
-        and np.array_equal(base.active_pairs, model.active_pairs)
+        and _same_array(base.pair_a, model.pair_a)
+        and _same_array(base.pair_b, model.pair_b)
+        and _same_array(base.active_pairs, model.active_pairs)
     )
+
+
+def _part_key(p: Part) -> tuple[str, str, tuple[int, ...], tuple[str, ...]]:
+    """What a part is made of but its frame: body, chain, parameters, points."""
+    return (p.body, p.chain, p.params, p.points)
+
+
+def _same_array(a: np.ndarray, b: np.ndarray) -> bool:
+    """``np.array_equal(a, b)``, at once when they are the same array."""
+    return a is b or bool(np.array_equal(a, b))
 
 
 def refill_model(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> KinematicModel | None:
@@ -83,12 +97,120 @@ def refill_model(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> Kin
     class, parts or points differ from `base`'s, when its classification raises (the
     full build then raises the same error, with its cell), or when an anti-roll bar
     involves a moved point (bars are checked against the whole car).
-    """
-    from suspension_sim.description import CHASSIS
-    from suspension_sim.model import KinematicModel
-    from suspension_sim.model.model import Derived
-    from suspension_sim.model.topology import BodyJoint, Part, classify, refit
 
+    What depends on names alone (which bodies, parts and copies a moved point reaches,
+    `topology.refit_plan`) is kept per base model and set of moved points (`_Plan`), so
+    a design of the base car's bodies, dampers, rack, bars and point list (the same
+    objects, as `design_space.apply_offsets` gives) only does the arithmetic
+    (`_refill_fast`); any other car takes `_refill_plain`.
+    """
+    plan = _plan(base, car, moved)
+    if plan is not None:
+        xyz = point_rows(car)
+        refitted = plan.refit.joints(xyz)
+        if refitted is not None:
+            return _refill_fast(base, car, plan, refitted, xyz)
+    return _refill_plain(base, car, moved)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What `refill_model` derives from `base` and the moved points' names alone: the
+    car's parts it holds for (`bodies`...: compared by identity), the moved bodies'
+    `RefitPlan`, where their joints and parts sit in ``base.topology.joints`` and
+    ``base.parts``, the parts whose frames change, and each point copy's row of the
+    point list."""
+
+    bodies: tuple[Body, ...]
+    dampers: tuple[Damper, ...]
+    rack: Rack | None
+    bars: tuple[AntiRollBar, ...]
+    names: list[str]  # the point list's names, in order
+    refit: RefitPlan
+    joints: list[tuple[int, str]]  # (index in base.topology.joints, body)
+    parts: list[tuple[int, str, int]]  # (index in base.parts, body, index in its joint)
+    framed: np.ndarray  # the parts whose frames change (their index, ascending)
+    copy_rows: np.ndarray
+    framed_copies: np.ndarray  # the copies on those parts (bool), and their rows
+    on_framed: np.ndarray
+    local: np.ndarray  # the base's local transforms at the random states, by copy
+    positions: np.ndarray  # the base's copies there (`doe_batch.positions`)
+
+
+def _plan(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> _Plan | None:
+    """``base``'s `_Plan` for `moved` when `car` has its bodies, dampers, rack, bars and
+    point names (None: `_refill_plain`)."""
+    key = ("doe_refill", "plan", moved if isinstance(moved, frozenset) else frozenset(moved))
+    plan = base.derived.get(key, lambda: _make_plan(base, key[2]))
+    if (
+        plan is None
+        or car.bodies is not plan.bodies
+        or car.dampers is not plan.dampers
+        or car.rack is not plan.rack
+        or car.anti_roll_bars is not plan.bars
+        or [p.name for p in car.points] != plan.names
+    ):
+        return None
+    return plan
+
+
+def _make_plan(base: KinematicModel, moved: frozenset[str]) -> _Plan | None:
+    from suspension_sim.description import CHASSIS
+    from suspension_sim.solve.engine_reduced import random_states
+
+    car = base.car
+    if _bar_touched(car, moved):
+        return None
+    if not all(hasattr(base, n) for n in (*PART_INDEXES, *INSTANCE_INDEXES, "parts", "frame")):
+        return None
+    # the parts as `KinematicModel._build_parts` lays them out from the joints
+    fixed: list[tuple[str, str, tuple[int, ...], tuple[str, ...]]]
+    fixed = [(CHASSIS, "fixed", (), car.body(CHASSIS).points)]
+    moving: list[tuple[str, str, tuple[int, ...], tuple[str, ...]]] = []
+    for j in base.topology.joints:
+        for part in j.parts:
+            (fixed if part.chain == "fixed" else moving).append(_part_key(part))
+    if fixed + moving != [_part_key(p) for p in base.parts]:
+        return None
+    bodies = _moved_bodies(car, moved)
+    refit = refit_plan(car, base.topology, sorted(bodies))
+    if refit is None:
+        return None
+    how = {j.body: h for j, h, _ in refit.plan}
+    joints = [(k, j.body) for k, j in enumerate(base.topology.joints) if j.body in bodies]
+    slot = {_part_key(p): k for k, p in enumerate(base.parts)}
+    parts = [
+        (slot[_part_key(p)], body, m)
+        for k, body in joints
+        for m, p in enumerate(base.topology.joints[k].parts)
+    ]
+    framed = sorted(k for k, body, _ in parts if how[body] != "keep")
+    _, rows = _copy_rows(base)
+    local = base.derived.get(
+        ("doe_fast", "random_local"),
+        lambda: base.local_transforms(random_states(base.n_params))[base.inst_part][:, :1],
+    )
+    framed_copies = np.isin(base.inst_part, framed)
+    return _Plan(
+        car.bodies,
+        car.dampers,
+        car.rack,
+        car.anti_roll_bars,
+        [p.name for p in car.points],
+        refit,
+        joints,
+        parts,
+        np.array(framed, dtype=np.intp),
+        rows,
+        framed_copies,
+        np.flatnonzero(framed_copies),
+        local,
+        _positions()(base, local)[0],
+    )
+
+
+def _bar_touched(car: Car, moved: AbstractSet[str]) -> bool:
+    """An anti-roll bar involves a moved point (its axis, shaft or arms' points)."""
     for bar in car.anti_roll_bars:
         touched = (
             set(bar.axis_points)
@@ -96,12 +218,125 @@ def refill_model(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> Kin
             | {p for arm in bar.arms for p in car.body(arm).points}
         )
         if touched & moved:
-            return None
+            return True
+    return False
+
+
+def _moved_bodies(car: Car, moved: AbstractSet[str]) -> set[str]:
+    """The bodies whose joints a move of the points `moved` may change: those carrying
+    one, the dampers and the rack whose axis points are among them."""
+    from suspension_sim.description import CHASSIS
+
     names = {b.name for b in car.bodies if b.name != CHASSIS and moved & set(b.points)}
     # a damper's axis and the rack's are named by their points: those bodies follow them
     names |= {d.body for d in car.dampers if {d.chassis_point, d.moving_point} & moved}
     if car.rack is not None and set(car.rack.end_points) & moved:
         names.add(car.rack.body)
+    return names
+
+
+def _refill_fast(
+    base: KinematicModel,
+    car: Car,
+    plan: _Plan,
+    refitted: dict[str, BodyJoint],
+    xyz: np.ndarray,
+) -> KinematicModel | None:
+    """`_refill_plain` for a car `plan` holds for, the moved bodies' joints `refitted`:
+    the same model state (`KinematicModel.__init__`'s attributes, the same numbers)."""
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.model.model import Derived
+    from suspension_sim.solve.engine_reduced import RANDOM_POSITIONS
+
+    model = KinematicModel.__new__(KinematicModel)
+    model.car = car
+    joints = list(base.topology.joints)
+    for k, body in plan.joints:
+        joints[k] = refitted[body]
+    model.topology = _with(base.topology, joints=tuple(joints))
+    model.n_params = base.n_params
+    # `_refill_parts`: the base's parts but the moved bodies', frames and inverses
+    # (each 4 x 4 inverted on its own by `np.linalg.inv`: the base's where it is the same)
+    parts = list(base.parts)
+    for k, body, m in plan.parts:
+        parts[k] = refitted[body].parts[m]
+    model.parts = parts
+    for name in PART_INDEXES:
+        setattr(model, name, getattr(base, name))
+    frame = base.frame.copy()
+    frame_inv = base.frame_inv.copy()
+    if len(plan.framed):
+        new = np.array([parts[k].frame for k in plan.framed.tolist()])
+        frame[plan.framed] = new
+        frame_inv[plan.framed] = np.linalg.inv(new)
+    model.frame = frame
+    model.frame_inv = frame_inv
+    # `_refill_instances`: the copies on re-framed parts or at moved points computed
+    # (each row on its own, as for all), the others' numbers the base's
+    for name in INSTANCE_INDEXES:
+        setattr(model, name, getattr(base, name))
+    X = model.inst_design = xyz[plan.copy_rows]
+    on = plan.on_framed
+    redo = np.flatnonzero(plan.framed_copies | (base.inst_design != X).any(axis=1))
+    finv = frame_inv[model.inst_part[redo]]
+    local = base.inst_local.copy()
+    local[redo] = np.einsum("nij,nj->ni", finv[:, :3, :3], X[redo]) + finv[:, :3, 3]
+    model.inst_local = local
+    f = frame[model.inst_part[on]]
+    model.inst_rot = base.inst_rot.copy()
+    model.inst_rot[on] = f[:, :3, :3]
+    model.inst_origin = base.inst_origin.copy()
+    model.inst_origin[on] = f[:, :3, 3]
+    P = plan.positions.copy()
+    some = SimpleNamespace(
+        inst_local=local[redo], inst_rot=model.inst_rot[redo], inst_origin=model.inst_origin[redo]
+    )
+    P[redo] = _positions()(cast("KinematicModel", some), plan.local[redo])[0]
+    if len(model.pair_a):
+        moves = np.abs(P - model.inst_design[:, :, None]).max(axis=(1, 2)) > COINCIDENT_MM
+        fixed = model.inst_part < model.n_fixed_parts
+        a, b = model.pair_a, model.pair_b
+        structural = ~moves[b] & ~moves[a] & (fixed[a] | fixed[b])
+        model.active_pairs = np.flatnonzero(~structural)
+    else:
+        model.active_pairs = np.zeros(0, dtype=int)
+    model._layouts = {}
+    model.derived = Derived()
+    if model.__dict__.keys() != base.__dict__.keys():  # __init__ sets something else now
+        return None
+    model.derived._values[RANDOM_POSITIONS] = P
+    return model
+
+
+def _positions() -> Callable[[KinematicModel, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    from suspension_sim.explore.doe_batch import positions
+
+    return positions
+
+
+def _with(obj: _T, **changes: object) -> _T:
+    """`dataclasses.replace` of a frozen dataclass without ``__post_init__``: the same
+    fields in the same order, without running ``__init__`` (a tenth of its cost)."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+_T = TypeVar("_T")
+
+
+def _refill_plain(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> KinematicModel | None:
+    """`refill_model` for any car: the bodies carrying a moved point found, re-framed
+    (`refit`) or classified again, the parts and point copies refilled."""
+    from suspension_sim.description import CHASSIS
+    from suspension_sim.model import KinematicModel
+    from suspension_sim.model.model import Derived
+    from suspension_sim.model.topology import classify, refit
+
+    if _bar_touched(car, moved):
+        return None
+    names = _moved_bodies(car, moved)
     refitted = refit(car, base.topology, names) if names else {}
     if refitted is not None:  # every moved body keeps its class: only its frames change
         joints = tuple(refitted.get(j.body, j) for j in base.topology.joints)
@@ -167,7 +402,6 @@ def _refill_parts(base: KinematicModel, model: KinematicModel) -> bool:
     moving ones), `PART_INDEXES` taken from `base`, the frames and their inverses
     computed as that method computes them. False (nothing set) when the parts differ."""
     from suspension_sim.description import CHASSIS
-    from suspension_sim.model.topology import Part
 
     fixed_parts = [Part(CHASSIS, "fixed", np.eye(4), (), model.car.body(CHASSIS).points)]
     moving: list[Part] = []

@@ -117,20 +117,32 @@ def frame_from_axis(z_axis: np.ndarray, origin: np.ndarray) -> np.ndarray:
 def frames_from_axes(z_axes: np.ndarray, origins: np.ndarray) -> np.ndarray:
     """`frame_from_axis` of many axes at once: z_axes and origins (k, 3), mm, give the
     frames (k, 4, 4), each the one `frame_from_axis` gives for its row (the same rule
-    and operations, vectorised; used where many bodies are re-framed per design)."""
+    and operations, vectorised; used where many bodies are re-framed per design). The
+    norms and cross products are written out as `np.linalg.norm(.., axis=1)` and
+    `np.cross` compute them (the same products, sums and order: the same numbers), at a
+    fraction of their call cost."""
     z = np.asarray(z_axes, dtype=float).reshape(-1, 3)
-    z = z / np.linalg.norm(z, axis=1)[:, None]
+    z = z / np.sqrt(np.add.reduce(z * z, axis=1))[:, None]
     helper = np.eye(3)[np.argmin(np.abs(z), axis=1)]
-    x = np.cross(helper, z)
-    x /= np.linalg.norm(x, axis=1)[:, None]
-    y = np.cross(z, x)
+    x = _cross(helper, z)
+    x /= np.sqrt(np.add.reduce(x * x, axis=1))[:, None]
     out = np.zeros((len(z), 4, 4))
     out[:, :3, 0] = x
-    out[:, :3, 1] = y
+    out[:, :3, 1] = _cross(z, x)
     out[:, :3, 2] = z
     out[:, :3, 3] = np.asarray(origins, dtype=float).reshape(-1, 3)
     out[:, 3, 3] = 1.0
     return out
+
+
+_NEXT = np.array([1, 2, 0])
+_PREV = np.array([2, 0, 1])
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`np.cross` of row vectors (k, 3): a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0,
+    each product rounded, then the difference (as `np.cross` does)."""
+    return a[:, _NEXT] * b[:, _PREV] - a[:, _PREV] * b[:, _NEXT]
 
 
 # -- symbolic chain templates -------------------------------------------------

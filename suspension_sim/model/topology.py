@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -332,6 +332,215 @@ def _fixed_case(reason: str) -> int:
     return 0 if reason.startswith("shares ") else 2
 
 
+_T = TypeVar("_T")
+
+
+def _rows(index: list[int]) -> np.ndarray:
+    return np.array(index, dtype=np.intp)
+
+
+def _with(obj: _T, **changes: object) -> _T:
+    """`dataclasses.replace` of a frozen dataclass without `__post_init__` (`Part`,
+    `BodyJoint`, `Topology`): the same fields, in the same order, without running
+    ``__init__`` (a tenth of its cost; `refit` makes a dozen per design)."""
+    new = object.__new__(type(obj))
+    state = new.__dict__
+    state.update(obj.__dict__)
+    state.update(changes)
+    return new
+
+
+@dataclass(frozen=True)
+class RefitPlan:
+    """What `refit` derives from the names alone (the bodies' classes, which points
+    make which axis, line and frame), as rows of the car's point list; `joints` does
+    the arithmetic for one design's coordinates. Made by `refit_plan`."""
+
+    order: tuple[str, ...]  # the car's point names, in order: the rows of `joints`' xyz
+    plan: tuple[tuple[BodyJoint, str, int | np.ndarray], ...]
+    """Per body: its base joint, where its frame comes from ("axis": a row of the axes,
+    "keep": the base joint as it is, "eye": the identity, "centre": the point row,
+    "centroid": the mean of the point rows) and that row or rows."""
+    axis_head: np.ndarray  # per axis: the point rows of its head and tail (its origin)
+    axis_tail: np.ndarray
+    rack: tuple[int, int, int] | None  # the rack's row of the axes, its end points' rows
+    coincide: tuple[np.ndarray, np.ndarray]  # vectors head - tail not below COINCIDENT_MM
+    line_p: np.ndarray  # per line check: the point, and the axis's two points
+    line_a: np.ndarray
+    line_b: np.ndarray
+    line_shared: np.ndarray  # the point is a chassis point (bool)
+    line_group: np.ndarray  # its body's entry of `expect`
+    expect: np.ndarray  # per body with two chassis points: classify's rule (0, 1, 2)
+
+    def joints(self, xyz: np.ndarray) -> dict[str, BodyJoint] | None:
+        """`refit` for the coordinates `xyz` (n, 3), mm, of the points `order` names."""
+        axes = xyz[self.axis_head] - xyz[self.axis_tail]
+        origins = xyz[self.axis_tail]
+        if self.rack is not None:
+            row, e0, e1 = self.rack
+            axis = xyz[e1] - xyz[e0]
+            length = float(np.linalg.norm(axis))
+            if not (length > COINCIDENT_MM and _clear_of(length, COINCIDENT_MM)):
+                return None
+            axis = axis / length
+            if not _clear_of(abs(axis[1]), AXIS_ALONG_Y_MIN) or abs(axis[1]) < AXIS_ALONG_Y_MIN:
+                return None
+            axes[row] = axis if axis[1] > 0 else -axis
+        head, tail = self.coincide
+        if len(head):
+            v = xyz[head] - xyz[tail]
+            lengths = np.sqrt(np.add.reduce(v * v, axis=1))  # np.linalg.norm(v, axis=1)
+            if not (_clear_of(lengths, COINCIDENT_MM) and (lengths > COINCIDENT_MM).all()):
+                return None
+        if len(self.line_p):
+            A = xyz[self.line_a]
+            d = xyz[self.line_b] - A
+            d = d / np.sqrt(np.add.reduce(d * d, axis=1))[:, None]
+            r = xyz[self.line_p] - A
+            w = r - np.sum(r * d, axis=1)[:, None] * d
+            dist = np.sqrt(np.add.reduce(w * w, axis=1))
+            if not _clear_of(dist, ON_LINE_MM):
+                return None
+            off = dist > ON_LINE_MM
+            n, g, shared = len(self.expect), self.line_group, self.line_shared
+            shared_off = np.bincount(g, off & shared, n) > 0
+            moving_off = np.bincount(g, off & ~shared, n) > 0
+            # classify's order: a shared point off the axis makes it fixed (one reason),
+            # else a moving point off it revolute, else fixed (the other reason)
+            sub = np.where(shared_off, 0, np.where(moving_off, 1, 2))
+            if (sub != self.expect).any():
+                return None
+        frames = frames_from_axes(axes, origins) if len(axes) else np.zeros((0, 4, 4))
+        out: dict[str, BodyJoint] = {}
+        for j, how, where in self.plan:
+            if how == "keep":
+                out[j.body] = j
+                continue
+            if how == "axis":
+                frame = frames[where]
+            elif how == "eye":
+                frame = np.eye(4)
+            elif how == "centre":
+                frame = transform(np.eye(3), xyz[where])
+            else:
+                frame = transform(np.eye(3), np.mean(xyz[where], axis=0))
+            parts = tuple(_with(p, frame=frame) for p in j.parts)
+            out[j.body] = _with(j, parts=parts)
+        return out
+
+
+def point_rows(car: Car) -> np.ndarray:
+    """The coordinates of ``car.points`` in order (n, 3), mm: the numbers of
+    ``car.point_map()`` as rows."""
+    return np.array([p.xyz for p in car.points], dtype=float).reshape(-1, 3)
+
+
+def refit_plan(car: Car, base: Topology, bodies: Collection[str]) -> RefitPlan | None:
+    """The part of `refit` that depends on names alone, for the cars with `car`'s bodies,
+    dampers, rack and point names: None when `refit` is None whatever the coordinates
+    (a body's class cannot be kept by these rules, a T-bar lever, an unknown name)."""
+    order = tuple(p.name for p in car.points)
+    row = {name: k for k, name in enumerate(order)}
+    chassis = set(car.body(CHASSIS).points)
+    damper_of = {d.body: d for d in car.dampers}
+    by_name = {b.name: b for b in car.bodies}
+    joint_of = {j.body: j for j in base.joints}
+    heads: list[int] = []
+    tails: list[int] = []
+    rack: tuple[int, int, int] | None = None
+    plan: list[tuple[BodyJoint, str, int | np.ndarray]] = []
+    c_head: list[int] = []
+    c_tail: list[int] = []
+    lp: list[int] = []
+    la: list[int] = []
+    lb: list[int] = []
+    ls: list[bool] = []
+    lg: list[int] = []
+    expect: list[int] = []
+
+    def axis(j: BodyJoint, head: int, tail: int) -> None:
+        heads.append(head)
+        tails.append(tail)
+        plan.append((j, "axis", len(heads) - 1))
+
+    try:
+        for name in bodies:
+            j = joint_of[name]
+            b = by_name[name]
+            if j.kind == "damper":
+                d = damper_of[name]
+                c, m = row[d.chassis_point], row[d.moving_point]
+                c_head.append(m)
+                c_tail.append(c)
+                axis(j, m, c)
+                continue
+            if j.kind == "rack":
+                assert car.rack is not None and car.rack.body == name
+                e0, e1 = (row[p] for p in car.rack.end_points)
+                rack = (len(heads), e0, e1)
+                axis(j, e1, e0)
+                continue
+            if j.kind == "tbar" or name == (car.rack.body if car.rack else None):
+                return None
+            shared = [row[p] for p in b.points if p in chassis]
+            others = [row[p] for p in b.points if p not in chassis]
+            if len(shared) >= 2:
+                a, e = shared[0], shared[1]
+                c_head.append(e)
+                c_tail.append(a)
+                for p, is_shared in [(p, True) for p in shared[2:]] + [(p, False) for p in others]:
+                    lp.append(p)
+                    la.append(a)
+                    lb.append(e)
+                    ls.append(is_shared)
+                    lg.append(len(expect))
+                if j.kind == "revolute":
+                    expect.append(1)
+                    axis(j, e, a)
+                elif j.kind == "fixed":
+                    expect.append(_fixed_case(j.reason))
+                    identity = all(np.array_equal(p.frame, np.eye(4)) for p in j.parts)
+                    plan.append((j, "keep" if identity else "eye", 0))
+                else:
+                    return None
+            elif len(shared) == 1:
+                if j.kind == "universal" and len(b.points) == 2:
+                    c_head.append(others[0])
+                    c_tail.append(shared[0])
+                    axis(j, others[0], shared[0])
+                elif j.kind == "spherical" and len(b.points) != 2:
+                    plan.append((j, "centre", shared[0]))
+                else:
+                    return None
+            elif len(b.points) == 2:
+                if j.kind != "link5":
+                    return None
+                a, e = row[b.points[0]], row[b.points[1]]
+                c_head.append(e)
+                c_tail.append(a)
+                axis(j, e, a)
+            else:
+                if j.kind != "free6":
+                    return None
+                plan.append((j, "centroid", _rows([row[p] for p in b.points])))
+    except KeyError:
+        return None
+    return RefitPlan(
+        order,
+        tuple(plan),
+        _rows(heads),
+        _rows(tails),
+        rack,
+        (_rows(c_head), _rows(c_tail)),
+        _rows(lp),
+        _rows(la),
+        _rows(lb),
+        np.array(ls, dtype=bool),
+        _rows(lg),
+        np.array(expect, dtype=np.int64),
+    )
+
+
 def refit(car: Car, base: Topology, bodies: Collection[str]) -> dict[str, BodyJoint] | None:
     """The joints of `bodies` for `car`, a car with `base`'s bodies, dampers and rack
     whose points moved (a design of a study), when each keeps its joint class in `base`:
@@ -341,124 +550,13 @@ def refit(car: Car, base: Topology, bodies: Collection[str]) -> dict[str, BodyJo
     None when that is not certain, and `classify` must answer: a body's class would
     change (a wishbone's ball joint moved onto its pivot axis...), a distance lies within
     `REFIT_MARGIN` of one of `classify`'s thresholds (it may raise there), or a body is
-    a T-bar lever (its frame comes from its bar). tests/test_topology_refit.py compares
-    with `classify` on random moves. Units: mm.
+    a T-bar lever (its frame comes from its bar). `refit_plan` does the part that
+    depends on names (kept by the DOE for all its designs), `RefitPlan.joints` the
+    arithmetic. tests/test_topology_refit.py compares with `classify` on random moves.
+    Units: mm.
     """
-    pts = car.point_map()
-    chassis = set(car.body(CHASSIS).points)
-    damper_of = {d.body: d for d in car.dampers}
-    by_name = {b.name: b for b in car.bodies}
-    axes: list[np.ndarray] = []
-    origins: list[np.ndarray] = []
-    # per body: its base joint and where its frame comes from (row of `axes`, or a
-    # fixed 4x4 frame)
-    plan: list[tuple[BodyJoint, int | np.ndarray]] = []
-    coincide: list[np.ndarray] = []  # vectors whose length must not be below COINCIDENT_MM
-    lines: list[tuple[np.ndarray, np.ndarray, np.ndarray, bool]] = []  # (p, a, b, off?)
-    on_lines: list[tuple[BodyJoint, int]] = []  # a body with two chassis points, its lines
-    joint_of = {j.body: j for j in base.joints}
-    try:
-        for name in bodies:
-            j = joint_of[name]
-            b = by_name[name]
-            if j.kind == "damper":
-                d = damper_of[name]
-                c, m = pts[d.chassis_point], pts[d.moving_point]
-                coincide.append(m - c)
-                axes.append(m - c)
-                origins.append(c)
-                plan.append((j, len(axes) - 1))
-                continue
-            if j.kind == "rack":
-                assert car.rack is not None and car.rack.body == name
-                e0, e1 = car.rack.end_points
-                axis = pts[e1] - pts[e0]
-                length = float(np.linalg.norm(axis))
-                if not (length > COINCIDENT_MM and _clear_of(length, COINCIDENT_MM)):
-                    return None
-                axis = axis / length
-                if not _clear_of(abs(axis[1]), AXIS_ALONG_Y_MIN) or abs(axis[1]) < AXIS_ALONG_Y_MIN:
-                    return None
-                axes.append(axis if axis[1] > 0 else -axis)
-                origins.append(pts[e0])
-                plan.append((j, len(axes) - 1))
-                continue
-            if j.kind == "tbar" or name == (car.rack.body if car.rack else None):
-                return None
-            shared = [p for p in b.points if p in chassis]
-            others = [p for p in b.points if p not in chassis]
-            if len(shared) >= 2:
-                a, e = pts[shared[0]], pts[shared[1]]
-                coincide.append(e - a)
-                lines += [(pts[p], a, e, True) for p in shared[2:]]
-                lines += [(pts[p], a, e, False) for p in others]
-                on_lines.append((j, len(b.points) - 2))
-                if j.kind == "revolute":
-                    axes.append(e - a)
-                    origins.append(a)
-                    plan.append((j, len(axes) - 1))
-                elif j.kind == "fixed":
-                    plan.append((j, np.eye(4)))
-                else:
-                    return None
-            elif len(shared) == 1:
-                c = pts[shared[0]]
-                if j.kind == "universal" and len(b.points) == 2:
-                    coincide.append(pts[others[0]] - c)
-                    axes.append(pts[others[0]] - c)
-                    origins.append(c)
-                    plan.append((j, len(axes) - 1))
-                elif j.kind == "spherical" and len(b.points) != 2:
-                    plan.append((j, transform(np.eye(3), c)))
-                else:
-                    return None
-            elif len(b.points) == 2:
-                if j.kind != "link5":
-                    return None
-                a, e = pts[b.points[0]], pts[b.points[1]]
-                coincide.append(e - a)
-                axes.append(e - a)
-                origins.append(a)
-                plan.append((j, len(axes) - 1))
-            else:
-                if j.kind != "free6":
-                    return None
-                centroid = np.mean([pts[p] for p in b.points], axis=0)
-                plan.append((j, transform(np.eye(3), centroid)))
-    except (KeyError, StopIteration):
-        return None
-    if coincide:
-        lengths = np.linalg.norm(np.array(coincide), axis=1)
-        if not (_clear_of(lengths, COINCIDENT_MM) and (lengths > COINCIDENT_MM).all()):
-            return None
-    if lines:
-        P = np.array([ln[0] for ln in lines])
-        A = np.array([ln[1] for ln in lines])
-        B = np.array([ln[2] for ln in lines])
-        d = B - A
-        d = d / np.linalg.norm(d, axis=1)[:, None]
-        r = P - A
-        dist = np.linalg.norm(r - np.sum(r * d, axis=1)[:, None] * d, axis=1)
-        if not _clear_of(dist, ON_LINE_MM):
-            return None
-        off = dist > ON_LINE_MM
-        shared_off = np.array([ln[3] for ln in lines])
-        at = 0
-        for j, n in on_lines:
-            o, s_ = off[at : at + n], shared_off[at : at + n]
-            at += n
-            # classify's order: a shared point off the axis makes it fixed (one reason),
-            # else a moving point off it revolute, else fixed (the other reason)
-            sub = 0 if (o & s_).any() else (1 if (o & ~s_).any() else 2)
-            if sub != {"revolute": 1}.get(j.kind, _fixed_case(j.reason)):
-                return None
-    frames = frames_from_axes(np.array(axes), np.array(origins)) if axes else np.zeros((0, 4, 4))
-    out: dict[str, BodyJoint] = {}
-    for j, where in plan:
-        frame = frames[where] if isinstance(where, int) else where
-        parts = tuple(Part(p.body, p.chain, frame, p.params, p.points) for p in j.parts)
-        out[j.body] = BodyJoint(j.body, j.kind, j.params, j.reason, parts)
-    return out
+    plan = refit_plan(car, base, bodies)
+    return None if plan is None else plan.joints(point_rows(car))
 
 
 # -- anti-roll bars ----------------------------------------------------------------

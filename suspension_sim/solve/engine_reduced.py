@@ -13,7 +13,6 @@ may go. Units: mm, rad.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -64,29 +63,253 @@ def refill_reduced(
     (`engine_tables.refill_tables`) and each link row's design length. None when the
     choices `_build_reduced` makes from coordinates differ for `model` (the eligible
     links and their ends, which copies move at all): then build them.
+
+    What depends on `base` alone (its choices, the candidate links by name, the link
+    rows and their lengths) is kept in ``base.derived`` (`_RefillMemo`); per design
+    the links' choices are `_link_choices` (`_links`' decisions in a few array
+    operations, `_links` itself where a distance is near one of its thresholds) and
+    only the lengths of links whose ends moved are computed again.
     """
-    from suspension_sim.solve.engine_tables import refill_tables
-
     full = kernel_tables(model)
-    inputs = {int(k) for k in plan(model).inputs}
-
-    def choices(m: KinematicModel) -> list[tuple[int, int, tuple[str, str], int]]:
-        return [(k.part, k.kind, k.ends, k.stroke) for k in _links(m, inputs).values()]
-
-    mine = base.derived.get("engine_reduced_choices", lambda: (choices(base), _moving(base)))
-    if choices(model) != mine[0] or not np.array_equal(_moving(model), mine[1]):
+    pl = plan(model)
+    memo = base.derived.get(REFILL_MEMO, lambda: _refill_memo(base, tab, pl))
+    if memo.tab is not tab or memo.plan is not pl:  # not the tables or plan it was made for
+        memo = _refill_memo(base, tab, pl)
+    links = memo.links
+    codes = _link_codes(model, links) if links is not None else None
+    if links is None or codes is None:
+        choices = _choices(model, memo.inputs)
+    elif memo.codes is not None and np.array_equal(codes, memo.codes):
+        choices = memo.choices  # the same decisions as the base's: the same links
+    else:
+        choices = _codes_choices(links, codes)
+    if choices != memo.choices or not np.array_equal(_moving(model), memo.moving):
         return None
-    arrays = list(refill_tables(tab, model).arrays)
+    arrays = list(tab.arrays)
+    # (`engine_tables.refill_tables` would put the model's frames and local points in,
+    # after this check; `full` has them)
+    n_frame = (len(model.frame), 3, 4)
+    if n_frame != arrays[4].shape or np.shape(model.inst_local) != arrays[6].shape:
+        raise ValueError("refill_tables: the model's structure is not the tables'")
     arrays[:7] = full.arrays[:7]
-    # rows: copy a (10), copy b (11), kind (24: 1 = a link's distance row), length (25)
-    kind, ra, rb = arrays[24], arrays[10], arrays[11]
-    link = kind == 1
+    # link rows (row kind 24 = 1) between copies a (10) and b (11): their lengths (25)
+    lengths = memo.lengths.copy()
+    if len(memo.link_rows):
+        X = model.inst_design
+        a, b = X[memo.link_a], X[memo.link_b]
+        moved = ~((a == memo.base_a).all(axis=1) & (b == memo.base_b).all(axis=1))
+        for k in np.flatnonzero(moved).tolist():
+            lengths[memo.link_rows[k]] = float(np.linalg.norm(b[k] - a[k]))
+    arrays[25] = lengths
+    out = object.__new__(KernelTables)  # `dataclasses.replace(tab, arrays=...)`, cheaper
+    out.__dict__.update(tab.__dict__)
+    out.__dict__["arrays"] = tuple(arrays)
+    return out  # same layout, new numbers
+
+
+REFILL_MEMO = ("engine_reduced", "refill")
+"""``base.derived`` key of `refill_reduced`'s `_RefillMemo`."""
+
+Choice = tuple[int, int, tuple[str, str], int]
+"""A link as `refill_reduced` compares them: part, kind, ends, stroke parameter."""
+
+
+def _choices(model: KinematicModel, inputs: set[int]) -> list[Choice]:
+    return [(k.part, k.kind, k.ends, k.stroke) for k in _links(model, inputs).values()]
+
+
+@dataclass(frozen=True)
+class _RefillMemo:
+    """What `refill_reduced` keeps per base model: the tables and plan it is for, the
+    plan's inputs, the base's link choices and moving copies, its candidate links
+    (`_link_plan`), and the link rows of `tab`: their row, end copies, the base's end
+    coordinates and lengths (every row's length, 0 off the link rows)."""
+
+    tab: KernelTables
+    plan: object
+    inputs: set[int]
+    choices: list[Choice]
+    moving: np.ndarray
+    links: _LinkPlan | None
+    codes: np.ndarray | None  # the base's `_link_codes`
+    link_rows: list[int]
+    link_a: np.ndarray
+    link_b: np.ndarray
+    base_a: np.ndarray
+    base_b: np.ndarray
+    lengths: np.ndarray
+
+
+def _refill_memo(base: KinematicModel, tab: KernelTables, pl: Any) -> _RefillMemo:
+    inputs = {int(k) for k in pl.inputs}
+    choices, moving = base.derived.get(
+        "engine_reduced_choices", lambda: (_choices(base, inputs), _moving(base))
+    )
+    kind, ra, rb = tab.arrays[24], tab.arrays[10], tab.arrays[11]
+    rows = np.flatnonzero(kind == 1)
+    a, b = base.inst_design[ra[rows]], base.inst_design[rb[rows]]
     lengths = np.zeros(len(kind))
-    if np.any(link):
-        d = model.inst_design[rb[link]] - model.inst_design[ra[link]]
-        lengths[link] = [float(np.linalg.norm(v)) for v in d]
-    arrays[25] = np.ascontiguousarray(lengths)
-    return dataclasses.replace(tab, arrays=tuple(arrays))  # same layout, new numbers
+    for k, r in enumerate(rows.tolist()):
+        lengths[r] = float(np.linalg.norm(b[k] - a[k]))
+    links = _link_plan(base, inputs)
+    codes = _link_codes(base, links) if links is not None else None
+    if links is None or (codes is not None and _codes_choices(links, codes) != choices):
+        codes = None  # (never but without links, by tests)
+    return _RefillMemo(
+        tab,
+        pl,
+        inputs,
+        choices,
+        moving,
+        links,
+        codes,
+        rows.tolist(),
+        ra[rows],
+        rb[rows],
+        a,
+        b,
+        lengths,
+    )
+
+
+LINK_TOL_MM = 1e-9
+"""`_links`' distance below which a point is at a frame's origin, mm."""
+
+
+@dataclass(frozen=True)
+class _LinkPlan:
+    """`_links`' candidate parts and what it decides by names alone (`_link_plan`); the
+    distances it compares are left to `_link_choices`. Per candidate, in part order:
+    its part, its rule (0: a two-point link, 1: a two-point link on a chassis point, 2:
+    a damper's rod), its two point names (a damper: its rod point twice), the rows of a
+    copy of each in the point-copy arrays, whether each is a chassis point, and its
+    stroke parameter (-1 but for a damper)."""
+
+    parts: np.ndarray
+    rule: list[int]
+    names: list[tuple[str, str]]
+    row0: np.ndarray
+    row1: np.ndarray
+    fixed0: list[bool]
+    fixed1: list[bool]
+    stroke: list[int]
+    by_min: np.ndarray  # rule 1 (its first end is the nearer one to the origin), bool
+    dampers: np.ndarray  # the candidates that are dampers' rods
+    fixed_names: list[str]  # the chassis points, and a copy of each
+    fixed_rows: np.ndarray
+
+
+def _link_plan(model: KinematicModel, inputs: set[int]) -> _LinkPlan | None:
+    """The candidates of `_links` for the models of `model`'s structure; None where a
+    part is not laid out as `_links` expects (then `_links` answers)."""
+    row: dict[str, int] = {}
+    for i, name in enumerate(model.inst_point):
+        row.setdefault(name, i)
+    fixed = {model.inst_point[i] for i in range(len(model.inst_part)) if model.inst_part[i] == 0}
+    fixed_names = sorted(fixed)
+    parts: list[int] = []
+    rule: list[int] = []
+    names: list[tuple[str, str]] = []
+    stroke: list[int] = []
+    for i, part in enumerate(model.parts):
+        if part.chain == "link5" and len(part.points) == 2:
+            parts.append(i)
+            rule.append(0)
+            names.append((part.points[0], part.points[1]))
+            stroke.append(-1)
+        elif part.chain == "universal" and len(part.points) == 2:
+            if part.points[0] == part.points[1]:
+                return None
+            parts.append(i)
+            rule.append(1)
+            names.append((part.points[0], part.points[1]))
+            stroke.append(-1)
+        elif part.chain == "damper_rod" and len(part.points) == 1:
+            if len(part.params) < 3:
+                return None
+            if part.params[2] not in inputs:
+                continue  # never a link
+            parts.append(i)
+            rule.append(2)
+            names.append((part.points[0], part.points[0]))
+            stroke.append(part.params[2])
+    if any(n not in row for pair in names for n in pair):
+        return None
+    return _LinkPlan(
+        np.array(parts, dtype=np.intp),
+        rule,
+        names,
+        np.array([row[a] for a, _ in names], dtype=np.intp),
+        np.array([row[b] for _, b in names], dtype=np.intp),
+        [a in fixed for a, _ in names],
+        [b in fixed for _, b in names],
+        stroke,
+        np.array(rule, dtype=int) == 1,
+        np.flatnonzero(np.array(rule, dtype=int) == 2),
+        fixed_names,
+        np.array([row[n] for n in fixed_names], dtype=np.intp),
+    )
+
+
+def _link_choices(model: KinematicModel, lp: _LinkPlan) -> list[Choice] | None:
+    """``[(part, kind, ends, stroke) of _links(model, inputs)]`` for a model of the
+    structure `lp` was made for (`_link_codes`, `_codes_choices`); None where a
+    distance is too near one of `_links`' comparisons to decide here."""
+    codes = _link_codes(model, lp)
+    return None if codes is None else _codes_choices(lp, codes)
+
+
+def _link_codes(model: KinematicModel, lp: _LinkPlan) -> np.ndarray | None:
+    """`_links`' decisions for `lp`'s candidates as one int per candidate: bit 0, its
+    first point is within 1e-9 mm of its part's frame origin; bit 1, its second point
+    is; bit 2, the first is not farther than the second (`min` keeps the first of a
+    tie); a damper's rod: 8 x the number of chassis points within 1e-9 mm of the
+    origin (`at_origin`; 2: more than one) + 1024 x the first of them. Each distance is one array
+    operation for all (the products and sums of `np.linalg.norm`), decided here when it
+    is clear of the comparison by more than the last bits of its arithmetic, else None
+    (`_links` decides)."""
+    if not len(lp.parts):
+        return np.zeros(0, dtype=np.int64)
+    X = model.inst_design
+    origin = model.frame[lp.parts, :3, 3]
+    v0, v1 = X[lp.row0] - origin, X[lp.row1] - origin
+    d0 = np.sqrt(np.add.reduce(v0 * v0, axis=1))  # the norms `_links` takes one by one
+    d1 = np.sqrt(np.add.reduce(v1 * v1, axis=1))
+    band = 1e-3 * LINK_TOL_MM
+    if (np.abs(d0 - LINK_TOL_MM) <= band).any() or (np.abs(d1 - LINK_TOL_MM) <= band).any():
+        return None
+    if (lp.by_min & (np.abs(d0 - d1) <= 1e-12 * np.maximum(d0, d1))).any():
+        return None  # a tie, or nearly, for `min` (rule 1)
+    # `_links` keeps a link unless its distance is > 1e-9 mm
+    codes = (d0 <= LINK_TOL_MM) + 2 * (d1 <= LINK_TOL_MM) + 4 * (d0 <= d1)
+    if len(lp.dampers):
+        F = model.inst_design[lp.fixed_rows]
+        w = F[None, :, :] - origin[lp.dampers][:, None, :]
+        D = np.sqrt(np.add.reduce(w * w, axis=2))
+        if (np.abs(D - LINK_TOL_MM) <= band).any():
+            return None
+        at = D < LINK_TOL_MM  # `at_origin` of each damper: the chassis points there
+        codes[lp.dampers] = 8 * np.minimum(at.sum(axis=1), 2) + 1024 * at.argmax(axis=1)
+    return codes
+
+
+def _codes_choices(lp: _LinkPlan, codes: np.ndarray) -> list[Choice]:
+    """The links `_links` keeps, from `_link_codes`' decisions."""
+    out: list[Choice] = []
+    for c, (part, code) in enumerate(zip(lp.parts.tolist(), codes.tolist(), strict=True)):
+        rule, (p0, p1) = lp.rule[c], lp.names[c]
+        if rule == 0:
+            if code & 1:
+                out.append((part, 0, (p0, p1), -1))
+        elif rule == 1:
+            if code & 4:
+                if lp.fixed0[c] and code & 1:
+                    out.append((part, 1, (p0, p1), -1))
+            elif lp.fixed1[c] and code & 2:
+                out.append((part, 1, (p1, p0), -1))
+        elif code % 1024 // 8 == 1:
+            out.append((part, 1, (lp.fixed_names[code // 1024], p0), lp.stroke[c]))
+    return out
 
 
 RANDOM_POSITIONS = ("engine_reduced", "random_positions")
