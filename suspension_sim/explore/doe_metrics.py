@@ -30,10 +30,15 @@ from suspension_sim.metrics.batch import (
     CENTRE_IDS,
     INPUT_IDS,
     KINGPIN_IDS,
+    KernelOutputs,
     Kinematics,
     compiled_args,
     fill_inputs,
+    kernel_outputs,
+    kernel_work,
     kinematics_compiled,
+    kinematics_into,
+    square_travel,
     use_compiled,
 )
 from suspension_sim.metrics.catalogue import CATALOGUE
@@ -182,20 +187,30 @@ def _share_args(template: CompiledArgs, first: KinematicModel, model: KinematicM
     reduced or the full ones), when those have `template`'s layout: every entry of
     `CompiledArgs` but the tables is indexes that follow from that layout, the wheel set
     and the parts. Otherwise nothing (`compiled_args` builds them)."""
+    if ARGS_KEY in model.derived._values:
+        return
+    tab = _design_tables(template, first, model)
+    if tab is not None:
+        model.derived.get(ARGS_KEY, lambda: dataclasses.replace(template, tables=tab))
+
+
+def _design_tables(
+    template: CompiledArgs, first: KinematicModel, model: KinematicModel
+) -> KernelTables | None:
+    """`model`'s kernel tables of the kind of `template`'s (those of `first`: the reduced
+    or the full ones) when they have `template`'s layout, else None."""
     from suspension_sim.solve.engine_reduced import reduced_tables
     from suspension_sim.solve.engine_tables import kernel_tables
 
-    if ARGS_KEY in model.derived._values:
-        return
     if template.tables is first.derived._values.get("engine_reduced_tables"):
         tab = reduced_tables(model)
     elif template.tables is first.derived._values.get("engine_kernel_tables"):
         tab = kernel_tables(model)
     else:
-        return
+        return None
     if tab is None or not _same_layout(template.tables, tab):
-        return
-    model.derived.get(ARGS_KEY, lambda: dataclasses.replace(template, tables=tab))
+        return None
+    return tab
 
 
 def _same_layout(a: KernelTables, b: KernelTables) -> bool:
@@ -224,28 +239,33 @@ def _group(
     group: Sequence[tuple[KinematicModel, BatchResult]],
     pre: Preset,
 ) -> list[np.ndarray]:
-    """`designs_metrics` of one group: the kernel per design, the formulas once."""
-    kins: list[Kinematics] = []
-    template: CompiledArgs | None = None
+    """`designs_metrics` of one group: the kernel per design, the formulas once.
+
+    The kernel writes each design's states into the group's arrays, with the first
+    design's `compiled_args` and the design's own tables when they have the same layout
+    (every entry of `CompiledArgs` but the tables follows from it, the wheel set and the
+    parts), else through the design's own `kinematics_compiled`."""
+    model0 = group[0][0]
+    template = compiled_args(model0, base)
+    square = square_travel(template, base)
+    flags = (plan.tangents, plan.steer_axis, plan.twists)
+    outputs = kernel_outputs(template, base, sum(len(r) for _, r in group), *flags)
+    work = kernel_work(template.tables, base) if square else None
+    start = 0
     for model, result in group:
         if not bool(np.all(result.converged)):
             raise ValueError("designs_metrics takes converged states only")
-        st = base  # equal to the design's own (`designs_metrics`), so not built again
-        if template is None:
-            template = compiled_args(model, st)
+        # the wheel set is `base`: equal to the design's own (`designs_metrics`)
+        rows = slice(start, start + len(result))
+        start = rows.stop
+        mine: KernelOutputs = tuple(o[rows] for o in outputs)  # type: ignore[assignment]
+        Q = result.params.T
+        tab = template.tables if model is model0 else _design_tables(template, model0, model)
+        if square and work is not None and tab is not None:
+            kinematics_into(model, base, template, tab, Q, *flags, plan.velocities, mine, work)
         else:
-            _share_args(template, group[0][0], model)
-        kins.append(
-            kinematics_compiled(
-                model,
-                st,
-                result.params.T,
-                plan.tangents,
-                plan.steer_axis,
-                plan.twists,
-                plan.velocities,
-            )
-        )
+            own = kinematics_compiled(model, base, Q, *flags, plan.velocities)
+            _kinematics(mine, plan).take(np.arange(len(result)), own)
     # The states' own inputs and chassis transforms, all designs at once: elementwise
     # formulas of the states' chassis, rack and strokes, and of the chassis reference
     # point, which is a field of the wheel set (`WheelSet.reference`), so every
@@ -257,17 +277,9 @@ def _group(
     )
     inputs: dict[Slot, np.ndarray] = {}
     fill_inputs(states, slice(None), base, inputs)  # type: ignore[arg-type]
-    R, t = chassis_transforms(group[0][0], states.chassis)
-
-    def joined(name: str) -> np.ndarray | None:
-        parts = [getattr(k, name) for k in kins]
-        return None if parts[0] is None else np.concatenate(parts)
-
-    P = joined("P")
-    assert P is not None
-    kin = Kinematics(P, joined("v_C"), joined("v_A"), joined("Wd"), joined("steer"), joined("tw"))
-    model0 = group[0][0]
-    st = compiled_args(model0, base).st  # P holds only the copies the metrics read
+    R, t = chassis_transforms(model0, states.chassis)
+    kin = _kinematics(outputs, plan)
+    st = template.st  # P holds only the copies the metrics read
     g = place_wheels(st, kin.P, R, t)
     steer = None
     if plan.steer_axis:
@@ -300,3 +312,16 @@ def _group(
     table += 0.0  # no "-0"
     bounds = np.cumsum([0] + [len(r) for _, r in group])
     return [table[a:b] for a, b in itertools.pairwise(bounds.tolist())]
+
+
+def _kinematics(outputs: KernelOutputs, plan: JointPlan) -> Kinematics:
+    """The `Kinematics` views of kernel outputs, as `kinematics_into` makes them."""
+    P, v_C, v_A, Wd, tw, _ok = outputs
+    kin = Kinematics(P)
+    if plan.tangents:
+        kin.v_C, kin.v_A, kin.Wd = v_C, v_A, Wd
+    if plan.steer_axis:
+        kin.steer = tw[..., 0]
+    if plan.twists:
+        kin.tw = tw[..., 1:] if plan.steer_axis else tw
+    return kin

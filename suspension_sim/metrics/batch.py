@@ -545,27 +545,77 @@ def kinematics_compiled(
     """`kinematics_numpy` by the compiled kernel (`metrics.batch_kernel`), with P holding
     only the copies the metrics read (``compiled_args(model, st).st`` indexes them);
     states with a singular block or travel system are recomputed by the numpy path."""
-    bk = _batch_kernel()
     c = compiled_args(model, st)
-    tab = c.tables
-    S = Q.shape[1]
-    n_w, n_d = len(st.names), len(st.dampers)
-    nv = n_w + (1 if st.has_rack else 0)
-    n_tw = (1 if steer_axis else 0) + (nv if twists else 0)
-    if (tangents or steer_axis) and len(tab.inputs) != nv:  # not the square travel system
+    if (tangents or steer_axis) and not square_travel(c, st):
         ref = kinematics_numpy(model, st, Q, tangents, steer_axis, twists)
         ref.P = ref.P[:, c.insts]
         return ref
+    outputs = kernel_outputs(c, st, Q.shape[1], tangents, steer_axis, twists)
+    work = kernel_work(c.tables, st)
+    return kinematics_into(
+        model, st, c, c.tables, Q, tangents, steer_axis, twists, velocities, outputs, work
+    )
+
+
+def square_travel(c: CompiledArgs, st: WheelSet) -> bool:
+    """Whether the kernel's tables have one input per travel column (the wheels', then the
+    rack's): the square travel system `metric_kinematics` solves."""
+    return len(c.tables.inputs) == len(st.names) + (1 if st.has_rack else 0)
+
+
+KernelOutputs = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""`metric_kinematics`' output arrays of S states: P, v_C, v_A, Wd, tw, ok."""
+
+
+def kernel_outputs(
+    c: CompiledArgs, st: WheelSet, S: int, tangents: bool, steer_axis: bool, twists: bool
+) -> KernelOutputs:
+    """Empty `KernelOutputs` of S states (C-contiguous: each state's rows may be handed to
+    one `kinematics_into` call, a run of states to another)."""
+    n_w, n_d = len(st.names), len(st.dampers)
+    nv = n_w + (1 if st.has_rack else 0)
+    n_tw = (1 if steer_axis else 0) + (nv if twists else 0)
     P = np.empty((S, len(c.insts), 3))
     v_C = np.empty((S, n_w, nv if tangents else 0, 3))
     v_A = np.empty_like(v_C)
     Wd = np.empty((S, n_d if tangents else 0, nv))
     tw = np.empty((S, n_w, 6, n_tw))
-    ok = np.zeros(S, dtype=np.int8)
-    Wk = bk.work_arrays(tab.n_parts, tab.n_inst, tab.k_max, tab.max_rows)
-    scratch = bk.scratch_arrays(tab.max_rows, tab.max_cols, tab.n_params, len(tab.inputs), nv)
+    return P, v_C, v_A, Wd, tw, np.zeros(S, dtype=np.int8)
+
+
+def kernel_work(tab: engine.KernelTables, st: WheelSet) -> tuple[Any, Any]:
+    """The work and scratch arrays of `metric_kinematics` for tables of `tab`'s layout
+    (the kernel writes each before it reads it, state after state: a call may reuse
+    those of another call on tables of the same layout)."""
+    bk = _batch_kernel()
+    nv = len(st.names) + (1 if st.has_rack else 0)
+    return (
+        bk.work_arrays(tab.n_parts, tab.n_inst, tab.k_max, tab.max_rows),
+        bk.scratch_arrays(tab.max_rows, tab.max_cols, tab.n_params, len(tab.inputs), nv),
+    )
+
+
+def kinematics_into(
+    model: KinematicModel,
+    st: WheelSet,
+    c: CompiledArgs,
+    tab: engine.KernelTables,
+    Q: np.ndarray,
+    tangents: bool,
+    steer_axis: bool,
+    twists: bool,
+    velocities: bool,
+    outputs: KernelOutputs,
+    work: tuple[Any, Any],
+) -> Kinematics:
+    """`kinematics_compiled` of `model` with the arguments `c` but the kernel tables `tab`
+    (of `c.tables`' layout: a design of the same structure), written into `outputs`
+    (`kernel_outputs` of Q.shape[1] states) with the kernel's `work` arrays
+    (`kernel_work`). The travel system must be square (`square_travel`)."""
+    P, v_C, v_A, Wd, tw, ok = outputs
+    Wk, scratch = work
     flags = np.array([st.has_rack, tangents, steer_axis, twists, velocities], dtype=np.int64)
-    bk.metric_kinematics(
+    _batch_kernel().metric_kinematics(
         np.ascontiguousarray(Q.T, dtype=float),
         tab.arrays,
         Wk,

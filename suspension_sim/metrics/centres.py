@@ -28,7 +28,12 @@ import numpy as np
 from suspension_sim.metrics import linkage
 from suspension_sim.metrics.geometry import Slot, Wheels, WheelSet, to_chassis, to_world
 from suspension_sim.metrics.vectors import Z_UP, dot
-from suspension_sim.tolerances import CENTRE_AT_INFINITY_MM, PURE_TRANSLATION_RAD
+from suspension_sim.tolerances import (
+    CENTRE_AT_INFINITY_MM,
+    COINCIDENT_LINES_MM,
+    PARALLEL_SIN,
+    PURE_TRANSLATION_RAD,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.description import Options
@@ -198,62 +203,79 @@ def centre_columns(
     if want("fvic_arms", "svic_arms") and np.any(st.double_wishbone):
         _arm_centres(st, g, np.flatnonzero(st.double_wishbone), cp_w, xh, yh, out)
 
-    def aos(v: np.ndarray, i: int) -> np.ndarray:  # wheel i of (3, S, n_w): (S, 3)
-        return np.ascontiguousarray(v[:, :, i].T)
-
-    for axle, (il, ir) in st.axles.items():
-        if want("roll_centre_height", "roll_centre_lateral", "roll_centre_line_angle"):
-            lines = (
-                aos(cp_w, il),
-                linkage.view_normal(aos(world["cp_front"], il), x_h),
-                aos(cp_w, ir),
-                linkage.view_normal(aos(world["cp_front"], ir), x_h),
-                y_h,
-                Z_UP,
-            )
-            out[("roll_centre_line_angle", axle, "")] = np.degrees(linkage.lines_angle(*lines))
-            uv = linkage.centre_of_lines(*lines)
-            u_rc, h = uv[:, 0], uv[:, 1]
-            out[("roll_centre_height", axle, "")] = h
-            if want("roll_centre_lateral"):
-                mid_cp = 0.5 * (aos(cp_w, il) + aos(cp_w, ir))
-                rc = dot(mid_cp, x_h)[:, None] * x_h + u_rc[:, None] * y_h + h[:, None] * Z_UP
-                out[("roll_centre_lateral", axle, "")] = to_chassis(R, rc - t)[:, 1]
-        if want("roll_centre_axis_height", "roll_centre_axis_line_angle"):
-            # OptimumK's kinematic roll centre: the lines CP -> where each wheel's screw axis
-            # pierces the vertical plane through the two contact points.
-            assert tw_own is not None
+    # Roll, kinematic roll and pitch centres: the crossings of two lines in a view
+    # (`linkage.centre_of_lines`, `linkage.lines_angle`), all of them in one `_lines`.
+    # A line: (point, homogeneous point (N, lam) it goes through, the view's u axis).
+    lines: list[tuple[str, str, int, int, np.ndarray, np.ndarray, np.ndarray]] = []
+    zero = np.zeros((S, n_w))
+    roll = want("roll_centre_height", "roll_centre_lateral", "roll_centre_line_angle")
+    if roll and st.axles:
+        ahead = _cross(xh, world["cp_front"])  # `view_normal`: lam = 0
+        for axle, (il, ir) in st.axles.items():
+            lines.append(("roll", axle, il, ir, ahead, zero, yh))
+    if axis_rc:
+        # OptimumK's kinematic roll centre: the lines CP -> where each wheel's screw axis
+        # pierces the vertical plane through the two contact points.
+        assert tw_own is not None
+        for axle, (il, ir) in st.axles.items():
             pair = [il, ir]
             mid_c = 0.5 * (cp_c[:, :, il] + cp_c[:, :, ir])
             pN, pl = _instant_centre(
-                tw_own[:, :, pair],
+                np.ascontiguousarray(tw_own[:, :, pair]),
                 np.ascontiguousarray(np.broadcast_to(mid_c[:, :, None], (3, S, 2))),
-                mf[:, :, :2],
+                np.ascontiguousarray(mf[:, :, :2]),
             )
-            pierce = []
-            for k in range(2):
-                N_k = np.ascontiguousarray(pN[:, :, k].T)
-                pierce.append((world_homogeneous(R, t, N_k, pl[:, k]), pl[:, k]))
-            axis_lines = (aos(cp_w, il), pierce[0], aos(cp_w, ir), pierce[1], y_h, Z_UP)
-            angle = linkage.lines_angle(*axis_lines)
-            out[("roll_centre_axis_line_angle", axle, "")] = np.degrees(angle)
-            uv = linkage.centre_of_lines(*axis_lines)
-            out[("roll_centre_axis_height", axle, "")] = uv[:, 1]
-    pitch = want("pitch_centre", "pitch_centre_line_angle")
-    for side_name, (i_f, i_r) in st.sides.items() if pitch else ():
-        side_lines = (
-            aos(cp_w, i_f),
-            linkage.view_normal(aos(world["cp_side"], i_f), y_h),
-            aos(cp_w, i_r),
-            linkage.view_normal(aos(world["cp_side"], i_r), y_h),
-            x_h,
-            Z_UP,
+            pierce = np.empty((3, S, n_w))
+            lam = np.zeros((S, n_w))
+            for k, i in enumerate(pair):  # one-vector `world_homogeneous` each, as a pose
+                pierce[:, :, i] = world_homogeneous(
+                    R, t, np.ascontiguousarray(pN[:, :, k].T), pl[:, k]
+                ).T
+                lam[:, i] = pl[:, k]
+            lines.append(("axis", axle, il, ir, pierce, lam, yh))
+    if want("pitch_centre", "pitch_centre_line_angle") and st.sides:
+        across = _cross(yh, world["cp_side"])
+        for side_name, (i_f, i_r) in st.sides.items():
+            lines.append(("pitch", side_name, i_f, i_r, across, zero, xh))
+    if lines:
+        first = [j for _, _, j, _, _, _, _ in lines]
+        second = [j for _, _, _, j, _, _, _ in lines]
+        cols = np.arange(len(lines))
+        Ns = [N for *_, N, _, _ in lines]
+        line_lams = [lam for *_, lam, _ in lines]
+
+        def pick(arrays: list[np.ndarray], wheel: list[int]) -> np.ndarray:
+            """Per line, its wheel's column of its array: (..., lines)."""
+            return np.stack([a[..., j] for a, j in zip(arrays, wheel, strict=True)], axis=-1)
+
+        angle, uv = _lines(
+            np.ascontiguousarray(cp_w[:, :, first]),
+            pick(Ns, first),
+            pick(line_lams, first),
+            np.ascontiguousarray(cp_w[:, :, second]),
+            pick(Ns, second),
+            pick(line_lams, second),
+            np.stack([u[:, :, 0] for *_, u in lines], axis=-1),
+            _Z_UP,
         )
-        angle = linkage.lines_angle(*side_lines)
-        out[("pitch_centre_line_angle", side_name, "")] = np.degrees(angle)
-        xz = linkage.centre_of_lines(*side_lines)
-        out[("pitch_centre", side_name, "x")] = xz[:, 0]
-        out[("pitch_centre", side_name, "z")] = xz[:, 1]
+        degrees = np.degrees(angle)
+        for k, (kind, where, il, ir, *_) in zip(cols.tolist(), lines, strict=True):
+            if kind == "roll":
+                out[("roll_centre_line_angle", where, "")] = degrees[:, k]
+                u_rc, h = uv[0, :, k], uv[1, :, k]
+                out[("roll_centre_height", where, "")] = h
+                if want("roll_centre_lateral"):
+                    cp_l, cp_r = (np.ascontiguousarray(cp_w[:, :, i].T) for i in (il, ir))
+                    mid_cp = 0.5 * (cp_l + cp_r)
+                    rc = dot(mid_cp, x_h)[:, None] * x_h + u_rc[:, None] * y_h + h[:, None] * Z_UP
+                    out[("roll_centre_lateral", where, "")] = to_chassis(R, rc - t)[:, 1]
+            elif kind == "axis":
+                out[("roll_centre_axis_line_angle", where, "")] = degrees[:, k]
+                out[("roll_centre_axis_height", where, "")] = uv[1, :, k]
+            else:
+                out[("pitch_centre_line_angle", where, "")] = degrees[:, k]
+                out[("pitch_centre", where, "x")] = uv[0, :, k]
+                out[("pitch_centre", where, "z")] = uv[1, :, k]
     return out
 
 
@@ -280,7 +302,7 @@ def _arm_centres(
     for arm in range(2):
         a, b, joint = (pts[:, :, :, arm, k] for k in range(3))
         planes.append((a, _cross(b - a, joint - a)))
-    cp = cp_w[:, :, arms]
+    cp = np.ascontiguousarray(cp_w[:, :, arms])
     for mid, comps, normal in (("fvic_arms", "yz", xh), ("svic_arms", "xz", yh)):
         view = np.ascontiguousarray(normal[:, :, : len(arms)])
         found = _finite(*_planes_meet((*planes, (cp, view))))
@@ -378,6 +400,54 @@ def _view_distance(
     d = _finite(N, lam) - point
     dist = _norm(d - _dot(d, view_axis) * view_axis)
     return np.where(lam == 0.0, np.inf, dist)
+
+
+_Z_UP = Z_UP.reshape(3, 1, 1)
+"""The ground normal, components first."""
+
+
+def _lines(
+    p1: np.ndarray,
+    N1: np.ndarray,
+    lam1: np.ndarray,
+    p2: np.ndarray,
+    N2: np.ndarray,
+    lam2: np.ndarray,
+    u_axis: np.ndarray,
+    v_axis: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(`linkage.lines_angle`, `linkage.centre_of_lines`) of the lines p1 -> (N1, lam1)
+    and p2 -> (N2, lam2) in the view (u_axis, v_axis), components first: (angle (...),
+    (u, v) (2, ...)). The 2-D dot products are `vectors.dot`'s (einsum) sums in order."""
+
+    def view(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return _dot(p, u_axis), _dot(p, v_axis)
+
+    def line(p: tuple[np.ndarray, np.ndarray], N: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        # `vectors.homogeneous_line` of the point (p, 1) and (N.u, N.v, lam): 1 q = q
+        q0, q1 = view(N)
+        ln = np.stack([p[1] * lam - q1, q0 - p[0] * lam, p[0] * q1 - p[1] * q0])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return ln / np.hypot(ln[0], ln[1])
+
+    a, b = view(p1), view(p2)
+    l1, l2 = line(a, N1, lam1), line(b, N2, lam2)
+    x = _cross(l1, l2)
+    finite_x = np.isfinite(x[0]) & np.isfinite(x[1]) & np.isfinite(x[2])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        crossing = x[:2] / x[2]
+    same = np.abs(l1[0] * b[0] + l1[1] * b[1] + l1[2]) < COINCIDENT_LINES_MM
+    mid = np.stack([(a[0] + b[0]) / 2, (a[1] + b[1]) / 2])
+    uv = np.where(same, mid, np.nan)
+    uv = np.where(np.abs(x[2]) > PARALLEL_SIN, crossing, uv)
+    uv = np.where(finite_x, uv, np.nan)
+    d1, d2 = view(N1 - lam1 * p1), view(N2 - lam2 * p2)  # `linkage.line_direction`
+    across = np.abs(d1[0] * d2[1] - d1[1] * d2[0])
+    along = np.abs(d1[0] * d2[0] + d1[1] * d2[1])
+    defined = (np.sqrt(d1[0] * d1[0] + d1[1] * d1[1]) > 0.0) & (
+        np.sqrt(d2[0] * d2[0] + d2[1] * d2[1]) > 0.0
+    )
+    return np.where(defined, np.arctan2(across, along), np.nan), uv
 
 
 def _planes_meet(

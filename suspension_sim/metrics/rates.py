@@ -169,16 +169,30 @@ def rate_columns(
     n = Z_UP
     n_w = len(st.names)
     R = g.R
-    cols = v_C.shape[2]
+    S, cols = len(R), v_C.shape[2]
     out: dict[Slot, np.ndarray] = {}
     wheel_rates: dict[str, np.ndarray] = {}
     steering = ("steering_toe_gain", "steering_camber_gain", "steering_ratio")
     ground = want("roll_camber", "motion_ratio_heave") or (
         st.has_rack and bool(st.rack_ratio) and want(*steering)
     )
+    rolls = ground and want("roll_camber")
+    steers = ground and st.has_rack and bool(st.rack_ratio) and want(*steering)
     if ground or want("camber_gain", "bump_steer", "bump_steer_per_25mm", "steer_rate"):
-        ds_c = d_spin_axis(g.C_c[:, :, None], g.A_c[:, :, None], st.orient[:, None], v_C, v_A)
-        ds_w = to_world(R, ds_c)
+        # components first, (3, cols, S, n_w): one loop over S x n_w values per operation
+        ds_c3 = _d_spin_axis(g.C_c, g.A_c, st.orient, v_C, v_A)
+        ds_c = np.ascontiguousarray(ds_c3.transpose(2, 3, 1, 0))  # (S, n_w, cols, 3)
+        # the `to_world` calls of the plain form, in one when they all can
+        chassis = {"ds": ds_c}
+        if ground:
+            chassis["v_C"] = v_C[:, :, :n_w]
+        if steers:
+            chassis["v_rack"] = v_C[:, :, cols - 1]
+        if rolls:
+            chassis["rigid_ds"] = cross(EX, g.s_c)
+            chassis["rigid_dC"] = cross(EX, g.C_c - st.reference)
+        world = dict(zip(chassis, _to_world_each(R, list(chassis.values())), strict=True))
+        ds_w = world["ds"]
         own = np.arange(n_w)
         ds_c_own, ds_w_own = ds_c[:, own, own], ds_w[:, own, own]
         s_w = g.s_w
@@ -196,22 +210,33 @@ def rate_columns(
             d_toe_rack = d_steer_toe(pre, g.s_c, ds_c[:, :, cols - 1])
             wheel_rates["steer_rate"] = -st.side * d_toe_rack * DEG
     if ground:
-        v_C_w = to_world(R, v_C[:, :, :n_w])
-        dcp_z = d_contact_point(s_w[:, :, None], ds_w[:, :, :n_w], v_C_w, st.radius[:, None], n)[
-            ..., 2
-        ]
-        if want("roll_camber"):
+        s3 = np.ascontiguousarray(s_w.transpose(2, 0, 1))[:, None]  # (3, 1, S, n_w)
+        radius = np.ascontiguousarray(np.broadcast_to(st.radius, (S, n_w)))
+        # d CP.z along every travel column (and the rack's, for the steering rates)
+        v_w = world["v_C"]
+        if steers:
+            v_w = np.concatenate([v_w, world["v_rack"][:, :, None]], axis=2)
+        cp_z = _d_contact_z(
+            s3, _columns_first(ds_w[:, :, : v_w.shape[2]]), _columns_first(v_w), radius
+        )
+        dcp_z = np.ascontiguousarray(cp_z[:n_w].transpose(1, 2, 0))  # (S, i, k)
+        if rolls:
             # Roll camber: chassis roll with every contact point held on the ground.
-            rigid_ds_w = to_world(R, cross(EX, g.s_c))
-            rigid_dC_w = to_world(R, cross(EX, g.C_c - st.reference))
-            rigid_cp_z = d_contact_point(s_w, rigid_ds_w, rigid_dC_w, st.radius, n)[..., 2]
+            rigid_ds_w, rigid_dC_w = world["rigid_ds"], world["rigid_dC"]
+            rigid_cp_z = _d_contact_z(
+                s3,
+                _columns_first(rigid_ds_w[:, :, None]),
+                _columns_first(rigid_dC_w[:, :, None]),
+                radius,
+            )[0]
             dtau = square_solve(dcp_z, -rigid_cp_z)
-            dcam = d_camber(s_w[:, :, None], ds_w[:, :, :n_w], n)  # (S, i, k)
+            dcam = _d_camber_z(s3, _columns_first(ds_w[:, :, :n_w]))  # (k, S, i)
+            dcam = np.ascontiguousarray(dcam.transpose(1, 2, 0))  # (S, i, k)
             wheel_rates["roll_camber"] = d_camber(s_w, rigid_ds_w, n) + np.einsum(
                 "sik,sk->si", dcam, dtau
             )
-        if st.has_rack and st.rack_ratio and want(*steering):
-            toe_gain, camber_gain, steer = steering_rates(g, st, pre, ds_c, ds_w, v_C, dcp_z)
+        if steers:
+            toe_gain, camber_gain, steer = _steering_rates(g, st, pre, ds_c, ds_w, cp_z[n_w], dcp_z)
             wheel_rates["steering_toe_gain"] = toe_gain
             wheel_rates["steering_camber_gain"] = camber_gain
             for axle, (il, ir) in st.axles.items():
@@ -241,6 +266,68 @@ def rate_columns(
     return out
 
 
+# -- `rate_columns`' formulas on components-first arrays: the same operations --------------
+def _columns_first(v: np.ndarray) -> np.ndarray:
+    """(S, n_w, cols, 3) -> (3, cols, S, n_w) contiguous."""
+    return np.ascontiguousarray(v.transpose(3, 2, 0, 1))
+
+
+def _to_world_each(R: np.ndarray, vectors: list[np.ndarray]) -> list[np.ndarray]:
+    """``[to_world(R, v) for v in vectors]``, each (S, ..., 3) C-contiguous, in one call
+    when every stack holds two vectors or more a state (their 3x3 products then come out
+    the same whatever the stack; a one-vector stack takes another BLAS routine)."""
+    S = len(R)
+    sizes = [v[0].size // 3 for v in vectors]
+    if min(sizes) < 2:
+        return [to_world(R, v) for v in vectors]
+    both = to_world(R, np.concatenate([v.reshape(S, -1, 3) for v in vectors], axis=1))
+    bounds = np.cumsum([0, *sizes])
+    return [
+        np.ascontiguousarray(both[:, bounds[k] : bounds[k + 1]]).reshape(v.shape)
+        for k, v in enumerate(vectors)
+    ]
+
+
+def _d_spin_axis(
+    C: np.ndarray, A: np.ndarray, orient: np.ndarray, v_C: np.ndarray, v_A: np.ndarray
+) -> np.ndarray:
+    """`d_spin_axis` of the wheels' centres and axis points C, A (S, n_w, 3) and their
+    velocities (S, n_w, cols, 3): the spin axes' velocities, components first
+    (3, cols, S, n_w) (`vectors.d_unit`: (da - u (u.da)) / |a|)."""
+    a = np.ascontiguousarray((A - C).transpose(2, 0, 1))[:, None]  # (3, 1, S, n_w)
+    length = np.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        u = a / length
+    da = _columns_first(v_A) - _columns_first(v_C)
+    along = da[0] * u[0] + da[1] * u[1] + da[2] * u[2]
+    o = np.ascontiguousarray(np.broadcast_to(np.asarray(orient, dtype=float), length.shape))
+    return o * ((da - along * u) / length)
+
+
+def _d_contact_z(
+    s: np.ndarray, ds: np.ndarray, d_centre: np.ndarray, radius: np.ndarray
+) -> np.ndarray:
+    """The z component of `d_contact_point` (n = `Z_UP`), components first: s (3, 1, S,
+    n_w), ds and d_centre (3, cols, S, n_w), radius (S, n_w) -> (cols, S, n_w)."""
+    n0, n1, n2 = (float(c) for c in Z_UP)
+    ns = n0 * s[0] + n1 * s[1] + n2 * s[2]  # dot(nn, s)
+    d = np.stack([n0 - ns * s[0], n1 - ns * s[1], n2 - ns * s[2]])  # reject(nn, s)
+    nds = n0 * ds[0] + n1 * ds[1] + n2 * ds[2]
+    dd = -nds * s - ns * ds
+    dd_d = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        u = d / np.sqrt(dd_d)
+    du_z = (dd[2] - (dd[0] * u[0] + dd[1] * u[1] + dd[2] * u[2]) * u[2]) / np.sqrt(dd_d)
+    return d_centre[2] - radius * du_z
+
+
+def _d_camber_z(s: np.ndarray, ds: np.ndarray) -> np.ndarray:
+    """`d_camber` (n = `Z_UP`) components first: s (3, 1, S, n_w), ds (3, cols, S, n_w)."""
+    n0, n1, n2 = (float(c) for c in Z_UP)
+    sn = s[0] * n0 + s[1] * n1 + s[2] * n2
+    return -(ds[0] * n0 + ds[1] * n1 + ds[2] * n2) / np.sqrt(1.0 - sn * sn)
+
+
 def steering_rates(
     g: Wheels,
     st: WheelSet,
@@ -265,10 +352,24 @@ def steering_rates(
     ds_c, ds_w: spin-axis velocities (S, n_w, cols, 3) chassis / world frame; v_C the
     wheel-centre velocities (chassis frame); dcp_z (S, n_w, n_w) d CP_i.z / d travel_k.
     """
-    n_w = len(st.names)
     rack = ds_c.shape[2] - 1
     v_rack_w = to_world(g.R, v_C[:, :, rack])
     cp_rack = d_contact_point(g.s_w, ds_w[:, :, rack], v_rack_w, st.radius, Z_UP)[..., 2]
+    return _steering_rates(g, st, pre, ds_c, ds_w, cp_rack, dcp_z)
+
+
+def _steering_rates(
+    g: Wheels,
+    st: WheelSet,
+    pre: Preset,
+    ds_c: np.ndarray,
+    ds_w: np.ndarray,
+    cp_rack: np.ndarray,
+    dcp_z: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`steering_rates` from the contact points' rates along the rack, cp_rack (S, n_w)."""
+    n_w = len(st.names)
+    rack = ds_c.shape[2] - 1
     dtau = square_solve(dcp_z, -cp_rack)
     ds = ds_c[:, :, rack] + np.einsum("sikc,sk->sic", ds_c[:, :, :n_w], dtau)
     ds_world = ds_w[:, :, rack] + np.einsum("sikc,sk->sic", ds_w[:, :, :n_w], dtau)
