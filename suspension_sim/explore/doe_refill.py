@@ -135,6 +135,9 @@ class _Plan:
     on_framed: np.ndarray
     local: np.ndarray  # the base's local transforms at the random states, by copy
     positions: np.ndarray  # the base's copies there (`doe_batch.positions`)
+    moves: np.ndarray  # which of them move by more than COINCIDENT_MM (bool)
+    fixed: np.ndarray  # the copies on fixed parts (bool)
+    structural: np.ndarray  # the pairs that cannot open (bool; the others are active)
 
 
 def _plan(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> _Plan | None:
@@ -191,6 +194,13 @@ def _make_plan(base: KinematicModel, moved: frozenset[str]) -> _Plan | None:
         lambda: base.local_transforms(random_states(base.n_params))[base.inst_part][:, :1],
     )
     framed_copies = np.isin(base.inst_part, framed)
+    P = _positions()(base, local)[0]
+    moves = _largest_move(P, base.inst_design) > COINCIDENT_MM
+    fixed_copies = base.inst_part < base.n_fixed_parts
+    a, b = base.pair_a, base.pair_b
+    structural = ~moves[b] & ~moves[a] & (fixed_copies[a] | fixed_copies[b])
+    if not np.array_equal(np.flatnonzero(~structural), base.active_pairs):
+        return None  # the base's pairs were found otherwise
     return _Plan(
         car.bodies,
         car.dampers,
@@ -205,7 +215,10 @@ def _make_plan(base: KinematicModel, moved: frozenset[str]) -> _Plan | None:
         framed_copies,
         np.flatnonzero(framed_copies),
         local,
-        _positions()(base, local)[0],
+        P,
+        moves,
+        fixed_copies,
+        structural,
     )
 
 
@@ -261,8 +274,8 @@ def _refill_fast(
     for k, body, m in plan.parts:
         parts[k] = refitted[body].parts[m]
     model.parts = parts
-    for name in PART_INDEXES:
-        setattr(model, name, getattr(base, name))
+    state, known = model.__dict__, base.__dict__
+    state.update({name: known[name] for name in PART_INDEXES})
     frame = base.frame.copy()
     frame_inv = base.frame_inv.copy()
     if len(plan.framed):
@@ -273,8 +286,7 @@ def _refill_fast(
     model.frame_inv = frame_inv
     # `_refill_instances`: the copies on re-framed parts or at moved points computed
     # (each row on its own, as for all), the others' numbers the base's
-    for name in INSTANCE_INDEXES:
-        setattr(model, name, getattr(base, name))
+    state.update({name: known[name] for name in INSTANCE_INDEXES})
     X = model.inst_design = xyz[plan.copy_rows]
     on = plan.on_framed
     redo = np.flatnonzero(plan.framed_copies | (base.inst_design != X).any(axis=1))
@@ -292,12 +304,18 @@ def _refill_fast(
         inst_local=local[redo], inst_rot=model.inst_rot[redo], inst_origin=model.inst_origin[redo]
     )
     P[redo] = _positions()(cast("KinematicModel", some), plan.local[redo])[0]
+    # `KinematicModel._active_pairs`: which copies move at the random states (the
+    # base's answer where nothing changed), then the pairs that can open
     if len(model.pair_a):
-        moves = np.abs(P - model.inst_design[:, :, None]).max(axis=(1, 2)) > COINCIDENT_MM
-        fixed = model.inst_part < model.n_fixed_parts
+        moves = plan.moves.copy()
+        moves[redo] = _largest_move(P[redo], X[redo]) > COINCIDENT_MM
+        fixed = plan.fixed
         a, b = model.pair_a, model.pair_b
         structural = ~moves[b] & ~moves[a] & (fixed[a] | fixed[b])
-        model.active_pairs = np.flatnonzero(~structural)
+        if (structural == plan.structural).all():
+            model.active_pairs = base.active_pairs  # (the same array: `same_structure`)
+        else:
+            model.active_pairs = np.flatnonzero(~structural)
     else:
         model.active_pairs = np.zeros(0, dtype=int)
     model._layouts = {}
@@ -306,6 +324,13 @@ def _refill_fast(
         return None
     model.derived._values[RANDOM_POSITIONS] = P
     return model
+
+
+def _largest_move(P: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Each copy's largest coordinate change from its design point `X` (n, 3) over its
+    positions `P` (n, 3, B), mm: ``np.abs(P - X[:, :, None]).max(axis=(1, 2))``."""
+    gap = np.abs(P - X[:, :, None])
+    return gap.reshape(len(gap), gap[0].size).max(axis=1) if len(gap) else np.zeros(0)
 
 
 def _positions() -> Callable[[KinematicModel, np.ndarray], tuple[np.ndarray, np.ndarray]]:

@@ -123,8 +123,7 @@ def frames_from_axes(z_axes: np.ndarray, origins: np.ndarray) -> np.ndarray:
     fraction of their call cost."""
     z = np.asarray(z_axes, dtype=float).reshape(-1, 3)
     z = z / np.sqrt(np.add.reduce(z * z, axis=1))[:, None]
-    helper = np.eye(3)[np.argmin(np.abs(z), axis=1)]
-    x = _cross(helper, z)
+    x = _cross(_EYE3[np.argmin(np.abs(z), axis=1)], z)
     x /= np.sqrt(np.add.reduce(x * x, axis=1))[:, None]
     out = np.zeros((len(z), 4, 4))
     out[:, :3, 0] = x
@@ -135,14 +134,17 @@ def frames_from_axes(z_axes: np.ndarray, origins: np.ndarray) -> np.ndarray:
     return out
 
 
-_NEXT = np.array([1, 2, 0])
-_PREV = np.array([2, 0, 1])
+_EYE3 = np.eye(3)
+_EYE3.flags.writeable = False
+_A = np.array([1, 2, 0, 2, 0, 1])
+_B = np.array([2, 0, 1, 1, 2, 0])
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """`np.cross` of row vectors (k, 3): a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0,
     each product rounded, then the difference (as `np.cross` does)."""
-    return a[:, _NEXT] * b[:, _PREV] - a[:, _PREV] * b[:, _NEXT]
+    products = a[:, _A] * b[:, _B]
+    return products[:, :3] - products[:, 3:]
 
 
 # -- symbolic chain templates -------------------------------------------------

@@ -30,6 +30,8 @@ Units: mm, rad.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
@@ -319,11 +321,11 @@ than this fraction of the threshold (plus 1e-12): its vectorised arithmetic may 
 from `classify`'s in the last bits, never by that much."""
 
 
-def _clear_of(value: np.ndarray | float, threshold: float) -> bool:
-    """True when every value is far enough from `threshold` that the last bits of its
-    arithmetic cannot put it on the other side (`REFIT_MARGIN`)."""
-    band = REFIT_MARGIN * threshold + 1e-12
-    return bool((np.abs(np.asarray(value, dtype=float) - threshold) > band).all())
+_BAND_COINCIDENT = REFIT_MARGIN * COINCIDENT_MM + 1e-12
+_BAND_ON_LINE = REFIT_MARGIN * ON_LINE_MM + 1e-12
+_BAND_ALONG_Y = REFIT_MARGIN * AXIS_ALONG_Y_MIN + 1e-12
+"""The bands about `classify`'s thresholds in which `refit` does not decide (a distance
+d is clear of threshold t when ``abs(d - t) > REFIT_MARGIN * t + 1e-12``)."""
 
 
 def _fixed_case(reason: str) -> int:
@@ -379,27 +381,31 @@ class RefitPlan:
         if self.rack is not None:
             row, e0, e1 = self.rack
             axis = xyz[e1] - xyz[e0]
-            length = float(np.linalg.norm(axis))
-            if not (length > COINCIDENT_MM and _clear_of(length, COINCIDENT_MM)):
+            length = math.sqrt(axis.dot(axis))  # float(np.linalg.norm(axis)), its numbers
+            if not (length > COINCIDENT_MM and abs(length - COINCIDENT_MM) > _BAND_COINCIDENT):
                 return None
             axis = axis / length
-            if not _clear_of(abs(axis[1]), AXIS_ALONG_Y_MIN) or abs(axis[1]) < AXIS_ALONG_Y_MIN:
+            along = abs(float(axis[1]))
+            if not abs(along - AXIS_ALONG_Y_MIN) > _BAND_ALONG_Y or along < AXIS_ALONG_Y_MIN:
                 return None
             axes[row] = axis if axis[1] > 0 else -axis
         head, tail = self.coincide
         if len(head):
             v = xyz[head] - xyz[tail]
             lengths = np.sqrt(np.add.reduce(v * v, axis=1))  # np.linalg.norm(v, axis=1)
-            if not (_clear_of(lengths, COINCIDENT_MM) and (lengths > COINCIDENT_MM).all()):
+            if not (
+                (np.abs(lengths - COINCIDENT_MM) > _BAND_COINCIDENT).all()
+                and (lengths > COINCIDENT_MM).all()
+            ):
                 return None
         if len(self.line_p):
             A = xyz[self.line_a]
             d = xyz[self.line_b] - A
             d = d / np.sqrt(np.add.reduce(d * d, axis=1))[:, None]
             r = xyz[self.line_p] - A
-            w = r - np.sum(r * d, axis=1)[:, None] * d
+            w = r - np.add.reduce(r * d, axis=1)[:, None] * d
             dist = np.sqrt(np.add.reduce(w * w, axis=1))
-            if not _clear_of(dist, ON_LINE_MM):
+            if not (np.abs(dist - ON_LINE_MM) > _BAND_ON_LINE).all():
                 return None
             off = dist > ON_LINE_MM
             n, g, shared = len(self.expect), self.line_group, self.line_shared
@@ -424,7 +430,10 @@ class RefitPlan:
                 frame = transform(np.eye(3), xyz[where])
             else:
                 frame = transform(np.eye(3), np.mean(xyz[where], axis=0))
-            parts = tuple(_with(p, frame=frame) for p in j.parts)
+            if len(j.parts) == 1:
+                parts: tuple[Part, ...] = (_with(j.parts[0], frame=frame),)
+            else:
+                parts = tuple(_with(p, frame=frame) for p in j.parts)
             out[j.body] = _with(j, parts=parts)
         return out
 
@@ -432,7 +441,8 @@ class RefitPlan:
 def point_rows(car: Car) -> np.ndarray:
     """The coordinates of ``car.points`` in order (n, 3), mm: the numbers of
     ``car.point_map()`` as rows."""
-    return np.array([p.xyz for p in car.points], dtype=float).reshape(-1, 3)
+    flat = itertools.chain.from_iterable([p.xyz for p in car.points])
+    return np.fromiter(flat, dtype=float, count=3 * len(car.points)).reshape(-1, 3)
 
 
 def refit_plan(car: Car, base: Topology, bodies: Collection[str]) -> RefitPlan | None:

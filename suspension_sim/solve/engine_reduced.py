@@ -13,6 +13,7 @@ may go. Units: mm, rad.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -76,13 +77,15 @@ def refill_reduced(
     if memo.tab is not tab or memo.plan is not pl:  # not the tables or plan it was made for
         memo = _refill_memo(base, tab, pl)
     links = memo.links
-    codes = _link_codes(model, links) if links is not None else None
-    if links is None or codes is None:
+    decided = _link_decisions(model, links) if links is not None else None
+    if links is None or decided is None:
         choices = _choices(model, memo.inputs)
-    elif memo.codes is not None and np.array_equal(codes, memo.codes):
+    elif memo.decided is not None and all(
+        (a == b).all() for a, b in zip(decided, memo.decided, strict=True)
+    ):
         choices = memo.choices  # the same decisions as the base's: the same links
     else:
-        choices = _codes_choices(links, codes)
+        choices = _decided_choices(links, *decided)
     if choices != memo.choices or not np.array_equal(_moving(model), memo.moving):
         return None
     arrays = list(tab.arrays)
@@ -99,7 +102,8 @@ def refill_reduced(
         a, b = X[memo.link_a], X[memo.link_b]
         moved = ~((a == memo.base_a).all(axis=1) & (b == memo.base_b).all(axis=1))
         for k in np.flatnonzero(moved).tolist():
-            lengths[memo.link_rows[k]] = float(np.linalg.norm(b[k] - a[k]))
+            v = b[k] - a[k]
+            lengths[memo.link_rows[k]] = math.sqrt(v.dot(v))  # float(np.linalg.norm(v))
     arrays[25] = lengths
     out = object.__new__(KernelTables)  # `dataclasses.replace(tab, arrays=...)`, cheaper
     out.__dict__.update(tab.__dict__)
@@ -131,7 +135,7 @@ class _RefillMemo:
     choices: list[Choice]
     moving: np.ndarray
     links: _LinkPlan | None
-    codes: np.ndarray | None  # the base's `_link_codes`
+    decided: tuple[np.ndarray, np.ndarray] | None  # the base's `_link_decisions`
     link_rows: list[int]
     link_a: np.ndarray
     link_b: np.ndarray
@@ -152,9 +156,9 @@ def _refill_memo(base: KinematicModel, tab: KernelTables, pl: Any) -> _RefillMem
     for k, r in enumerate(rows.tolist()):
         lengths[r] = float(np.linalg.norm(b[k] - a[k]))
     links = _link_plan(base, inputs)
-    codes = _link_codes(base, links) if links is not None else None
-    if links is None or (codes is not None and _codes_choices(links, codes) != choices):
-        codes = None  # (never but without links, by tests)
+    decided = _link_decisions(base, links) if links is not None else None
+    if links is None or (decided is not None and _decided_choices(links, *decided) != choices):
+        decided = None  # (never but without links, by tests)
     return _RefillMemo(
         tab,
         pl,
@@ -162,7 +166,7 @@ def _refill_memo(base: KinematicModel, tab: KernelTables, pl: Any) -> _RefillMem
         choices,
         moving,
         links,
-        codes,
+        decided,
         rows.tolist(),
         ra[rows],
         rb[rows],
@@ -172,31 +176,26 @@ def _refill_memo(base: KinematicModel, tab: KernelTables, pl: Any) -> _RefillMem
     )
 
 
-LINK_TOL_MM = 1e-9
-"""`_links`' distance below which a point is at a frame's origin, mm."""
-
-
 @dataclass(frozen=True)
 class _LinkPlan:
     """`_links`' candidate parts and what it decides by names alone (`_link_plan`); the
-    distances it compares are left to `_link_choices`. Per candidate, in part order:
+    distances it compares are left to `_link_decisions`. Per candidate, in part order:
     its part, its rule (0: a two-point link, 1: a two-point link on a chassis point, 2:
-    a damper's rod), its two point names (a damper: its rod point twice), the rows of a
-    copy of each in the point-copy arrays, whether each is a chassis point, and its
-    stroke parameter (-1 but for a damper)."""
+    a damper's rod), its two point names (a damper: its rod point twice), whether each
+    is a chassis point, and its stroke parameter (-1 but for a damper). The distances:
+    from the point copy `at` to the origin of candidate `of`: each candidate's first
+    point, each one's second, then each damper's to every chassis point (`fixed`)."""
 
     parts: np.ndarray
     rule: list[int]
     names: list[tuple[str, str]]
-    row0: np.ndarray
-    row1: np.ndarray
     fixed0: list[bool]
     fixed1: list[bool]
     stroke: list[int]
-    by_min: np.ndarray  # rule 1 (its first end is the nearer one to the origin), bool
-    dampers: np.ndarray  # the candidates that are dampers' rods
-    fixed_names: list[str]  # the chassis points, and a copy of each
-    fixed_rows: np.ndarray
+    at: np.ndarray
+    of: np.ndarray
+    by_min: np.ndarray  # the rule 1 candidates (their first end is the nearer one)
+    fixed: list[str]  # the chassis points
 
 
 def _link_plan(model: KinematicModel, inputs: set[int]) -> _LinkPlan | None:
@@ -205,8 +204,9 @@ def _link_plan(model: KinematicModel, inputs: set[int]) -> _LinkPlan | None:
     row: dict[str, int] = {}
     for i, name in enumerate(model.inst_point):
         row.setdefault(name, i)
-    fixed = {model.inst_point[i] for i in range(len(model.inst_part)) if model.inst_part[i] == 0}
-    fixed_names = sorted(fixed)
+    fixed = sorted(
+        {model.inst_point[i] for i in range(len(model.inst_part)) if model.inst_part[i] == 0}
+    )
     parts: list[int] = []
     rule: list[int] = []
     names: list[tuple[str, str]] = []
@@ -235,80 +235,86 @@ def _link_plan(model: KinematicModel, inputs: set[int]) -> _LinkPlan | None:
             stroke.append(part.params[2])
     if any(n not in row for pair in names for n in pair):
         return None
+    n = len(parts)
+    dampers = [c for c in range(n) if rule[c] == 2]
+    at = [row[a] for a, _ in names] + [row[b] for _, b in names]
+    at += [row[f] for _ in dampers for f in fixed]
+    of = list(range(n)) * 2 + [c for c in dampers for _ in fixed]
+    fixed_set = set(fixed)
     return _LinkPlan(
         np.array(parts, dtype=np.intp),
         rule,
         names,
-        np.array([row[a] for a, _ in names], dtype=np.intp),
-        np.array([row[b] for _, b in names], dtype=np.intp),
-        [a in fixed for a, _ in names],
-        [b in fixed for _, b in names],
+        [a in fixed_set for a, _ in names],
+        [b in fixed_set for _, b in names],
         stroke,
-        np.array(rule, dtype=int) == 1,
-        np.flatnonzero(np.array(rule, dtype=int) == 2),
-        fixed_names,
-        np.array([row[n] for n in fixed_names], dtype=np.intp),
+        np.array(at, dtype=np.intp),
+        np.array(of, dtype=np.intp),
+        np.array([c for c in range(n) if rule[c] == 1], dtype=np.intp),
+        fixed,
     )
+
+
+LINK_TOL_MM = 1e-9
+"""`_links`' distance below which a point is at a frame's origin, mm."""
+_LINK_BAND = 1e-3 * LINK_TOL_MM
+"""Distances within this of `LINK_TOL_MM` are left to `_links` (`_link_decisions`)."""
 
 
 def _link_choices(model: KinematicModel, lp: _LinkPlan) -> list[Choice] | None:
     """``[(part, kind, ends, stroke) of _links(model, inputs)]`` for a model of the
-    structure `lp` was made for (`_link_codes`, `_codes_choices`); None where a
+    structure `lp` was made for (`_link_decisions`, `_decided_choices`); None where a
     distance is too near one of `_links`' comparisons to decide here."""
-    codes = _link_codes(model, lp)
-    return None if codes is None else _codes_choices(lp, codes)
+    decided = _link_decisions(model, lp)
+    return None if decided is None else _decided_choices(lp, *decided)
 
 
-def _link_codes(model: KinematicModel, lp: _LinkPlan) -> np.ndarray | None:
-    """`_links`' decisions for `lp`'s candidates as one int per candidate: bit 0, its
-    first point is within 1e-9 mm of its part's frame origin; bit 1, its second point
-    is; bit 2, the first is not farther than the second (`min` keeps the first of a
-    tie); a damper's rod: 8 x the number of chassis points within 1e-9 mm of the
-    origin (`at_origin`; 2: more than one) + 1024 x the first of them. Each distance is one array
-    operation for all (the products and sums of `np.linalg.norm`), decided here when it
-    is clear of the comparison by more than the last bits of its arithmetic, else None
-    (`_links` decides)."""
-    if not len(lp.parts):
-        return np.zeros(0, dtype=np.int64)
-    X = model.inst_design
+def _link_decisions(model: KinematicModel, lp: _LinkPlan) -> tuple[np.ndarray, np.ndarray] | None:
+    """`_links`' comparisons for `lp`'s candidates: whether each distance of `lp`
+    (``at`` to ``of``'s frame origin) is within 1e-9 mm, and whether each rule 1
+    candidate's first point is not farther than its second (`min` keeps the first of a
+    tie). The distances in one array operation (the products and sums of
+    `np.linalg.norm`), decided here when each is clear of its comparison by more than
+    the last bits of its arithmetic, else None (`_links` decides)."""
+    n = len(lp.parts)
+    if not n:
+        return np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
     origin = model.frame[lp.parts, :3, 3]
-    v0, v1 = X[lp.row0] - origin, X[lp.row1] - origin
-    d0 = np.sqrt(np.add.reduce(v0 * v0, axis=1))  # the norms `_links` takes one by one
-    d1 = np.sqrt(np.add.reduce(v1 * v1, axis=1))
-    band = 1e-3 * LINK_TOL_MM
-    if (np.abs(d0 - LINK_TOL_MM) <= band).any() or (np.abs(d1 - LINK_TOL_MM) <= band).any():
+    v = model.inst_design[lp.at] - origin[lp.of]
+    dist = np.sqrt(np.add.reduce(v * v, axis=1))  # the norms `_links` takes one by one
+    if (np.abs(dist - LINK_TOL_MM) <= _LINK_BAND).any():
         return None
-    if (lp.by_min & (np.abs(d0 - d1) <= 1e-12 * np.maximum(d0, d1))).any():
-        return None  # a tie, or nearly, for `min` (rule 1)
-    # `_links` keeps a link unless its distance is > 1e-9 mm
-    codes = (d0 <= LINK_TOL_MM) + 2 * (d1 <= LINK_TOL_MM) + 4 * (d0 <= d1)
-    if len(lp.dampers):
-        F = model.inst_design[lp.fixed_rows]
-        w = F[None, :, :] - origin[lp.dampers][:, None, :]
-        D = np.sqrt(np.add.reduce(w * w, axis=2))
-        if (np.abs(D - LINK_TOL_MM) <= band).any():
-            return None
-        at = D < LINK_TOL_MM  # `at_origin` of each damper: the chassis points there
-        codes[lp.dampers] = 8 * np.minimum(at.sum(axis=1), 2) + 1024 * at.argmax(axis=1)
-    return codes
+    d0, d1 = dist[lp.by_min], dist[n + lp.by_min]
+    if (np.abs(d0 - d1) <= 1e-12 * np.maximum(d0, d1)).any():
+        return None  # a tie, or nearly, for `min`
+    return dist <= LINK_TOL_MM, d0 <= d1
 
 
-def _codes_choices(lp: _LinkPlan, codes: np.ndarray) -> list[Choice]:
-    """The links `_links` keeps, from `_link_codes`' decisions."""
+def _decided_choices(lp: _LinkPlan, near: np.ndarray, closer: np.ndarray) -> list[Choice]:
+    """The links `_links` keeps, from `_link_decisions`' answers: a link unless its
+    first end (for rule 1 the nearer, and a chassis point) is more than 1e-9 mm from
+    its frame's origin; a damper's rod when one chassis point is within 1e-9 mm."""
+    n, nf = len(lp.parts), len(lp.fixed)
+    near_l, closer_l = near.tolist(), iter(closer.tolist())
     out: list[Choice] = []
-    for c, (part, code) in enumerate(zip(lp.parts.tolist(), codes.tolist(), strict=True)):
+    damper = 0
+    for c, part in enumerate(lp.parts.tolist()):
         rule, (p0, p1) = lp.rule[c], lp.names[c]
         if rule == 0:
-            if code & 1:
+            if near_l[c]:
                 out.append((part, 0, (p0, p1), -1))
         elif rule == 1:
-            if code & 4:
-                if lp.fixed0[c] and code & 1:
+            if next(closer_l):
+                if lp.fixed0[c] and near_l[c]:
                     out.append((part, 1, (p0, p1), -1))
-            elif lp.fixed1[c] and code & 2:
+            elif lp.fixed1[c] and near_l[n + c]:
                 out.append((part, 1, (p1, p0), -1))
-        elif code % 1024 // 8 == 1:
-            out.append((part, 1, (lp.fixed_names[code // 1024], p0), lp.stroke[c]))
+        else:
+            start = 2 * n + damper * nf
+            damper += 1
+            at = [k for k in range(nf) if near_l[start + k]]
+            if len(at) == 1:
+                out.append((part, 1, (lp.fixed[at[0]], p0), lp.stroke[c]))
     return out
 
 
@@ -334,7 +340,10 @@ def random_positions(model: KinematicModel) -> np.ndarray:
 def _moving(model: KinematicModel) -> np.ndarray:
     """Which point copies move at all (as `_build_reduced` judges them)."""
     P = random_positions(model)
-    return np.asarray(np.abs(P - model.inst_design[:, :, None]).max(axis=(1, 2)) > 1e-6)
+    gap = np.abs(P - model.inst_design[:, :, None])
+    if not len(gap):
+        return np.zeros(0, dtype=bool)
+    return np.asarray(gap.reshape(len(gap), gap[0].size).max(axis=1) > 1e-6)
 
 
 def _links(model: KinematicModel, inputs: set[int]) -> dict[int, _Link]:
