@@ -373,6 +373,31 @@ def test_design_checks_together_answer_as_one_by_one(model: ss.Model, specs: lis
     )
 
 
+def test_rows_solved_as_one_state_at_a_time(model: ss.Model, specs: list) -> None:
+    """`engine_session.solve_rows` (one lock, the entry point called directly) gives
+    each state bit for bit what `KernelSession.solve_one` gives it, and stops at a
+    status it is not told to accept."""
+    from suspension_sim.solve import engine
+    from suspension_sim.solve.engine_session import solve_rows
+    from suspension_sim.tolerances import INNER_TARGET_MM
+
+    run, fb = _kernel_runner(model, specs)
+    design, _ = run.model(designs(model)[0])
+    sess = engine.session(design)
+    for bm in fb.motions:
+        one = [
+            sess.solve_one(q, q, tt, INNER_TARGET_MM)
+            for q, tt in zip(bm.params, bm.tables, strict=True)
+        ]
+        assert all(r[0] == engine.OK for r in one)
+        rows = bm.params.copy()
+        worst = solve_rows(sess, rows, bm.params, bm.tables, INNER_TARGET_MM, (engine.OK,))
+        assert worst is not None
+        assert np.array_equal(rows, np.array([r[3] for r in one]))
+        assert np.array_equal(worst, [r[2] for r in one])
+        assert solve_rows(sess, bm.params.copy(), bm.params, bm.tables, 1e-10, ()) is None
+
+
 def test_branch_screen_flags_a_step_off_its_branch(model: ss.Model, specs: list) -> None:
     """The screen passes a design's own solutions and flags them when one step's upper
     wishbone is turned 0.2 rad further than its neighbours (~30 mm at the ball joint: a

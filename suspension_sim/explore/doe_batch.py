@@ -417,31 +417,33 @@ def _solve_states(
     cannot be solved inside the kernel). tables: the targets of each step laid out for
     the kernel, when known (`_same_targets`)."""
     from suspension_sim.solve import engine
+    from suspension_sim.solve.engine_session import solve_rows
     from suspension_sim.solve.targets import CompiledTargets
     from suspension_sim.tolerances import INNER_TARGET_MM
 
-    sess = engine.session(model)
     target = min(model.car.options.solver_tolerance_mm, INNER_TARGET_MM)
-    out = np.empty_like(bm.params)
-    worst = np.empty(len(out))
-    for s, q_base in enumerate(bm.params):
-        targets = bm.targets[s]
-        tt: TargetTables | None
-        if tables is not None:  # the base car's layout, the same numbers (`_same_targets`)
-            tt = tables[s]
-        elif targets:
-            tt = engine.target_tables(model, CompiledTargets(model, targets, frames[s]))
-        else:
-            tt = engine.no_targets(model)
-        if tt is None:
-            return None
-        st, _its, worst[s], q, _pred = sess.solve_one(q_base, q_base, tt, target)
-        # BRANCH: closed, but far from the kernel's own prediction, which here (the
-        # held inputs unchanged, the points moved) is the start: the screen that
-        # applies is `_clear_of_branches`
-        if st not in (engine.OK, engine.BRANCH):
-            return None
-        out[s] = q
+    found: Sequence[TargetTables | None]
+    if tables is not None:  # the base car's layout, the same numbers (`_same_targets`)
+        found = tables
+    else:
+        found = [
+            engine.target_tables(model, CompiledTargets(model, bm.targets[s], frames[s]))
+            if bm.targets[s]
+            else engine.no_targets(model)
+            for s in range(len(bm.params))
+        ]
+    ready = [tt for tt in found if tt is not None]
+    if len(ready) != len(found):
+        return None
+    out = bm.params.copy()  # each state starts at the base car's solution at its step
+    # BRANCH: closed, but far from the kernel's own prediction, which here (the held
+    # inputs unchanged, the points moved) is the start: the screen that applies is
+    # `_clear_of_branches`
+    worst = solve_rows(
+        engine.session(model), out, bm.params, ready, target, (engine.OK, engine.BRANCH)
+    )
+    if worst is None:
+        return None
     return out, worst
 
 
