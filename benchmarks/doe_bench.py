@@ -2,14 +2,18 @@
 design by the fast path and by the reference path, and on a local Dask cluster of 1 and 2
 worker processes (the scaling).
 
-    python3 benchmarks/doe_bench.py [--designs 64] [--dask-designs 256] [--repeats 3]
+    python3 benchmarks/doe_bench.py [--designs 64] [--run-designs 512] [--dask-designs 512]
+                                    [--repeats 3] [--no-dask]
 
 Each design of the example car runs three motions of 13 steps (heave, roll, steer), the
 issue's yardstick; the study moves four hardpoints symmetrically. In process: the
 chunks of `doe_fast.run_chunk_fast` and of the reference `doe.run_chunk`, one after the
 other, timed by the wall clock and by this process's CPU time (other programs on the
 machine slow the first, hardly the second); then the whole `run_doe --workers 0` by
-both paths (chunks made Arrow tables and written to Parquet). On Dask: `run_doe`
+both paths (chunks made Arrow tables and written to Parquet; `--run-designs` designs by
+the fast path, `--designs` by the reference): designs per second after the start-up
+(`DoeSummary.designs_per_second`), per CPU second of the whole call, and the start-up
+(the base car's reference run that fixes the table's columns, once per study). On Dask: `run_doe`
 through a running local cluster (started and warmed up first, so its start is not
 counted; each run still hands the car to the workers and builds their shared
 structure), by the wall clock and per CPU second of the workers and this process
@@ -20,6 +24,7 @@ of the repeats. Writes only into a temporary folder.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import statistics
 import sys
@@ -78,7 +83,10 @@ def timed(run: Callable[[], object], designs: int, repeats: int) -> tuple[list[f
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--designs", type=int, default=64, help="designs per in-process run")
-    parser.add_argument("--dask-designs", type=int, default=256, help="designs per Dask run")
+    parser.add_argument(
+        "--run-designs", type=int, default=512, help="designs per whole run_doe (in process)"
+    )
+    parser.add_argument("--dask-designs", type=int, default=512, help="designs per Dask run")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-dask", action="store_true", help="only the in-process figures")
     args = parser.parse_args()
@@ -133,14 +141,27 @@ def main() -> None:
                 taken = _from_base_share(car, variables, specs, columns, offsets)
                 print(f"  designs of the fast path solved from the base car's steps: {taken}")
         for way in (True, False):
+            n_run = args.run_designs if way else args.designs  # (the reference is slow)
+            run_study = dataclasses.replace(study, samples=n_run)
             whole: list[float] = []
+            whole_cpu: list[float] = []
+            start: list[float] = []
             for r in range(args.repeats):
                 out = Path(tmp) / f"w0-{way}-{r}.parquet"
-                summary = doe.run_doe(car, study, out, workbook=workbook, workers=0, fast=way)
+                t, c = time.perf_counter(), time.process_time()
+                summary = doe.run_doe(car, run_study, out, workbook=workbook, workers=0, fast=way)
+                wall, cpu = time.perf_counter() - t, time.process_time() - c
                 whole.append(summary.designs_per_second)
+                whole_cpu.append(n_run / cpu)
+                start.append(wall - summary.seconds)
             name = "fast path" if way else "reference path"
-            text = rates("wall clock", whole)
-            print(f"one core, run_doe --workers 0 (rows written to Parquet), {name}: {text}")
+            print(
+                f"one core, run_doe --workers 0, {n_run} designs (rows written to Parquet), "
+                f"{name}: {rates('wall clock, after the start-up', whole)}; "
+                f"{rates('per CPU second of the whole call', whole_cpu)}; start-up before "
+                "the first design (the base car's reference run that fixes the table's columns): "
+                f"median {statistics.median(start):.2f} s"
+            )
         print(f"load average after the in-process runs: {load()}")
         if not args.no_dask:
             dask_scaling(
@@ -200,7 +221,6 @@ def dask_scaling(
 ) -> None:
     """`run_doe` through a warmed-up local cluster of 1, then 2 single-threaded worker
     processes: designs per second (total and per worker) and the 2-to-1 ratio."""
-    import dataclasses
     import logging
 
     from dask.distributed import Client, LocalCluster
