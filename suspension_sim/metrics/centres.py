@@ -144,12 +144,13 @@ def centre_columns(
     if want("svic", "svsa"):
         assert tw_side is not None
         chassis["sN"], lams["sN"] = _force_centre(tw_side, cp_c, ms)
+    screw = None if tw_own is None else _screw(tw_own)  # each wheel's own screw axis
     if want("fvic_axis"):
-        assert tw_own is not None
-        chassis["aNf"], lams["aNf"] = _instant_centre(tw_own, cp_c, mf)
+        assert screw is not None
+        chassis["aNf"], lams["aNf"] = _pierce(screw, cp_c, mf)
     if want("svic_axis"):
-        assert tw_own is not None
-        chassis["aNs"], lams["aNs"] = _instant_centre(tw_own, cp_c, ms)
+        assert screw is not None
+        chassis["aNs"], lams["aNs"] = _pierce(screw, cp_c, ms)
     C_c = None
     if antis:
         assert tw_side is not None
@@ -183,9 +184,15 @@ def centre_columns(
         normals = {}
         for key in ("cp_side", "c_side"):
             normals[key] = np.moveaxis(_cross(yh, world[key]), 0, -1)  # `view_normal`
+        inboard = [i for i in range(n_w) if any(c for *_, c in cases[i])]
         centre = None
-        if any(c for case in cases for *_, c in case):
-            centre = _force_centre(tw_side, C_c, ms)
+        if inboard:  # their force centres, components first: (3, S, len(inboard))
+            sel = np.asarray(inboard)
+            centre = _force_centre(
+                np.ascontiguousarray(tw_side[:, :, sel]),
+                np.ascontiguousarray(C_c[:, :, sel]),
+                np.ascontiguousarray(ms[:, :, sel]),
+            )
         for i, name in enumerate(st.names):
             for mid, share, at_centre in cases[i]:
                 direction = normals["c_side" if at_centre else "cp_side"][:, i]
@@ -194,8 +201,9 @@ def centre_columns(
                 )
                 if at_centre:
                     assert centre is not None
-                    cN = np.ascontiguousarray(centre[0][:, :, i].T)
-                    cl = centre[1][:, i]
+                    k = inboard.index(i)
+                    cN = np.ascontiguousarray(centre[0][:, :, k].T)
+                    cl = centre[1][:, k]
                     pts = linkage.finite(world_homogeneous(R, t, cN, cl), cl)
                     for comp in "xz":
                         out[(ANTI_CENTRES[mid], name, comp)] = pts[:, "xyz".index(comp)]
@@ -216,22 +224,18 @@ def centre_columns(
     if axis_rc:
         # OptimumK's kinematic roll centre: the lines CP -> where each wheel's screw axis
         # pierces the vertical plane through the two contact points.
-        assert tw_own is not None
+        assert screw is not None
+        mids = cp_c.copy()  # each axle wheel's plane point: the mid of its axle's CPs
+        for il, ir in st.axles.values():
+            mids[:, :, il] = mids[:, :, ir] = 0.5 * (cp_c[:, :, il] + cp_c[:, :, ir])
+        pN, pl = _pierce(screw, mids, mf)
         for axle, (il, ir) in st.axles.items():
-            pair = [il, ir]
-            mid_c = 0.5 * (cp_c[:, :, il] + cp_c[:, :, ir])
-            pN, pl = _instant_centre(
-                np.ascontiguousarray(tw_own[:, :, pair]),
-                np.ascontiguousarray(np.broadcast_to(mid_c[:, :, None], (3, S, 2))),
-                np.ascontiguousarray(mf[:, :, :2]),
-            )
             pierce = np.empty((3, S, n_w))
             lam = np.zeros((S, n_w))
-            for k, i in enumerate(pair):  # one-vector `world_homogeneous` each, as a pose
-                pierce[:, :, i] = world_homogeneous(
-                    R, t, np.ascontiguousarray(pN[:, :, k].T), pl[:, k]
-                ).T
-                lam[:, i] = pl[:, k]
+            for i in (il, ir):  # one-vector `world_homogeneous` each, as a pose
+                N_i = np.ascontiguousarray(pN[:, :, i].T)
+                pierce[:, :, i] = world_homogeneous(R, t, N_i, pl[:, i]).T
+                lam[:, i] = pl[:, i]
             lines.append(("axis", axle, il, ir, pierce, lam, yh))
     if want("pitch_centre", "pitch_centre_line_angle") and st.sides:
         across = _cross(yh, world["cp_side"])
@@ -294,18 +298,27 @@ def _arm_centres(
     R, t = g.R, g.t
     S = len(R)
     copies = st.arms[arms].reshape(-1)  # (wheel, arm, pivot/pivot/joint)
+    coords = (3 * copies[:, None] + np.arange(3)).reshape(-1)
+    P = np.take(g.P.reshape(S, -1), coords, axis=1).reshape(S, -1, 1, 3)  # (S, k, 1, 3)
     # each copy by its own one-vector `to_world` (a stack of them: one BLAS call each)
-    P = g.P[:, copies][:, :, None, :]  # (S, k, 1, 3)
     world = np.matmul(P, R.transpose(0, 2, 1)[:, None])[:, :, 0] + t[:, None]
     pts = _soa(world).reshape(3, S, len(arms), 2, 3)
-    planes = []
+    arm_planes = []
     for arm in range(2):
         a, b, joint = (pts[:, :, :, arm, k] for k in range(3))
-        planes.append((a, _cross(b - a, joint - a)))
+        arm_planes.append((a, _cross(b - a, joint - a)))
     cp = np.ascontiguousarray(cp_w[:, :, arms])
+    # `linkage.planes_meet` of (arm plane, arm plane, view plane), what the two views
+    # share computed once
+    (p1, n1), (p2, n2) = ((p, _unit(n)) for p, n in arm_planes)
+    n12 = _cross(n1, n2)
+    d1, d2 = _dot(n1, p1), _dot(n2, p2)
     for mid, comps, normal in (("fvic_arms", "yz", xh), ("svic_arms", "xz", yh)):
-        view = np.ascontiguousarray(normal[:, :, : len(arms)])
-        found = _finite(*_planes_meet((*planes, (cp, view))))
+        n3 = _unit(np.ascontiguousarray(normal[:, :, : len(arms)]))
+        n23 = _cross(n2, n3)
+        lam = _dot(n1, n23)
+        N = d1 * n23 + d2 * _cross(n3, n1) + _dot(n3, cp) * n12
+        found = _finite(*_at_infinity(N, lam, cp))
         for k, i in enumerate(arms.tolist()):
             for comp in comps:
                 out[(mid, st.names[i], comp)] = found["xyz".index(comp), :, k]
@@ -374,12 +387,32 @@ def _instant_centre(
     twist: np.ndarray, plane_point: np.ndarray, plane_normal: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """`linkage.instant_centre`, components first (twist (6, ...))."""
+    return _pierce(_screw(twist), plane_point, plane_normal)
+
+
+Screw = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""(v, moving, p0, what) of twists (`_screw`): what `linkage.instant_centre` computes
+before it reads the plane, shared by every plane a twist's axis is pierced with."""
+
+
+def _screw(twist: np.ndarray) -> Screw:
+    """The screw axes of twists (6, ...), components first, as `linkage.instant_centre`
+    computes them: v, moving (|w| past `PURE_TRANSLATION_RAD`), the axis point p0 and
+    the unit direction."""
     w, v = twist[:3], twist[3:]
     ww = _dot(w, w)
     moving = ww >= PURE_TRANSLATION_RAD**2
     safe = np.where(moving, ww, 1.0)
     p0 = _cross(w, v) / safe
     what = w / np.sqrt(safe)
+    return v, moving, p0, what
+
+
+def _pierce(
+    screw: Screw, plane_point: np.ndarray, plane_normal: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """`linkage.instant_centre` of the `_screw` axes and planes, components first."""
+    v, moving, p0, what = screw
     lam = _dot(what, plane_normal)
     N = lam * p0 + _dot(plane_point - p0, plane_normal) * what
     N, lam = _at_infinity(N, lam, plane_point)
@@ -450,16 +483,17 @@ def _lines(
     return np.where(defined, np.arctan2(across, along), np.nan), uv
 
 
+def _unit(a: np.ndarray) -> np.ndarray:
+    """`vectors.unit` of components-first vectors."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a / _norm(a)
+
+
 def _planes_meet(
     planes: tuple[tuple[np.ndarray, np.ndarray], ...], tol: float = CENTRE_AT_INFINITY_MM
 ) -> tuple[np.ndarray, np.ndarray]:
     """`linkage.planes_meet`, components first."""
-
-    def unit(a: np.ndarray) -> np.ndarray:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return a / _norm(a)
-
-    (p1, n1), (p2, n2), (p3, n3) = ((p, unit(n)) for p, n in planes)
+    (p1, n1), (p2, n2), (p3, n3) = ((p, _unit(n)) for p, n in planes)
     lam = _dot(n1, _cross(n2, n3))
     N = (
         _dot(n1, p1) * _cross(n2, n3)
