@@ -18,11 +18,11 @@ import pytest
 import suspension_sim as ss
 from suspension_sim.description import Car
 from suspension_sim.errors import SuspensionSimError
-from suspension_sim.explore import design_space, doe_refill
+from suspension_sim.explore import doe_refill
 from suspension_sim.explore.design_space import Variable, apply_offsets
 from suspension_sim.model import KinematicModel
 from suspension_sim.model.screws import _cross, frames_from_axes
-from suspension_sim.model.topology import Part, point_rows
+from suspension_sim.model.topology import Part, point_rows, replaced
 from suspension_sim.solve import engine_reduced, engine_tables
 from suspension_sim.solve.engine_plan import plan
 from suspension_sim.solve.engine_reduced import RANDOM_POSITIONS
@@ -453,7 +453,7 @@ def test_apply_offsets_is_the_numpy_sum(car: Car) -> None:
                 assert all(type(c) is float for c in q.xyz)
             else:
                 assert q is p
-    assert design_space._replaced(car, points=()).points == ()
+    assert replaced(car, points=()) == dataclasses.replace(car, points=())
 
 
 def test_reversed_links_from_the_chassis(base: KinematicModel) -> None:

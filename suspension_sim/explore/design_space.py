@@ -21,16 +21,16 @@ symmetric car stays symmetric. Every problem is an InputError naming the file an
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from suspension_sim.errors import InputError
+from suspension_sim.model.topology import replaced
 from suspension_sim.names import did_you_mean
 from suspension_sim.sweeps.yaml_file import Node, SweepLoader, yaml_root
 from suspension_sim.textfiles import read_text
@@ -142,7 +142,7 @@ def apply_offsets(car: Car, variables: Sequence[Variable], offsets: Sequence[flo
     Each moved point's offsets are summed from 0.0 and added to its coordinates in
     float64, the other points and the car's other parts kept (the same objects). Called
     once per design of a study: the new `Point`s and `Car` are made as
-    `dataclasses.replace` makes them, without its per-call cost (`_replaced`)."""
+    `dataclasses.replace` makes them, without its per-call cost (`model.topology.replaced`)."""
     moves: dict[str, list[float]] = {}
     for v, d in zip(variables, offsets, strict=True):
         k = AXES.index(v.axis)
@@ -160,27 +160,12 @@ def apply_offsets(car: Car, variables: Sequence[Variable], offsets: Sequence[flo
             delta = moves.get(p.name)
             if delta is not None:
                 points[i] = _moved(p, delta)
-    return _replaced(car, points=tuple(points))
+    return replaced(car, points=tuple(points))
 
 
 def _moved(point: Point, delta: Sequence[float]) -> Point:
     x, y, z = point.xyz
-    return _replaced(point, xyz=(float(x) + delta[0], float(y) + delta[1], float(z) + delta[2]))
-
-
-def _replaced(obj: _D, **changes: object) -> _D:
-    """``dataclasses.replace(obj, **changes)`` for a frozen dataclass (`Point`, `Car`):
-    the same fields, in the same order; ``__init__`` is skipped unless the class has a
-    ``__post_init__`` (then `dataclasses.replace` itself)."""
-    if hasattr(obj, "__post_init__") or not hasattr(obj, "__dict__"):
-        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
-    new = object.__new__(type(obj))
-    new.__dict__.update(obj.__dict__)
-    new.__dict__.update(changes)
-    return new
-
-
-_D = TypeVar("_D")
+    return replaced(point, xyz=(float(x) + delta[0], float(y) + delta[1], float(z) + delta[2]))
 
 
 # -- the study file ------------------------------------------------------------------------

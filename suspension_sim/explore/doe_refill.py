@@ -22,12 +22,19 @@ from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from suspension_sim.errors import SuspensionSimError
-from suspension_sim.model.topology import BodyJoint, Part, RefitPlan, point_rows, refit_plan
+from suspension_sim.model.topology import (
+    BodyJoint,
+    Part,
+    RefitPlan,
+    point_rows,
+    refit_plan,
+    replaced,
+)
 from suspension_sim.tolerances import COINCIDENT_MM
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -266,7 +273,7 @@ def _refill_fast(
     joints = list(base.topology.joints)
     for k, body in plan.joints:
         joints[k] = refitted[body]
-    model.topology = _with(base.topology, joints=tuple(joints))
+    model.topology = replaced(base.topology, joints=tuple(joints))
     model.n_params = base.n_params
     # `_refill_parts`: the base's parts but the moved bodies', frames and inverses
     # (each 4 x 4 inverted on its own by `np.linalg.inv`: the base's where it is the same)
@@ -337,18 +344,6 @@ def _positions() -> Callable[[KinematicModel, np.ndarray], tuple[np.ndarray, np.
     from suspension_sim.explore.doe_batch import positions
 
     return positions
-
-
-def _with(obj: _T, **changes: object) -> _T:
-    """`dataclasses.replace` of a frozen dataclass without ``__post_init__``: the same
-    fields in the same order, without running ``__init__`` (a tenth of its cost)."""
-    new = object.__new__(type(obj))
-    new.__dict__.update(obj.__dict__)
-    new.__dict__.update(changes)
-    return new
-
-
-_T = TypeVar("_T")
 
 
 def _refill_plain(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> KinematicModel | None:

@@ -30,6 +30,7 @@ Units: mm, rad.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Collection
@@ -341,10 +342,13 @@ def _rows(index: list[int]) -> np.ndarray:
     return np.array(index, dtype=np.intp)
 
 
-def _with(obj: _T, **changes: object) -> _T:
-    """`dataclasses.replace` of a frozen dataclass without `__post_init__` (`Part`,
-    `BodyJoint`, `Topology`): the same fields, in the same order, without running
-    ``__init__`` (a tenth of its cost; `refit` makes a dozen per design)."""
+def replaced(obj: _T, **changes: object) -> _T:
+    """``dataclasses.replace(obj, **changes)`` for a frozen dataclass: the same fields in
+    the same order, without running ``__init__`` (a few times cheaper; `refit` and the
+    DOE make a few dozen per design), unless the class has a ``__post_init__`` (then
+    `dataclasses.replace` itself)."""
+    if hasattr(obj, "__post_init__") or not hasattr(obj, "__dict__"):
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
     new = object.__new__(type(obj))
     state = new.__dict__
     state.update(obj.__dict__)
@@ -431,10 +435,10 @@ class RefitPlan:
             else:
                 frame = transform(np.eye(3), np.mean(xyz[where], axis=0))
             if len(j.parts) == 1:
-                parts: tuple[Part, ...] = (_with(j.parts[0], frame=frame),)
+                parts: tuple[Part, ...] = (replaced(j.parts[0], frame=frame),)
             else:
-                parts = tuple(_with(p, frame=frame) for p in j.parts)
-            out[j.body] = _with(j, parts=parts)
+                parts = tuple(replaced(p, frame=frame) for p in j.parts)
+            out[j.body] = replaced(j, parts=parts)
         return out
 
 
