@@ -7,18 +7,19 @@ worker processes (the scaling).
 
 Each design of the example car runs three motions of 13 steps (heave, roll, steer), the
 issue's yardstick; the study moves four hardpoints symmetrically. In process: the
-chunks of `doe_fast.run_chunk_fast` and of the reference `doe.run_chunk`, one after the
-other, timed by the wall clock and by this process's CPU time (other programs on the
-machine slow the first, hardly the second); then the whole `run_doe --workers 0` by
-both paths (chunks made Arrow tables and written to Parquet; `--run-designs` designs by
-the fast path, `--designs` by the reference): designs per second after the start-up
-(`DoeSummary.designs_per_second`), per CPU second of the whole call, and the start-up
-(the base car's reference run that fixes the table's columns, once per study). On Dask: `run_doe`
-through a running local cluster (started and warmed up first, so its start is not
-counted; each run still hands the car to the workers and builds their shared
-structure), by the wall clock and per CPU second of the workers and this process
-together. Prints the core count, the load average before and after, best and median
-of the repeats. Writes only into a temporary folder.
+chunks of `doe_fast.run_chunk_fast` (`--run-designs` designs cut into `run_doe`'s
+chunks) and of the reference `doe.run_chunk` (`--designs` designs in one), one after
+the other, timed by the wall clock and by this process's CPU time (other programs on
+the machine slow the first, hardly the second); then the whole `run_doe --workers 0`
+by both paths (chunks made Arrow tables and written to Parquet; as many designs as
+above): designs per second after the start-up (`DoeSummary.designs_per_second`), per
+CPU second of the whole call, and the start-up (the base car's reference run that
+fixes the table's columns, once per study). On Dask: `run_doe` through a running local
+cluster (started and warmed up first, so its start is not counted; each run still
+hands the car to the workers and builds their shared structure), by the wall clock
+and per CPU second of the workers and this process together. Prints the core count,
+the load average before and after, best and median of the repeats. Writes only into a
+temporary folder.
 """
 
 from __future__ import annotations
@@ -82,9 +83,9 @@ def timed(run: Callable[[], object], designs: int, repeats: int) -> tuple[list[f
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--designs", type=int, default=64, help="designs per in-process run")
+    parser.add_argument("--designs", type=int, default=64, help="designs per reference-path run")
     parser.add_argument(
-        "--run-designs", type=int, default=512, help="designs per whole run_doe (in process)"
+        "--run-designs", type=int, default=512, help="designs per fast-path run (in process)"
     )
     parser.add_argument("--dask-designs", type=int, default=512, help="designs per Dask run")
     parser.add_argument("--repeats", type=int, default=3)
@@ -124,21 +125,30 @@ def main() -> None:
             f"fast path, shared structure built once per process: {time.perf_counter() - t:.2f} s"
         )
 
-        def fast() -> object:
-            return doe_fast.run_chunk_fast(car, variables, specs, None, 0, offsets, columns)
+        many = doe.sample_offsets(dataclasses.replace(study, samples=args.run_designs))
+        size = doe.chunk_size(len(many))
+
+        def fast() -> object:  # the designs in run_doe's chunks, one after the other
+            for s in range(0, len(many), size):
+                part = many[s : s + size]
+                doe_fast.run_chunk_fast(car, variables, specs, None, s, part, columns)
+            return None
 
         def reference() -> object:
             return doe.run_chunk(car, variables, specs, None, 0, offsets, columns)
 
-        for name, run in (("fast path", fast), ("reference path", reference)):
-            wall, cpu = timed(run, args.designs, args.repeats)
+        for name, run, n_designs in (
+            (f"fast path, {len(many)} designs in chunks of {size}", fast, len(many)),
+            (f"reference path, {len(offsets)} designs in one chunk", reference, len(offsets)),
+        ):
+            wall, cpu = timed(run, n_designs, args.repeats)
             ms = 1e3 / statistics.median(cpu)
             print(
                 f"one core, {name}: {rates('wall clock', wall)}; "
                 f"{rates('designs/s per core (CPU time)', cpu)}; {ms:.1f} ms of CPU per design"
             )
-            if name == "fast path":
-                taken = _from_base_share(car, variables, specs, columns, offsets)
+            if run is fast:
+                taken = _from_base_share(car, variables, specs, columns, many)
                 print(f"  designs of the fast path solved from the base car's steps: {taken}")
         for way in (True, False):
             n_run = args.run_designs if way else args.designs  # (the reference is slow)
