@@ -528,3 +528,19 @@ def test_rack_axis_near_perpendicular_to_y(car: Car, along: float, answers: bool
     np.testing.assert_allclose(
         got[car.rack.body].parts[0].frame, want.parts[0].frame, rtol=0, atol=1e-12
     )
+
+
+def test_fresh_work_arrays_have_the_tables_layout(base: KinematicModel) -> None:
+    """The work arrays a design gets next to the base car's (`_share_entries`) are
+    `work_arrays`' W for its tables: the same shapes and types, zeros, new arrays."""
+    tab = engine_tables.kernel_tables(base)
+    used = engine_tables.work_arrays(tab)[0]
+    for a in used:
+        a += 1.0  # scratch a kernel wrote into
+    fresh = doe_refill._fresh(used, tab)
+    want = engine_tables.work_arrays(tab)[0]
+    assert len(fresh) == len(want)
+    for a, b, c in zip(fresh, want, used, strict=True):
+        assert a.shape == b.shape and a.dtype == b.dtype and a.flags.c_contiguous
+        assert not a.any() and a is not c
+    assert len(doe_refill._fresh(None, tab)) == len(want)

@@ -40,6 +40,7 @@ from suspension_sim.tolerances import COINCIDENT_MM
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.description import AntiRollBar, Body, Car, Damper, Rack
     from suspension_sim.model import KinematicModel
+    from suspension_sim.solve.engine_tables import KernelTables
 
 STRUCTURAL_KEYS = ("engine_plan",)
 """``model.derived`` entries that depend only on the body graph, the joint classes and
@@ -576,7 +577,7 @@ def _share_entries(base: KinematicModel, model: KinematicModel) -> None:
     types, which is what an entry point is compiled for; the work arrays and memos are
     `model`'s own. Anything not laid out as expected is left to be built as usual."""
     from suspension_sim.solve import engine_points, engine_session
-    from suspension_sim.solve.engine_tables import kernel_tables, work_arrays
+    from suspension_sim.solve.engine_tables import kernel_tables
 
     values = base.derived._values
     sess = values.get("engine_kernel_session")
@@ -591,7 +592,7 @@ def _share_entries(base: KinematicModel, model: KinematicModel) -> None:
         model.derived.get(
             "engine_spread_work",
             lambda: (
-                work_arrays(tab)[0],
+                _fresh(spread[0], tab),
                 *spread[1:5],
                 *engine_points.spread_memo(tab),
                 threading.Lock(),
@@ -602,5 +603,16 @@ def _share_entries(base: KinematicModel, model: KinematicModel) -> None:
     if isinstance(points, tuple) and len(points) == 5 and isinstance(points[4], list):
         model.derived.get(
             "engine_points_work",
-            lambda: (work_arrays(tab)[0], *points[1:3], threading.Lock(), list(points[4])),
+            lambda: (_fresh(points[0], tab), *points[1:3], threading.Lock(), list(points[4])),
         )
+
+
+def _fresh(work: object, tab: KernelTables) -> tuple[np.ndarray, ...]:
+    """Work arrays (W) of `tab`'s layout, zeros: ``engine_tables.work_arrays(tab)[0]``,
+    made as zeros like `work`, the base's (the same structure: the same shapes and
+    types), when it is a tuple of arrays (a fraction of the cost: W only)."""
+    if isinstance(work, tuple) and all(isinstance(a, np.ndarray) for a in work):
+        return tuple(np.zeros_like(a) for a in work)
+    from suspension_sim.solve.engine_tables import work_arrays
+
+    return work_arrays(tab)[0]

@@ -80,8 +80,10 @@ def refill_reduced(
     decided = _link_decisions(model, links) if links is not None else None
     if links is None or decided is None:
         choices = _choices(model, memo.inputs)
-    elif memo.decided is not None and all(
-        (a == b).all() for a, b in zip(decided, memo.decided, strict=True)
+    elif (
+        memo.decided is not None
+        and (decided[0] == memo.decided[0]).all()
+        and (decided[1] == memo.decided[1]).all()
     ):
         choices = memo.choices  # the same decisions as the base's: the same links
     else:
