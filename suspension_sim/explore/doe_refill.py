@@ -9,8 +9,15 @@ parameters, parts, point copies, active joined pairs); when they are the same,
 `share_structure` hands the base car's structural caches over (`STRUCTURAL_KEYS`, the
 problems' blocks, the metric layouts, the compiled kernels' entry points) and refills
 its kernel tables with the design's numbers (`engine_tables.refill_tables`,
-`engine_reduced.refill_reduced`). tests/test_doe_fast.py compares refilled models and
-tables with freshly built ones attribute by attribute. Units: mm, rad.
+`engine_reduced.refill_reduced`). What depends on names alone (which bodies, parts and
+point copies the study's points reach, which links the reduced tables may drop) is
+worked out once per base model (`_Plan`, `topology.refit_plan`, `refill_reduced`'s
+memo); per design only the numbers that depend on coordinates are computed, the others
+taken from the base model: the numbers of the plain refill (`_refill_plain`) bit for
+bit, and a whole build's but for the last bits of the vectorised frames (`refit`).
+tests/test_doe_fast.py compares refilled models and tables with freshly built ones
+attribute by attribute, tests/test_doe_refill.py the fast steps with the plain ones.
+Units: mm, rad.
 """
 
 from __future__ import annotations
