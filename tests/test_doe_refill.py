@@ -544,3 +544,46 @@ def test_fresh_work_arrays_have_the_tables_layout(base: KinematicModel) -> None:
         assert a.shape == b.shape and a.dtype == b.dtype and a.flags.c_contiguous
         assert not a.any() and a is not c
     assert len(doe_refill._fresh(None, tab)) == len(want)
+
+
+@pytest.mark.parametrize(
+    "name", ["fsae_car_arb", "macpherson_front", "five_link_rear", "solid_axle_rear"]
+)
+def test_every_example_car(name: str) -> None:
+    """Each example car, six random points (not an anti-roll bar's) moved along random
+    axes by up to 3 mm: the fast refill is the plain one bit for bit, the design shares
+    the base car's structure, and its refilled tables (full and reduced) are the ones
+    built for it from scratch, bit for bit."""
+    car = ss.load(ROOT / "workbooks" / f"{name}.xlsx").car
+    base = KinematicModel(car)
+    engine_tables.kernel_tables(base)
+    assert engine_reduced.reduced_tables(base) is not None
+    on_bars = {
+        p
+        for bar in car.anti_roll_bars
+        for p in (
+            *bar.axis_points,
+            bar.shaft_point,
+            *(q for a in bar.arms for q in car.body(a).points),
+        )
+    }
+    names = [p.name for p in car.points if p.name not in on_bars]
+    rng = np.random.default_rng(1)
+    for _ in range(4):
+        points = list(rng.choice(names, size=6, replace=False))
+        variables = tuple(Variable(p, "xyz"[rng.integers(3)], -3, 3) for p in points)
+        moved = frozenset(points)
+        for _ in range(2):
+            design = apply_offsets(car, variables, rng.uniform(-3, 3, len(variables)).tolist())
+            assert doe_refill._plan(base, design, moved) is not None
+            fast = doe_refill.refill_model(base, design, moved)
+            plain = doe_refill._refill_plain(base, design, moved)
+            assert fast is not None and plain is not None
+            same_state(fast, plain)
+            assert doe_refill.same_structure(base, fast)
+            doe_refill.share_structure(base, fast)
+            values = fast.derived._values
+            assert_same_tables(values["engine_kernel_tables"], engine_tables._build_tables(fast), 0)
+            built = engine_reduced._build_reduced(fast)
+            assert built is not None
+            assert_same_tables(values["engine_reduced_tables"], built, 0.0)
