@@ -22,6 +22,8 @@ import numpy as np
 import pytest
 
 import suspension_sim
+from suspension_sim.explore import sensitivity
+from suspension_sim.explore.dual import Dual, DualArray
 from suspension_sim.metrics import centres, linkage
 from suspension_sim.metrics.centres import (
     ANTI_CENTRES,
@@ -306,3 +308,35 @@ def test_components_first_helpers_equal_linkage() -> None:
     N, lam = linkage.planes_meet(tuple(planes))
     N2, lam2 = centres._planes_meet(tuple((soa(p), soa(q)) for p, q in planes))
     assert same(soa(N), N2) and same(lam, lam2)
+
+
+def dual_states(g: Wheels, tw: np.ndarray, seed: int) -> tuple[Wheels, DualArray]:
+    """`g` and `tw` as Duals along two random directions (`explore.sensitivity` runs the
+    formulas on Duals: the derivatives come from the same operations)."""
+    rng = np.random.default_rng(seed)
+
+    def dual(v: np.ndarray) -> DualArray:
+        return Dual(v, rng.normal(size=(2, *v.shape)))
+
+    fields = {k: dual(v) for k, v in vars(g).items() if isinstance(v, np.ndarray)}
+    return dataclasses.replace(g, **fields), dual(tw)
+
+
+def test_duals_get_the_plain_form_values_and_derivatives() -> None:
+    """The centre metrics `explore.sensitivity` differentiates, on Duals (the antis at the
+    contact points, as it asks them): the values and the derivatives of the plain form
+    (which took Duals only there: `linkage`'s homogeneous centres make plain arrays)."""
+    model = suspension_sim.load(ROOT / "workbooks" / "fsae_car.xlsx")
+    st = wheel_set(model)
+    g, tw = random_states(model, st, 7, seed=5)
+    gd, twd = dual_states(g, tw, seed=6)
+    opts = dataclasses.replace(
+        model.car.options, front_brakes_inboard=False, rear_brakes_inboard=False
+    )
+    opts = dataclasses.replace(opts, drive_inboard=False)
+    ids = sensitivity.CENTRE_IDS | sensitivity.ANTI_IDS
+    got: dict[Slot, DualArray] = centre_columns(st, gd, twd, opts, ids)
+    want: dict[Slot, DualArray] = reference_centre_columns(st, gd, twd, opts, ids)
+    assert set(got) == set(want) and want
+    for slot, v in want.items():
+        assert same(got[slot].val, v.val) and same(got[slot].der, v.der), slot

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_centres_soa import WORKBOOKS, random_states, same
+from test_centres_soa import WORKBOOKS, dual_states, random_states, same
 
 import suspension_sim
+from suspension_sim.explore import sensitivity
+from suspension_sim.explore.dual import Dual, DualArray
 from suspension_sim.metrics import wheel
 from suspension_sim.metrics.conventions import Preset, preset
 from suspension_sim.metrics.geometry import DEG, EX, Slot, Wheels, WheelSet, to_world, wheel_set
@@ -155,3 +157,28 @@ def test_rate_columns_equal_the_plain_form(
     assert set(got) == set(want) and want
     for slot, v in want.items():
         assert same(got[slot], v), slot
+
+
+def test_duals_get_the_plain_form_values_and_derivatives() -> None:
+    """The rate metrics `explore.sensitivity` differentiates, on Duals: the values and the
+    derivatives of the plain form."""
+    model = suspension_sim.load(ROOT / "workbooks" / "fsae_car.xlsx")
+    st = wheel_set(model)
+    S, n_w = 5, len(st.names)
+    g, _ = random_states(model, st, S, seed=2)
+    rng = np.random.default_rng(4)
+    cols = n_w + (1 if st.has_rack else 0)
+    v_C = rng.normal(scale=0.5, size=(S, n_w, cols, 3))
+    v_A = v_C + rng.normal(scale=0.01, size=v_C.shape)
+    Wd = rng.normal(scale=0.8, size=(S, len(st.dampers), cols))
+    gd, v_Cd = dual_states(g, v_C, seed=8)
+    v_Ad: DualArray = Dual(v_A, rng.normal(size=(2, *v_A.shape)))
+    Wdd: DualArray = Dual(Wd, rng.normal(size=(2, *Wd.shape)))
+    for convention in ("iso", "optimumk"):
+        pre = preset(convention)
+        ids = sensitivity.RATE_IDS
+        got: dict[Slot, DualArray] = rate_columns(st, gd, v_Cd, v_Ad, Wdd, pre, ids)
+        want: dict[Slot, DualArray] = reference_rate_columns(st, gd, v_Cd, v_Ad, Wdd, pre, ids)
+        assert set(got) == set(want) and want
+        for slot, v in want.items():
+            assert same(got[slot].val, v.val) and same(got[slot].der, v.der), slot

@@ -27,7 +27,7 @@ import numpy as np
 
 from suspension_sim.metrics import linkage
 from suspension_sim.metrics.geometry import Slot, Wheels, WheelSet, to_chassis, to_world
-from suspension_sim.metrics.vectors import Z_UP, dot
+from suspension_sim.metrics.vectors import Z_UP, dot, norm
 from suspension_sim.tolerances import (
     CENTRE_AT_INFINITY_MM,
     COINCIDENT_LINES_MM,
@@ -106,7 +106,7 @@ def centre_columns(
     travel = twists[:, :, :, :n_w]
 
     def every(v: np.ndarray) -> np.ndarray:  # (S, 3) -> (3, S, n_w), same for each wheel
-        return np.ascontiguousarray(np.broadcast_to(v.T[:, :, None], (3, S, n_w)))
+        return np.broadcast_to(v.T[:, :, None], (3, S, n_w)).copy()
 
     mf, ms, xh, yh = every(m_front), every(m_side), every(x_h), every(y_h)
     cp_c, cp_w = _soa(g.cp_c), _soa(g.cp_w)
@@ -126,7 +126,7 @@ def centre_columns(
     axis_rc = want("roll_centre_axis_height", "roll_centre_axis_line_angle") and bool(st.axles)
     tw_own = None
     if want("fvic_axis", "svic_axis") or axis_rc:
-        tw_own = np.ascontiguousarray(twists[:, own, :, own].transpose(2, 1, 0))  # (6, S, n_w)
+        tw_own = twists[:, own, :, own].transpose(2, 1, 0).copy()  # (6, S, n_w)
     # chassis-frame vectors (3, S, n_w) to turn into the world frame, all in one `to_world`
     # call; homogeneous centres get + lam t (`world_homogeneous`)
     chassis: dict[str, np.ndarray] = {}
@@ -183,15 +183,13 @@ def centre_columns(
         cases = [anti_cases(bool(st.front[i]), bool(st.rear[i]), opts) for i in range(n_w)]
         normals = {}
         for key in ("cp_side", "c_side"):
-            normals[key] = np.moveaxis(_cross(yh, world[key]), 0, -1)  # `view_normal`
+            normals[key] = _cross(yh, world[key]).transpose(1, 2, 0)  # `view_normal`
         inboard = [i for i in range(n_w) if any(c for *_, c in cases[i])]
         centre = None
         if inboard:  # their force centres, components first: (3, S, len(inboard))
             sel = np.asarray(inboard)
             centre = _force_centre(
-                np.ascontiguousarray(tw_side[:, :, sel]),
-                np.ascontiguousarray(C_c[:, :, sel]),
-                np.ascontiguousarray(ms[:, :, sel]),
+                tw_side[:, :, sel].copy(), C_c[:, :, sel].copy(), ms[:, :, sel].copy()
             )
         for i, name in enumerate(st.names):
             for mid, share, at_centre in cases[i]:
@@ -202,7 +200,7 @@ def centre_columns(
                 if at_centre:
                     assert centre is not None
                     k = inboard.index(i)
-                    cN = np.ascontiguousarray(centre[0][:, :, k].T)
+                    cN = centre[0][:, :, k].T.copy()
                     cl = centre[1][:, k]
                     pts = linkage.finite(world_homogeneous(R, t, cN, cl), cl)
                     for comp in "xz":
@@ -214,13 +212,13 @@ def centre_columns(
     # Roll, kinematic roll and pitch centres: the crossings of two lines in a view
     # (`linkage.centre_of_lines`, `linkage.lines_angle`), all of them in one `_lines`.
     # A line: (point, homogeneous point (N, lam) it goes through, the view's u axis).
-    lines: list[tuple[str, str, int, int, np.ndarray, np.ndarray, np.ndarray]] = []
-    zero = np.zeros((S, n_w))
+    lines: list[tuple[str, str, int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    zero = np.zeros(S)  # `view_normal`'s lam
     roll = want("roll_centre_height", "roll_centre_lateral", "roll_centre_line_angle")
     if roll and st.axles:
-        ahead = _cross(xh, world["cp_front"])  # `view_normal`: lam = 0
+        ahead = _cross(xh, world["cp_front"])  # `view_normal`
         for axle, (il, ir) in st.axles.items():
-            lines.append(("roll", axle, il, ir, ahead, zero, yh))
+            lines.append(("roll", axle, il, ir, ahead[:, :, il], zero, ahead[:, :, ir], zero))
     if axis_rc:
         # OptimumK's kinematic roll centre: the lines CP -> where each wheel's screw axis
         # pierces the vertical plane through the two contact points.
@@ -230,36 +228,29 @@ def centre_columns(
             mids[:, :, il] = mids[:, :, ir] = 0.5 * (cp_c[:, :, il] + cp_c[:, :, ir])
         pN, pl = _pierce(screw, mids, mf)
         for axle, (il, ir) in st.axles.items():
-            pierce = np.empty((3, S, n_w))
-            lam = np.zeros((S, n_w))
-            for i in (il, ir):  # one-vector `world_homogeneous` each, as a pose
-                N_i = np.ascontiguousarray(pN[:, :, i].T)
-                pierce[:, :, i] = world_homogeneous(R, t, N_i, pl[:, i]).T
-                lam[:, i] = pl[:, i]
-            lines.append(("axis", axle, il, ir, pierce, lam, yh))
+            pierce = []  # one-vector `world_homogeneous` each, as a pose
+            for i in (il, ir):
+                pierce.append(world_homogeneous(R, t, pN[:, :, i].T.copy(), pl[:, i]).T)
+            lines.append(("axis", axle, il, ir, pierce[0], pl[:, il], pierce[1], pl[:, ir]))
     if want("pitch_centre", "pitch_centre_line_angle") and st.sides:
         across = _cross(yh, world["cp_side"])
         for side_name, (i_f, i_r) in st.sides.items():
-            lines.append(("pitch", side_name, i_f, i_r, across, zero, xh))
+            lines.append(
+                ("pitch", side_name, i_f, i_r, across[:, :, i_f], zero, across[:, :, i_r], zero)
+            )
     if lines:
-        first = [j for _, _, j, _, _, _, _ in lines]
-        second = [j for _, _, _, j, _, _, _ in lines]
+        first = [ln[2] for ln in lines]
+        second = [ln[3] for ln in lines]
         cols = np.arange(len(lines))
-        Ns = [N for *_, N, _, _ in lines]
-        line_lams = [lam for *_, lam, _ in lines]
-
-        def pick(arrays: list[np.ndarray], wheel: list[int]) -> np.ndarray:
-            """Per line, its wheel's column of its array: (..., lines)."""
-            return np.stack([a[..., j] for a, j in zip(arrays, wheel, strict=True)], axis=-1)
-
+        u_axes = [yh if ln[0] != "pitch" else xh for ln in lines]
         angle, uv = _lines(
-            np.ascontiguousarray(cp_w[:, :, first]),
-            pick(Ns, first),
-            pick(line_lams, first),
-            np.ascontiguousarray(cp_w[:, :, second]),
-            pick(Ns, second),
-            pick(line_lams, second),
-            np.stack([u[:, :, 0] for *_, u in lines], axis=-1),
+            cp_w[:, :, first].copy(),
+            np.stack([ln[4] for ln in lines], axis=-1),
+            np.stack([ln[5] for ln in lines], axis=-1),
+            cp_w[:, :, second].copy(),
+            np.stack([ln[6] for ln in lines], axis=-1),
+            np.stack([ln[7] for ln in lines], axis=-1),
+            np.stack([u[:, :, 0] for u in u_axes], axis=-1),
             _Z_UP,
         )
         degrees = np.degrees(angle)
@@ -269,7 +260,7 @@ def centre_columns(
                 u_rc, h = uv[0, :, k], uv[1, :, k]
                 out[("roll_centre_height", where, "")] = h
                 if want("roll_centre_lateral"):
-                    cp_l, cp_r = (np.ascontiguousarray(cp_w[:, :, i].T) for i in (il, ir))
+                    cp_l, cp_r = (cp_w[:, :, i].T.copy() for i in (il, ir))
                     mid_cp = 0.5 * (cp_l + cp_r)
                     rc = dot(mid_cp, x_h)[:, None] * x_h + u_rc[:, None] * y_h + h[:, None] * Z_UP
                     out[("roll_centre_lateral", where, "")] = to_chassis(R, rc - t)[:, 1]
@@ -298,8 +289,7 @@ def _arm_centres(
     R, t = g.R, g.t
     S = len(R)
     copies = st.arms[arms].reshape(-1)  # (wheel, arm, pivot/pivot/joint)
-    coords = (3 * copies[:, None] + np.arange(3)).reshape(-1)
-    P = np.take(g.P.reshape(S, -1), coords, axis=1).reshape(S, -1, 1, 3)  # (S, k, 1, 3)
+    P = g.P[:, copies][:, :, None, :]  # (S, k, 1, 3)
     # each copy by its own one-vector `to_world` (a stack of them: one BLAS call each)
     world = np.matmul(P, R.transpose(0, 2, 1)[:, None])[:, :, 0] + t[:, None]
     pts = _soa(world).reshape(3, S, len(arms), 2, 3)
@@ -307,14 +297,14 @@ def _arm_centres(
     for arm in range(2):
         a, b, joint = (pts[:, :, :, arm, k] for k in range(3))
         arm_planes.append((a, _cross(b - a, joint - a)))
-    cp = np.ascontiguousarray(cp_w[:, :, arms])
+    cp = cp_w[:, :, arms].copy()
     # `linkage.planes_meet` of (arm plane, arm plane, view plane), what the two views
     # share computed once
     (p1, n1), (p2, n2) = ((p, _unit(n)) for p, n in arm_planes)
     n12 = _cross(n1, n2)
     d1, d2 = _dot(n1, p1), _dot(n2, p2)
     for mid, comps, normal in (("fvic_arms", "yz", xh), ("svic_arms", "xz", yh)):
-        n3 = _unit(np.ascontiguousarray(normal[:, :, : len(arms)]))
+        n3 = _unit(normal[:, :, : len(arms)].copy())
         n23 = _cross(n2, n3)
         lam = _dot(n1, n23)
         N = d1 * n23 + d2 * _cross(n3, n1) + _dot(n3, cp) * n12
@@ -327,7 +317,7 @@ def _arm_centres(
 # -- the `linkage` formulas on components-first arrays (3, ...): same operations ----------
 def _soa(v: np.ndarray) -> np.ndarray:
     """(..., k) -> (k, ...) contiguous: the components first."""
-    return np.ascontiguousarray(np.moveaxis(v, -1, 0))
+    return v.transpose(v.ndim - 1, *range(v.ndim - 1)).copy()
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -357,8 +347,8 @@ def _to_world_many(R: np.ndarray, vectors: dict[str, np.ndarray]) -> dict[str, n
     keys = list(vectors)
     n = [vectors[k].shape[2] for k in keys]
     if min(n) < 2:
-        return {k: _soa(to_world(R, np.moveaxis(vectors[k], 0, -1))) for k in keys}
-    both = np.concatenate([np.moveaxis(vectors[k], 0, -1) for k in keys], axis=1)
+        return {k: _soa(to_world(R, vectors[k].transpose(1, 2, 0))) for k in keys}
+    both = np.concatenate([vectors[k].transpose(1, 2, 0) for k in keys], axis=1)
     world = _soa(to_world(R, both))
     bounds = np.cumsum([0, *n])
     return {k: world[:, :, bounds[j] : bounds[j + 1]] for j, k in enumerate(keys)}
@@ -451,7 +441,7 @@ def _lines(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(`linkage.lines_angle`, `linkage.centre_of_lines`) of the lines p1 -> (N1, lam1)
     and p2 -> (N2, lam2) in the view (u_axis, v_axis), components first: (angle (...),
-    (u, v) (2, ...)). The 2-D dot products are `vectors.dot`'s (einsum) sums in order."""
+    (u, v) (2, ...))."""
 
     def view(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return _dot(p, u_axis), _dot(p, v_axis)
@@ -476,10 +466,10 @@ def _lines(
     uv = np.where(finite_x, uv, np.nan)
     d1, d2 = view(N1 - lam1 * p1), view(N2 - lam2 * p2)  # `linkage.line_direction`
     across = np.abs(d1[0] * d2[1] - d1[1] * d2[0])
-    along = np.abs(d1[0] * d2[0] + d1[1] * d2[1])
-    defined = (np.sqrt(d1[0] * d1[0] + d1[1] * d1[1]) > 0.0) & (
-        np.sqrt(d2[0] * d2[0] + d2[1] * d2[1]) > 0.0
-    )
+    # the 2-D dot products and lengths by `vectors.dot` itself (einsum), as `lines_angle`
+    v1, v2 = np.stack(d1, axis=-1), np.stack(d2, axis=-1)
+    along = np.abs(dot(v1, v2))
+    defined = (norm(v1) > 0.0) & (norm(v2) > 0.0)
     return np.where(defined, np.arctan2(across, along), np.nan), uv
 
 

@@ -181,7 +181,7 @@ def rate_columns(
     if ground or want("camber_gain", "bump_steer", "bump_steer_per_25mm", "steer_rate"):
         # components first, (3, cols, S, n_w): one loop over S x n_w values per operation
         ds_c3 = _d_spin_axis(g.C_c, g.A_c, st.orient, v_C, v_A)
-        ds_c = np.ascontiguousarray(ds_c3.transpose(2, 3, 1, 0))  # (S, n_w, cols, 3)
+        ds_c = ds_c3.transpose(2, 3, 1, 0).copy()  # (S, n_w, cols, 3)
         # the `to_world` calls of the plain form, in one when they all can
         chassis = {"ds": ds_c}
         if ground:
@@ -210,8 +210,8 @@ def rate_columns(
             d_toe_rack = d_steer_toe(pre, g.s_c, ds_c[:, :, cols - 1])
             wheel_rates["steer_rate"] = -st.side * d_toe_rack * DEG
     if ground:
-        s3 = np.ascontiguousarray(s_w.transpose(2, 0, 1))[:, None]  # (3, 1, S, n_w)
-        radius = np.ascontiguousarray(np.broadcast_to(st.radius, (S, n_w)))
+        s3 = s_w.transpose(2, 0, 1).copy()[:, None]  # (3, 1, S, n_w)
+        radius = np.broadcast_to(st.radius, (S, n_w)).copy()
         # d CP.z along every travel column (and the rack's, for the steering rates)
         v_w = world["v_C"]
         if steers:
@@ -219,7 +219,7 @@ def rate_columns(
         cp_z = _d_contact_z(
             s3, _columns_first(ds_w[:, :, : v_w.shape[2]]), _columns_first(v_w), radius
         )
-        dcp_z = np.ascontiguousarray(cp_z[:n_w].transpose(1, 2, 0))  # (S, i, k)
+        dcp_z = cp_z[:n_w].transpose(1, 2, 0).copy()  # (S, i, k)
         if rolls:
             # Roll camber: chassis roll with every contact point held on the ground.
             rigid_ds_w, rigid_dC_w = world["rigid_ds"], world["rigid_dC"]
@@ -231,7 +231,7 @@ def rate_columns(
             )[0]
             dtau = square_solve(dcp_z, -rigid_cp_z)
             dcam = _d_camber_z(s3, _columns_first(ds_w[:, :, :n_w]))  # (k, S, i)
-            dcam = np.ascontiguousarray(dcam.transpose(1, 2, 0))  # (S, i, k)
+            dcam = dcam.transpose(1, 2, 0).copy()  # (S, i, k)
             wheel_rates["roll_camber"] = d_camber(s_w, rigid_ds_w, n) + np.einsum(
                 "sik,sk->si", dcam, dtau
             )
@@ -269,7 +269,7 @@ def rate_columns(
 # -- `rate_columns`' formulas on components-first arrays: the same operations --------------
 def _columns_first(v: np.ndarray) -> np.ndarray:
     """(S, n_w, cols, 3) -> (3, cols, S, n_w) contiguous."""
-    return np.ascontiguousarray(v.transpose(3, 2, 0, 1))
+    return v.transpose(3, 2, 0, 1).copy()
 
 
 def _to_world_each(R: np.ndarray, vectors: list[np.ndarray]) -> list[np.ndarray]:
@@ -283,8 +283,7 @@ def _to_world_each(R: np.ndarray, vectors: list[np.ndarray]) -> list[np.ndarray]
     both = to_world(R, np.concatenate([v.reshape(S, -1, 3) for v in vectors], axis=1))
     bounds = np.cumsum([0, *sizes])
     return [
-        np.ascontiguousarray(both[:, bounds[k] : bounds[k + 1]]).reshape(v.shape)
-        for k, v in enumerate(vectors)
+        both[:, bounds[k] : bounds[k + 1]].copy().reshape(v.shape) for k, v in enumerate(vectors)
     ]
 
 
@@ -294,13 +293,13 @@ def _d_spin_axis(
     """`d_spin_axis` of the wheels' centres and axis points C, A (S, n_w, 3) and their
     velocities (S, n_w, cols, 3): the spin axes' velocities, components first
     (3, cols, S, n_w) (`vectors.d_unit`: (da - u (u.da)) / |a|)."""
-    a = np.ascontiguousarray((A - C).transpose(2, 0, 1))[:, None]  # (3, 1, S, n_w)
+    a = (A - C).transpose(2, 0, 1).copy()[:, None]  # (3, 1, S, n_w)
     length = np.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
     with np.errstate(invalid="ignore", divide="ignore"):
         u = a / length
     da = _columns_first(v_A) - _columns_first(v_C)
     along = da[0] * u[0] + da[1] * u[1] + da[2] * u[2]
-    o = np.ascontiguousarray(np.broadcast_to(np.asarray(orient, dtype=float), length.shape))
+    o = np.broadcast_to(np.asarray(orient, dtype=float), length.shape).copy()
     return o * ((da - along * u) / length)
 
 
