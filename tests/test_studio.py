@@ -376,6 +376,42 @@ def test_saved_edit_updates_numbers_and_broken_workbook_shows_its_cell(
     page.close()
 
 
+def test_saved_damper_limits_move_its_stroke_slider(
+    studio: Studio, browser: Any, tmp_path: Path
+) -> None:
+    """A damper's Min length edited and saved: its stroke slider's range on the page
+    becomes the new car's (the library's `stroke_range`), without a restart."""
+    import suspension_sim
+    from suspension_sim.sweeps.standard import stroke_range
+
+    page = open_page(browser, studio)
+    thumb = page.locator(".v-slider:has(#slider-stroke_0) [role='slider']")
+
+    def top() -> float:
+        return float(thumb.get_attribute("aria-valuemax"))
+
+    model = suspension_sim.load(studio.workbook, use_cache=False)
+    assert model.damper_names[0] == "FL_Damper"
+    assert math.isclose(top(), stroke_range(model, "FL_Damper")[1], abs_tol=1e-9)
+    original = tmp_path / "original.xlsx"
+    shutil.copyfile(studio.workbook, original)
+    design = model.car.damper_design_length(model.car.dampers[0])
+    save_edited(studio.workbook, {"Damping!D2": round(design - 6.0, 3)})  # 6 mm of bump left
+    edited = suspension_sim.load(studio.workbook, use_cache=False)
+    want = stroke_range(edited, "FL_Damper")[1]
+    assert math.isclose(want, 6.0, abs_tol=1e-3)
+    wait_for(page, lambda: math.isclose(top(), want, abs_tol=1e-9) or top(), "the new range")
+    assert not page.locator("#slider-note").count()
+    shutil.copyfile(original, studio.workbook.with_name("~fixed.xlsx"))
+    os.replace(studio.workbook.with_name("~fixed.xlsx"), studio.workbook)
+    wait_for(
+        page,
+        lambda: math.isclose(top(), stroke_range(model, "FL_Damper")[1]) or top(),
+        "the old range",
+    )
+    page.close()
+
+
 def test_export_button_writes_view_sheet_and_charts(studio: Studio, browser: Any) -> None:
     page = open_page(browser, studio)
     page.locator("#export").click()

@@ -151,6 +151,14 @@ class Studio:
         ]
         for key, _ in self._stroke_keys:
             s[key] = 0.0
+        self._slider_keys = [
+            (next(strokes) if sl.key.startswith("stroke:") else sl.key, sl.key)
+            for strokes in [iter(k for k, _ in self._stroke_keys)]
+            for sl in car.sliders
+        ]
+        """(state name, `Slider.key`) of each slider on the page, in its order."""
+        s.slider_note = ""
+        self._set_slider_ranges()
         s.drive, s.preset, s.motion = c.drive, c.preset, c.motion
         s.motions = list(car.motions)
         s.tyres, s.kingpin, s.centres = True, False, False
@@ -179,8 +187,41 @@ class Studio:
         s.change("preset", "motion")(self._on_input)
         s.change("tyres", "kingpin", "centres")(self._on_aids)
 
+    def _set_slider_ranges(self) -> None:
+        """Each slider's range, step and label from the current car A (its state:
+        ``<name>_min``, ``_max``, ``_step``, ``_label``), its value kept inside the range;
+        a note when the car's sliders are not the page's (a damper added, removed or
+        renamed, the rack added: the page's set of sliders is built once)."""
+        s = self.state
+        mine = {sl.key: sl for sl in self.session.car.sliders}
+        for name, key in self._slider_keys:
+            sl = mine.get(key)
+            if sl is None:
+                continue
+            s[f"{name}_min"], s[f"{name}_max"], s[f"{name}_step"] = sl.low, sl.high, sl.step
+            s[f"{name}_label"] = sl.label
+            if s[name] is not None:
+                s[name] = _within(s[name], (sl.low, sl.high))
+        on_page = {key for _, key in self._slider_keys}
+        if set(mine) != on_page:
+            added = sorted(set(mine) - on_page)
+            gone = sorted(on_page - set(mine))
+            parts = [f"new: {', '.join(added)}"] if added else []
+            parts += [f"gone: {', '.join(gone)}"] if gone else []
+            s.slider_note = (
+                f"the car's controls changed ({'; '.join(parts)}): restart the studio "
+                "for their sliders"
+            )
+        else:
+            s.slider_note = ""
+
     def _on_input(self, **_: Any) -> None:
         self._event_t = time.perf_counter()
+        self._read_controls()
+        self.request()
+
+    def _read_controls(self) -> None:
+        """The session's controls from the page's state, each inside its slider's range."""
         c = self.session.controls
         s = self.state
         ranges = {sl.key: (sl.low, sl.high) for sl in self.session.car.sliders}
@@ -192,7 +233,6 @@ class Studio:
             c.motion = s.motion
         for key, damper in self._stroke_keys:
             c.strokes[damper] = _within(s[key], ranges.get(f"stroke:{damper}"))
-        self.request()
 
     def _on_aids(self, **_: Any) -> None:
         self.request()
@@ -368,6 +408,8 @@ class Studio:
             s.car_a = self.session.car.name
             s.motions = list(self.session.car.motions)
             s.loads = int(s.loads or 0) + 1
+        self._set_slider_ranges()  # (a damper's length limits, a new steering ratio ...)
+        self._read_controls()  # the controls follow the values kept inside the new ranges
         if any(a is not b for a, b in zip(self.session.cars, before, strict=True)):
             self.scene.reset_ground()  # a new car: new ground patch, same camera
         self.update_numbers()
@@ -487,7 +529,6 @@ class Studio:
         from trame.widgets import vtk as vtk_widgets
         from trame.widgets import vuetify3 as v3
 
-        car = self.session.car
         with SinglePageLayout(self.server, full_height=True) as layout:
             layout.title.set_text("suspension-sim studio")
             layout.footer.hide()
@@ -532,6 +573,13 @@ class Studio:
                     classes="pa-2",
                     style="background:#fde8e8;color:#900;white-space:pre-wrap",
                 )
+                html.Div(
+                    "{{ slider_note }}",
+                    v_if="slider_note",
+                    id="slider-note",
+                    classes="pa-2",
+                    style="background:#fff6d6;color:#5a4500",
+                )
                 html.Pre(
                     "{{ error_b }}",
                     v_if="error_b",
@@ -544,20 +592,18 @@ class Studio:
                         with v3.VBtnToggle(v_model=("drive",), mandatory=True, density="compact"):
                             v3.VBtn("on the ground", value="ground", id="drive-ground")
                             v3.VBtn("strokes", value="strokes", id="drive-strokes")
-                        keys = iter(k for k, _ in self._stroke_keys)
-                        for sl in car.sliders:
-                            stroke = sl.key.startswith("stroke:")
-                            key = next(keys) if stroke else sl.key
+                        for key, slider_key in self._slider_keys:
+                            stroke = slider_key.startswith("stroke:")
                             html.Div(
-                                f"{sl.label}: {{{{ {key} }}}}",
+                                f"{{{{ {key}_label }}}}: {{{{ {key} }}}}",
                                 classes="text-caption mt-2",
                                 id=f"label-{key}",
                             )
                             v3.VSlider(
                                 v_model_number=(key,),
-                                min=sl.low,
-                                max=sl.high,
-                                step=sl.step,
+                                min=(f"{key}_min",),
+                                max=(f"{key}_max",),
+                                step=(f"{key}_step",),
                                 hide_details=True,
                                 density="compact",
                                 id=f"slider-{key}",
