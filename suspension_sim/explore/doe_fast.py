@@ -21,7 +21,9 @@ the motions on the base car (the workbook's), then per design:
   Not the same (a point moved onto an axis, two pivots together...): the design is
   built whole and run as the reference runs it, never on the base car's structure;
 * **checks and solves** (`explore.doe_batch.FromBase`): the design checks from one
-  Jacobian at design, and each motion's states solved from the base car's solved
+  Jacobian at design, for the chunk's designs together (`FromBase.check_many`,
+  `explore.doe_checks.design_checks_many`), and each motion's states solved from the
+  base car's solved
   steps and screened for a branch jump; a design or motion that does not pass them
   runs the reference's checks and continuation (`checked_mobility`, `run_sweep` with
   ``keep_poses=False``), so the solved joint parameters, the failures and their
