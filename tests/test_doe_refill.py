@@ -162,6 +162,10 @@ def test_fast_refill_is_the_plain_refill_bit_for_bit(car: Car, base: KinematicMo
         plain = doe_refill._refill_plain(base, design, MOVED)
         assert fast is not None and plain is not None
         same_state(fast, plain)
+        # the seeded `_moving`: the copies the random states move by over 1e-6 mm
+        P = fast.derived._values[RANDOM_POSITIONS]
+        moving = np.abs(P - fast.inst_design[:, :, None]).max(axis=(1, 2)) > 1e-6
+        assert bits(fast.derived._values[engine_reduced.MOVING]) == bits(moving)
         if k < 3:
             close_to_built(fast)
 

@@ -150,7 +150,7 @@ class _Plan:
     on_framed: np.ndarray
     local: np.ndarray  # the base's local transforms at the random states, by copy
     positions: np.ndarray  # the base's copies there (`doe_batch.positions`)
-    moves: np.ndarray  # which of them move by more than COINCIDENT_MM (bool)
+    largest: np.ndarray  # each one's largest move from its design point there, mm
     fixed: np.ndarray  # the copies on fixed parts (bool)
     structural: np.ndarray  # the pairs that cannot open (bool; the others are active)
 
@@ -210,7 +210,8 @@ def _make_plan(base: KinematicModel, moved: frozenset[str]) -> _Plan | None:
     )
     framed_copies = np.isin(base.inst_part, framed)
     P = _positions()(base, local)[0]
-    moves = _largest_move(P, base.inst_design) > COINCIDENT_MM
+    largest = _largest_move(P, base.inst_design)
+    moves = largest > COINCIDENT_MM
     fixed_copies = base.inst_part < base.n_fixed_parts
     a, b = base.pair_a, base.pair_b
     structural = ~moves[b] & ~moves[a] & (fixed_copies[a] | fixed_copies[b])
@@ -231,7 +232,7 @@ def _make_plan(base: KinematicModel, moved: frozenset[str]) -> _Plan | None:
         np.flatnonzero(framed_copies),
         local,
         P,
-        moves,
+        largest,
         fixed_copies,
         structural,
     )
@@ -274,7 +275,7 @@ def _refill_fast(
     the same model state (`KinematicModel.__init__`'s attributes, the same numbers)."""
     from suspension_sim.model import KinematicModel
     from suspension_sim.model.model import Derived
-    from suspension_sim.solve.engine_reduced import RANDOM_POSITIONS
+    from suspension_sim.solve.engine_reduced import MOVING, MOVING_MM, RANDOM_POSITIONS
 
     model = KinematicModel.__new__(KinematicModel)
     model.car = car
@@ -321,9 +322,10 @@ def _refill_fast(
     P[redo] = _positions()(cast("KinematicModel", some), plan.local[redo])[0]
     # `KinematicModel._active_pairs`: which copies move at the random states (the
     # base's answer where nothing changed), then the pairs that can open
+    largest = plan.largest.copy()
+    largest[redo] = _largest_move(P[redo], X[redo])
     if len(model.pair_a):
-        moves = plan.moves.copy()
-        moves[redo] = _largest_move(P[redo], X[redo]) > COINCIDENT_MM
+        moves = largest > COINCIDENT_MM
         fixed = plan.fixed
         a, b = model.pair_a, model.pair_b
         structural = ~moves[b] & ~moves[a] & (fixed[a] | fixed[b])
@@ -338,6 +340,7 @@ def _refill_fast(
     if model.__dict__.keys() != base.__dict__.keys():  # __init__ sets something else now
         return None
     model.derived._values[RANDOM_POSITIONS] = P
+    model.derived._values[MOVING] = largest > MOVING_MM  # `engine_reduced._moving`
     return model
 
 

@@ -339,13 +339,25 @@ def random_positions(model: KinematicModel) -> np.ndarray:
     )
 
 
+MOVING_MM = 1e-6
+"""A point copy moves at all when some random state (`random_positions`) takes it
+farther than this from its design point, mm (as `_build_reduced` judges them)."""
+MOVING = ("engine_reduced", "moving")
+"""``model.derived`` key of `_moving` (the DOE seeds it, from the numbers it computes
+for the active pairs)."""
+
+
 def _moving(model: KinematicModel) -> np.ndarray:
-    """Which point copies move at all (as `_build_reduced` judges them)."""
-    P = random_positions(model)
-    gap = np.abs(P - model.inst_design[:, :, None])
-    if not len(gap):
-        return np.zeros(0, dtype=bool)
-    return np.asarray(gap.reshape(len(gap), gap[0].size).max(axis=1) > 1e-6)
+    """Which point copies move at all (as `_build_reduced` judges them; cached)."""
+
+    def build() -> np.ndarray:
+        P = random_positions(model)
+        gap = np.abs(P - model.inst_design[:, :, None])
+        if not len(gap):
+            return np.zeros(0, dtype=bool)
+        return np.asarray(gap.reshape(len(gap), gap[0].size).max(axis=1) > MOVING_MM)
+
+    return model.derived.get(MOVING, build)
 
 
 def _links(model: KinematicModel, inputs: set[int]) -> dict[int, _Link]:
