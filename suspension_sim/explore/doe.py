@@ -205,18 +205,47 @@ def run_doe(
     table either way. Each chunk is made an Arrow table and counted where it ran
     (`chunk_task`); this process writes the chunks in design order.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from suspension_sim.files import atomic_path
     from suspension_sim.model import KinematicModel
 
     check_variables(car, study.variables)
     base = KinematicModel(car)
     specs = motion_specs(base, workbook, study.motions)
+    dask = None if scheduler is None and workers == 0 else _connect(scheduler, workers)
+    try:
+        return _run(dask, car, study, specs, out, chunk, progress, fast)
+    finally:
+        if dask is not None:
+            dask.close()
+
+
+def _run(
+    dask: _Dask | None,
+    car: Car,
+    study: Study,
+    specs: Sequence[SweepSpec],
+    out: str | os.PathLike[str],
+    chunk: int | None,
+    progress: Callable[[int, int], None] | None,
+    fast: bool,
+) -> DoeSummary:
+    """`run_doe` from its motions on: in this process (`dask` None) or on the cluster."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from suspension_sim.files import atomic_path
+
     convention = study.convention
-    # The metric columns of the design car: every design's rows are put in them.
-    first_rows = run_design(car, study.variables, [0.0] * len(study.variables), specs, convention)
+    # The metric columns of the design car: every design's rows are put in them. Its
+    # reference run, where the compiled kernels are loaded (on a worker: this process
+    # may have none, and the numpy path costs it ~1 s).
+    zero = [0.0] * len(study.variables)
+    if dask is None:
+        first_rows = zero_design_rows(car, study.variables, zero, specs, convention)
+    else:
+        task = dask.client.submit(
+            zero_design_rows, car, study.variables, zero, specs, convention, pure=False
+        )
+        first_rows = task.result()
     reserved = set(KEY_COLUMNS) | {v.name for v in study.variables}
     metric_columns = list(dict.fromkeys(k for r in first_rows for k in r if k not in reserved))
     columns = table_columns(study.variables, metric_columns)
@@ -227,11 +256,13 @@ def run_doe(
         chunk = chunk_size(n)
     t0 = time.perf_counter()
     args = (fast, schema, car, study.variables, specs, convention, offsets, chunk, columns)
-    if scheduler is None and workers == 0:
-        finished: Iterator[tuple[int, ChunkResult]] = _in_process(*args)
+    finished: Iterator[tuple[int, ChunkResult]]
+    if dask is None:
+        finished = _in_process(*args)
         n_workers = 0
     else:
-        finished, n_workers = _on_dask(scheduler, workers, *args)
+        finished = _on_dask(dask, *args)
+        n_workers = dask.workers
     pending: dict[int, ChunkResult] = {}
     next_start = 0
     done = rows = 0
@@ -271,7 +302,7 @@ def run_doe(
     finally:
         close = getattr(finished, "close", None)
         if close is not None:
-            close()  # stops the cluster the generator started
+            close()
     return DoeSummary(
         Path(out),
         n,
@@ -368,9 +399,66 @@ def _in_process(
         yield s, chunk_task(fast, schema, car, variables, specs, convention, s, part, columns)
 
 
+def zero_design_rows(
+    car: Car,
+    variables: Sequence[Variable],
+    offsets: Sequence[float],
+    specs: Sequence[SweepSpec],
+    convention: str | None,
+) -> list[dict[str, object]]:
+    """`run_design` with the compiled kernels loaded first when they are on disk (what
+    `run_doe` reads the table's columns from; on a worker, as a task)."""
+    from suspension_sim.solve import engine
+
+    engine.load_kernel_if_cached()
+    return run_design(car, variables, offsets, specs, convention)
+
+
+@dataclass
+class _Dask:
+    """A Dask client and the local cluster `run_doe` started for it (None: the user's
+    scheduler), and the number of workers."""
+
+    client: Any
+    cluster: Any
+    workers: int
+
+    def close(self) -> None:
+        """Close the client, and stop the local cluster `run_doe` started."""
+        try:
+            self.client.close()
+        finally:
+            if self.cluster is not None:
+                self.cluster.close()
+
+
+def _connect(scheduler: str | None, workers: int | None) -> _Dask:
+    """A client of the Dask scheduler at `scheduler`, or of a local cluster of `workers`
+    single-threaded processes (None: one per core) started here."""
+    from dask.distributed import Client, LocalCluster
+
+    # Dask's own chatter (a worker slow to stop, ...) is not the user's business; its
+    # configuration sets the level when it is imported, so it is lowered here.
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    if scheduler is not None:
+        client = Client(scheduler)
+        return _Dask(client, None, len(client.scheduler_info().get("workers", {})))
+    cluster = LocalCluster(
+        n_workers=workers or os.cpu_count() or 1,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+    )
+    try:
+        client = Client(cluster)
+    except BaseException:
+        cluster.close()
+        raise
+    return _Dask(client, cluster, len(client.scheduler_info().get("workers", {})))
+
+
 def _on_dask(
-    scheduler: str | None,
-    workers: int | None,
+    dask: _Dask,
     fast: bool,
     schema: pa.Schema,
     car: Car,
@@ -380,59 +468,35 @@ def _on_dask(
     offsets: np.ndarray,
     chunk: int,
     columns: Sequence[str],
-) -> tuple[Iterator[tuple[int, ChunkResult]], int]:
-    """The chunks submitted to a Dask cluster (a local one of `workers` processes when no
-    scheduler is given), and the number of workers; the iterator yields (first design,
-    its `chunk_task` result) as chunks finish and closes the client (and the local
-    cluster) when done."""
-    from dask.distributed import Client, LocalCluster, as_completed
+) -> Iterator[tuple[int, ChunkResult]]:
+    """The chunks submitted to the cluster; yields (first design, its `chunk_task`
+    result) as chunks finish. When every chunk is in, the workers of a local cluster
+    `run_doe` started are told to log nothing more (`quiet_worker_logs`)."""
+    from dask.distributed import as_completed
 
-    # Dask's own chatter (a worker slow to stop, ...) is not the user's business; its
-    # configuration sets the level when it is imported, so it is lowered here.
-    logging.getLogger("distributed").setLevel(logging.ERROR)
-    cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(
-            n_workers=workers or os.cpu_count() or 1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-        )
-        client = Client(cluster)
-    else:
-        client = Client(scheduler)
-    n_workers = len(client.scheduler_info().get("workers", {}))
-
-    def results() -> Iterator[tuple[int, ChunkResult]]:
-        try:
-            car_f, vars_f, specs_f = client.scatter([car, variables, specs], broadcast=True)
-            futures = {
-                client.submit(
-                    chunk_task,
-                    fast,
-                    schema,
-                    car_f,
-                    vars_f,
-                    specs_f,
-                    convention,
-                    s,
-                    offsets[s : s + chunk],
-                    columns,
-                    pure=False,
-                ): s
-                for s in range(0, len(offsets), chunk)
-            }
-            for fut in as_completed(list(futures)):
-                yield futures[fut], fut.result()
-            if cluster is not None:  # every chunk is in: quiet the workers' stop
-                with contextlib.suppress(Exception):
-                    client.run(quiet_worker_logs)
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
-
-    return results(), n_workers
+    client = dask.client
+    car_f, vars_f, specs_f = client.scatter([car, variables, specs], broadcast=True)
+    futures = {
+        client.submit(
+            chunk_task,
+            fast,
+            schema,
+            car_f,
+            vars_f,
+            specs_f,
+            convention,
+            s,
+            offsets[s : s + chunk],
+            columns,
+            pure=False,
+        ): s
+        for s in range(0, len(offsets), chunk)
+    }
+    for fut in as_completed(list(futures)):
+        yield futures[fut], fut.result()
+    if dask.cluster is not None:  # every chunk is in: quiet the workers' stop
+        with contextlib.suppress(Exception):
+            client.run(quiet_worker_logs)
 
 
 def quiet_worker_logs() -> None:

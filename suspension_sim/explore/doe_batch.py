@@ -67,7 +67,6 @@ from suspension_sim.explore.doe_checks import (
     wheel_points,
     wheel_rows,
 )
-from suspension_sim.explore.doe_checks import positions as positions  # (its old home)
 
 if TYPE_CHECKING:  # pragma: no cover
     from suspension_sim.model import KinematicModel

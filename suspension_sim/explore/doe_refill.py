@@ -149,7 +149,7 @@ class _Plan:
     framed_copies: np.ndarray  # the copies on those parts (bool), and their rows
     on_framed: np.ndarray
     local: np.ndarray  # the base's local transforms at the random states, by copy
-    positions: np.ndarray  # the base's copies there (`doe_batch.positions`)
+    positions: np.ndarray  # the base's copies there (`doe_checks.positions`)
     largest: np.ndarray  # each one's largest move from its design point there, mm
     fixed: np.ndarray  # the copies on fixed parts (bool)
     structural: np.ndarray  # the pairs that cannot open (bool; the others are active)
@@ -352,7 +352,7 @@ def _largest_move(P: np.ndarray, X: np.ndarray) -> np.ndarray:
 
 
 def _positions() -> Callable[[KinematicModel, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    from suspension_sim.explore.doe_batch import positions
+    from suspension_sim.explore.doe_checks import positions
 
     return positions
 
@@ -501,7 +501,7 @@ def _refill_instances(base: KinematicModel, model: KinematicModel) -> bool:
     model.inst_local = np.einsum("nij,nj->ni", finv[:, :3, :3], model.inst_design) + finv[:, :3, 3]
     model.inst_rot = frame[:, :3, :3].copy()
     model.inst_origin = frame[:, :3, 3].copy()
-    from suspension_sim.explore.doe_batch import positions
+    from suspension_sim.explore.doe_checks import positions
     from suspension_sim.solve.engine_reduced import random_states
 
     # `KinematicModel._active_pairs` with the point copies at its random states computed
