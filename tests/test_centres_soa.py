@@ -212,7 +212,7 @@ def random_states(
 ) -> tuple[Wheels, np.ndarray]:
     """Placed wheels of S made-up states (copies moved a few mm from design, the chassis
     rolled, pitched, yawed and moved) and carrier twists along the wheel tangents, with
-    pure translations, zero columns and zero rates about the view axes mixed in."""
+    pure translations, zero columns, zero rates about the view axes and -0 mixed in."""
     rng = np.random.default_rng(seed)
     P0, _ = model.instance_positions(np.zeros((model.n_params, 1)), derivatives=False)
     P = P0.transpose(2, 0, 1) + rng.normal(scale=5.0, size=(S, P0.shape[0], 3))
@@ -231,6 +231,8 @@ def random_states(
     tw[rng.random(S) < 0.1, :, 0] = 0.0  # no rotation about x (the front view's normal)
     tw[rng.random(S) < 0.1, :, 1] = 0.0  # nor about y
     tw[rng.random(S) < 0.05] *= 1e-14  # centres beyond CENTRE_AT_INFINITY_MM
+    tw[rng.random(tw.shape) < 0.03] = -0.0  # signed zeros: sums of them keep their sign rules
+    tw[S // 2] = -0.0  # a state of nothing but -0
     return g, tw
 
 
@@ -322,6 +324,7 @@ def dual_states(g: Wheels, tw: np.ndarray, seed: int) -> tuple[Wheels, DualArray
     return dataclasses.replace(g, **fields), dual(tw)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # the -0 state: atan2 at 0
 def test_duals_get_the_plain_form_values_and_derivatives() -> None:
     """The centre metrics `explore.sensitivity` differentiates, on Duals (the antis at the
     contact points, as it asks them): the values and the derivatives of the plain form
@@ -340,3 +343,26 @@ def test_duals_get_the_plain_form_values_and_derivatives() -> None:
     assert set(got) == set(want) and want
     for slot, v in want.items():
         assert same(got[slot].val, v.val) and same(got[slot].der, v.der), slot
+
+
+def test_mixed_linkage_motions_equal_einsum() -> None:
+    """`centres._mix` (the travels' twists weighted by the heave or roll weights, summed
+    from 0 column by column) against the einsum it replaces, signs of zero included."""
+    rng = np.random.default_rng(9)
+    for path in WORKBOOKS:
+        st = wheel_set(suspension_sim.load(path))
+        n_w = len(st.names)
+        if not n_w:
+            continue
+        shape = (300, n_w, 6, n_w + 1)
+        tw = rng.normal(size=shape) * rng.choice([1e-9, 1.0, 1e6], size=shape)
+        tw[rng.random(tw.shape) < 0.2] = 0.0
+        tw[rng.random(tw.shape) < 0.2] = -0.0
+        tw[:20] = -0.0
+        per_column = tw.transpose(1, 3, 2, 0).copy()
+        for W in (st.heave, st.roll):
+            assert centres._unit_weights(W)
+            want = centres._soa(np.einsum("siak,ik->sia", tw[..., :n_w], W))
+            assert same(centres._mix(tw, per_column, W), want), path.stem
+    assert not centres._unit_weights(np.array([[0.5, 0.5], [0.0, 1.0]]))
+    assert not centres._unit_weights(np.ones((3, 3)))  # three terms: their order matters

@@ -103,7 +103,10 @@ def centre_columns(
     x_h, y_h = g.x_h, g.y_h
     m_front, m_side = to_chassis(R, x_h), to_chassis(R, y_h)  # (S, 3) chassis frame
     own = np.arange(n_w)
-    travel = twists[:, :, :, :n_w]
+    # each wheel's twist along each travel column, components first (n_w, cols, 6, S),
+    # when the linkage motions can be mixed from it (`_mix`)
+    exact = all(_unit_weights(W) for W in (st.heave, st.roll))
+    per_column = twists.transpose(1, 3, 2, 0).copy() if exact else None
 
     def every(v: np.ndarray) -> np.ndarray:  # (S, 3) -> (3, S, n_w), same for each wheel
         return np.broadcast_to(v.T[:, :, None], (3, S, n_w)).copy()
@@ -126,17 +129,20 @@ def centre_columns(
     axis_rc = want("roll_centre_axis_height", "roll_centre_axis_line_angle") and bool(st.axles)
     tw_own = None
     if want("fvic_axis", "svic_axis") or axis_rc:
-        tw_own = twists[:, own, :, own].transpose(2, 1, 0).copy()  # (6, S, n_w)
+        if per_column is not None:
+            tw_own = np.stack([per_column[i, i] for i in range(n_w)], axis=-1)  # (6, S, n_w)
+        else:
+            tw_own = twists[:, own, :, own].transpose(2, 1, 0).copy()
     # chassis-frame vectors (3, S, n_w) to turn into the world frame, all in one `to_world`
     # call; homogeneous centres get + lam t (`world_homogeneous`)
     chassis: dict[str, np.ndarray] = {}
     lams: dict[str, np.ndarray] = {}
     tw_side = tw_front = None
     if side:
-        tw_side = _soa(np.einsum("siak,ik->sia", travel, st.heave))
+        tw_side = _mix(twists, per_column, st.heave)
         chassis["cp_side"] = tw_side[3:] + _cross(tw_side[:3], cp_c)
     if front:
-        tw_front = _soa(np.einsum("siak,ik->sia", travel, st.roll))
+        tw_front = _mix(twists, per_column, st.roll)
         chassis["cp_front"] = tw_front[3:] + _cross(tw_front[:3], cp_c)
     if want("fvic", "fvsa"):
         assert tw_front is not None
@@ -272,6 +278,31 @@ def centre_columns(
                 out[("pitch_centre", where, "x")] = uv[0, :, k]
                 out[("pitch_centre", where, "z")] = uv[1, :, k]
     return out
+
+
+def _unit_weights(W: np.ndarray) -> bool:
+    """Whether the travel weights W (n_w, n_w) are 0, 1 or -1 with at most two nonzero a
+    row (`WheelSet.heave`, `WheelSet.roll`): then each product is exact and any order of
+    the sum gives the same number, so `_mix` may add them one by one."""
+    return bool(np.isin(W, (-1.0, 0.0, 1.0)).all() and (np.count_nonzero(W, axis=1) <= 2).all())
+
+
+def _mix(twists: np.ndarray, per_column: np.ndarray | None, W: np.ndarray) -> np.ndarray:
+    """``einsum("siak,ik->sia", travel twists, W)`` components first, (6, S, n_w): each
+    wheel's twist along its linkage motion (the travels weighted by W). With
+    `per_column` (`_unit_weights` W, plain arrays): summed from 0 in column order, which is
+    einsum's value bit for bit (exact products; tests/test_centres_soa.py), at a third of
+    its cost on the (S, n_w, 6, cols) layout."""
+    n_w = W.shape[0]
+    if per_column is None or not isinstance(twists, np.ndarray):
+        return _soa(np.einsum("siak,ik->sia", twists[:, :, :, :n_w], W))
+    wheels = []
+    for i in range(n_w):
+        acc = 0.0 + per_column[i, 0] * W[i, 0]
+        for k in range(1, n_w):
+            acc = acc + per_column[i, k] * W[i, k]
+        wheels.append(acc)
+    return np.stack(wheels, axis=-1)
 
 
 def _arm_centres(
