@@ -326,10 +326,8 @@ def _group(
         got = found.get(slot)
         if got is None:
             got = inputs.get(slot)
-        if got is None:
-            columns[k] = np.nan
-        else:
-            np.add(got, 0.0, out=columns[k])  # no "-0"
+        columns[k] = np.nan if got is None else got
+    columns += 0.0  # no "-0"
     bounds = np.cumsum([0] + [len(r) for _, r in group])
     return [columns[:, a:b].T for a, b in itertools.pairwise(bounds.tolist())]
 

@@ -297,7 +297,7 @@ def _d_spin_axis(
     length = np.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
     with np.errstate(invalid="ignore", divide="ignore"):
         u = a / length
-    da = _columns_first(v_A) - _columns_first(v_C)
+    da = _columns_first(v_A - v_C)  # the same differences, one transposition
     along = da[0] * u[0] + da[1] * u[1] + da[2] * u[2]
     o = np.broadcast_to(np.asarray(orient, dtype=float), length.shape).copy()
     return o * ((da - along * u) / length)
