@@ -103,6 +103,11 @@ class JointPlan:
     twists: bool
     velocities: bool
     centres: bool
+    args: CompiledArgs | None = dataclasses.field(default=None, compare=False, repr=False)
+    """The base car's `compiled_args`: every entry but the kernel tables is the same for
+    each design of its layout (`_design_tables`), so they are built once."""
+    reduced: bool = dataclasses.field(default=False, compare=False)
+    """Whether `args` are on the reduced kernel tables (else the full ones)."""
 
 
 def joint_path(model: KinematicModel) -> JointPlan | None:
@@ -121,6 +126,7 @@ def joint_path(model: KinematicModel) -> JointPlan | None:
     steer_axis = twist_axis
     tangents = steer_axis or any(CATALOGUE[s[0]].rates for s in slots)
     centres = tangents and bool(ids & CENTRE_IDS)
+    args = compiled_args(model, st)
     return JointPlan(
         slots=slots,
         keys=tuple(CATALOGUE[m].key(w, c) for m, w, c in slots),
@@ -130,6 +136,8 @@ def joint_path(model: KinematicModel) -> JointPlan | None:
         twists=centres or (steer_axis and bool(np.any(st.damper_of < 0))),
         velocities=tangents and bool(ids & VELOCITY_IDS),
         centres=centres,
+        args=args,
+        reduced=args.tables is model.derived._values.get("engine_reduced_tables"),
     )
 
 
@@ -200,22 +208,20 @@ def _share_args(template: CompiledArgs, first: KinematicModel, model: KinematicM
     and the parts. Otherwise nothing (`compiled_args` builds them)."""
     if ARGS_KEY in model.derived._values:
         return
-    tab = _design_tables(template, first, model)
+    reduced = template.tables is first.derived._values.get("engine_reduced_tables")
+    if not reduced and template.tables is not first.derived._values.get("engine_kernel_tables"):
+        return
+    tab = _design_tables(template, reduced, model)
     if tab is not None:
         model.derived.get(ARGS_KEY, lambda: dataclasses.replace(template, tables=tab))
 
 
 def _design_tables(
-    template: CompiledArgs, first: KinematicModel, model: KinematicModel
+    template: CompiledArgs, reduced: bool, model: KinematicModel
 ) -> KernelTables | None:
-    """`model`'s kernel tables of the kind of `template`'s (those of `first`: the reduced
-    or the full ones) when they have `template`'s layout, else None."""
-    if template.tables is first.derived._values.get("engine_reduced_tables"):
-        tab = reduced_tables(model)
-    elif template.tables is first.derived._values.get("engine_kernel_tables"):
-        tab = kernel_tables(model)
-    else:
-        return None
+    """`model`'s kernel tables, the reduced or the full ones as `template`'s, when they
+    have `template`'s layout, else None."""
+    tab = reduced_tables(model) if reduced else kernel_tables(model)
     if tab is None or not _same_layout(template.tables, tab):
         return None
     return tab
@@ -259,12 +265,15 @@ def _group(
 ) -> list[np.ndarray]:
     """`designs_metrics` of one group: the kernel per design, the formulas once.
 
-    The kernel writes each design's states into the group's arrays, with the first
-    design's `compiled_args` and the design's own tables when they have the same layout
-    (every entry of `CompiledArgs` but the tables follows from it, the wheel set and the
-    parts), else through the design's own `kinematics_compiled`."""
+    The kernel writes each design's states into the group's arrays, with the base car's
+    `compiled_args` (`JointPlan.args`) and the design's own tables when they have the same
+    layout (every entry of `CompiledArgs` but the tables follows from it, the wheel set and
+    the parts), else through the design's own `kinematics_compiled`."""
     model0 = group[0][0]
-    template = compiled_args(model0, base)
+    template, reduced = plan.args, plan.reduced
+    if template is None:  # a plan made without them: the first design's
+        template = compiled_args(model0, base)
+        reduced = template.tables is model0.derived._values.get("engine_reduced_tables")
     square = square_travel(template, base)
     flags = (plan.tangents, plan.steer_axis, plan.twists)
     outputs = kernel_outputs(template, base, sum(len(r) for _, r in group), *flags)
@@ -278,7 +287,7 @@ def _group(
         start = rows.stop
         mine: KernelOutputs = tuple(o[rows] for o in outputs)  # type: ignore[assignment]
         Q = result.params.T
-        tab = template.tables if model is model0 else _design_tables(template, model0, model)
+        tab = _design_tables(template, reduced, model)
         if square and work is not None and tab is not None:
             kinematics_into(model, base, template, tab, Q, *flags, plan.velocities, mine, work)
         else:
