@@ -8,18 +8,21 @@ design has ~40 solved states, so those operations cost more than the states.
 
 `designs_metrics` runs the kernel part per design (each design's own tables, written
 into one set of arrays for the group: `metrics.batch.kinematics_into`) and the formulas
-once for all the designs whose `WheelSet` (the per-model facts the formulas read: which
-copies are the wheel centres, the design centres, toe, contact points, damper lengths,
-axles, the rack ratio ...) is equal, field by field, to the base car's; the values are
-those of `batch_metrics` state by state (the same formulas on the same numbers;
-tests/test_doe_fast.py compares the tables). Designs with another wheel set, and cars
-the batched path does not cover (see `joint_path`), are left to `batch_metrics` one
-design at a time. Units as the sweep table: mm, deg.
+once a group (`GROUP_STATES`) for all the designs whose `WheelSet` (the per-model facts
+the formulas read: which copies are the wheel centres, the design centres, toe, contact
+points, damper lengths, axles, the rack ratio ...) is equal, field by field, to the base
+car's; the values are those of `batch_metrics` state by state (the same formulas on the
+same numbers; tests/test_doe_fast.py compares the tables). Designs with another wheel
+set, and cars the batched path does not cover (see `joint_path`), are left to
+`batch_metrics` one design at a time. Units as the sweep table: mm, deg.
 
-Cost on the example car (64 designs of 3 x 13 states, this process's CPU): ~0.55 ms a
-design, of which the kernel ~0.22 (~5 us a state), `centre_columns` ~0.14, `rate_columns`
-~0.09, the geometry ~0.05; part of the formulas' is BLAS calls per state that keep their
-values bit for bit (`to_world`'s 3x3 products, the contact-point solves).
+Cost on the example car (64 designs of 3 x 13 states, CPU inside the DOE's chunks):
+~0.6 ms a design (0.8 before the components-first formulas), of which the kernel ~0.22
+(~5 us a state), `centre_columns` ~0.16-0.19, `rate_columns` ~0.10-0.15, the geometry
+~0.07. Part of the formulas' is BLAS and LAPACK calls per state that keep their values bit
+for bit (`to_world`'s 3x3 products, the contact-point solves); part is fresh pages for
+the temporaries (with glibc's malloc told to keep its memory, MALLOC_MMAP_THRESHOLD_ and
+MALLOC_TRIM_THRESHOLD_, ~0.07 ms less).
 """
 
 from __future__ import annotations
@@ -160,13 +163,14 @@ def designs_metrics(
     return out
 
 
-GROUP_STATES = 4096
-"""Most states per pass of the formulas. Their cost is a fixed part (a few hundred
-numpy calls, ~1.5 ms) plus a part per state, so one pass for all of a `run_many` call's
-designs (64 x 39 states in the benchmark) beats two (measured: 2496 states in one pass
-~0.55 ms a design, in two ~0.58, in four ~0.65); the arrays stay a few MB (the carriers'
-twists, (states, wheels, 6, columns), the largest: ~4 MB at 4096 states on the example
-car)."""
+GROUP_STATES = 2048
+"""Most states per pass of the formulas. Their cost is a fixed part (a few hundred numpy
+calls, ~1.5 ms) plus a part per state that grows with the arrays once they outgrow the
+caches. A `run_many` call's 64 designs x 39 states (the benchmark) measured, CPU ms a
+design inside the DOE's chunks: one pass of 2496 states ~0.59-0.67, two of 1248 ~0.59-0.62,
+three of 832 ~0.62 (alone, designs_metrics repeated on the same designs: one pass ~0.55,
+two ~0.58). The arrays stay a few MB (the carriers' twists, (states, wheels, 6,
+columns), the largest: ~2 MB at 2048 states on the example car)."""
 
 
 Item = TypeVar("Item", bound=tuple[Any, Sized])
