@@ -19,10 +19,9 @@ set, and cars the batched path does not cover (see `joint_path`), are left to
 Cost on the example car (64 designs of 3 x 13 states, CPU inside the DOE's chunks):
 ~0.6 ms a design (0.8 before the components-first formulas), of which the kernel ~0.22
 (~5 us a state), `centre_columns` ~0.16-0.19, `rate_columns` ~0.10-0.15, the geometry
-~0.07. Part of the formulas' is BLAS and LAPACK calls per state that keep their values bit
-for bit (`to_world`'s 3x3 products, the contact-point solves); part is fresh pages for
-the temporaries (with glibc's malloc told to keep its memory, MALLOC_MMAP_THRESHOLD_ and
-MALLOC_TRIM_THRESHOLD_, ~0.07 ms less).
+~0.07; /work/plan/sections.py's wall clock ~0.55-0.57 (0.77 before). A good part of the
+formulas' is BLAS and LAPACK calls per state, kept so that the values stay bit for bit
+(`to_world`'s 3x3 products, the contact-point solves, the arms' one-vector products).
 """
 
 from __future__ import annotations
