@@ -19,8 +19,8 @@ set, and cars the batched path does not cover (see `joint_path`), are left to
 Cost on the example car (64 designs of 3 x 13 states, CPU inside the DOE's chunks):
 ~0.6 ms a design (0.8 before the components-first formulas), of which the kernel ~0.22
 (~5 us a state), `centre_columns` ~0.16-0.19, `rate_columns` ~0.10-0.15, the geometry
-~0.07; /work/plan/sections.py's wall clock ~0.55-0.57 (0.77 before). A good part of the
-formulas' is BLAS and LAPACK calls per state, kept so that the values stay bit for bit
+~0.07; by the wall clock ~0.55-0.57 (0.77 before), benchmarks/doe_bench.py's study. Much of
+the formulas' is BLAS and LAPACK calls per state, kept so the values stay bit for bit
 (`to_world`'s 3x3 products, the contact-point solves, the arms' one-vector products).
 """
 
