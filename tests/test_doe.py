@@ -256,3 +256,37 @@ def test_chunk_size_keeps_sixteen_tasks_between_16_and_32_designs() -> None:
     the fast path checks and measures a task's designs together)."""
     sizes = [chunk_size(n) for n in (1, 64, 200, 256, 300, 511, 1024, 10**6)]
     assert sizes == [16, 16, 16, 16, 18, 31, 32, 32]
+
+
+def test_a_failed_cluster_run_is_closed_and_keeps_its_error(
+    tmp_path: Path, model: ss.Model, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run whose cluster fails (here its first task) closes the client and the local
+    cluster it opened, raises that failure (not an error of the closing, which is
+    logged), and writes no file."""
+    from suspension_sim.explore import doe
+
+    closed: list[str] = []
+
+    class Part:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def close(self) -> None:
+            closed.append(self.name)
+            raise OSError(f"{self.name} already gone")
+
+    class Client(Part):
+        def submit(self, *args: object, **kwargs: object) -> object:
+            raise RuntimeError("worker died")
+
+    def connect(scheduler: str | None, workers: int | None) -> doe._Dask:
+        return doe._Dask(Client("client"), Part("cluster"), 2)
+
+    monkeypatch.setattr(doe, "_connect", connect)
+    study = read_study(write(tmp_path, STUDY))
+    out = tmp_path / "out.parquet"
+    with pytest.raises(RuntimeError, match="worker died"):
+        run_doe(model.car, study, out, workbook=str(CAR), workers=2)
+    assert closed == ["client", "cluster"]
+    assert not out.exists()

@@ -458,6 +458,8 @@ def test_apply_offsets_is_the_numpy_sum(car: Car) -> None:
             else:
                 assert q is p
     assert replaced(car, points=()) == dataclasses.replace(car, points=())
+    with pytest.raises(TypeError, match="no field"):  # as dataclasses.replace refuses it
+        replaced(car, pionts=())
 
 
 def test_reversed_links_from_the_chassis(base: KinematicModel) -> None:

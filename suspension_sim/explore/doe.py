@@ -424,12 +424,16 @@ class _Dask:
     workers: int
 
     def close(self) -> None:
-        """Close the client, and stop the local cluster `run_doe` started."""
-        try:
-            self.client.close()
-        finally:
-            if self.cluster is not None:
-                self.cluster.close()
+        """Close the client, and stop the local cluster `run_doe` started. A failure to
+        close is logged, not raised: it must not hide the error the run may be ending
+        with, and the table is written (or not) by then."""
+        for part in (self.client, self.cluster):
+            if part is None:
+                continue
+            try:
+                part.close()
+            except Exception as exc:
+                logging.getLogger(__name__).warning("closing %s: %s", type(part).__name__, exc)
 
 
 def _connect(scheduler: str | None, workers: int | None) -> _Dask:
@@ -440,21 +444,22 @@ def _connect(scheduler: str | None, workers: int | None) -> _Dask:
     # Dask's own chatter (a worker slow to stop, ...) is not the user's business; its
     # configuration sets the level when it is imported, so it is lowered here.
     logging.getLogger("distributed").setLevel(logging.ERROR)
-    if scheduler is not None:
-        client = Client(scheduler)
-        return _Dask(client, None, len(client.scheduler_info().get("workers", {})))
-    cluster = LocalCluster(
-        n_workers=workers or os.cpu_count() or 1,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-    )
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(
+            n_workers=workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
+    opened = _Dask(None, cluster, 0)
     try:
-        client = Client(cluster)
+        opened.client = Client(scheduler if cluster is None else cluster)
+        opened.workers = len(opened.client.scheduler_info().get("workers", {}))
     except BaseException:
-        cluster.close()
+        opened.close()  # what was opened, nothing left running
         raise
-    return _Dask(client, cluster, len(client.scheduler_info().get("workers", {})))
+    return opened
 
 
 def _on_dask(

@@ -7,8 +7,9 @@ is the base car with a few points moved by millimetres, so the base car's soluti
 the same step is a start as good as the design's previous step. `FromBase` keeps the
 base car's motions, solved once per worker (`run_sweep` with the poses kept), and
 `FromBase.run` solves a design's states each from the base car's joint parameters at
-that step, one compiled single solve per state (`engine_session.KernelSession.solve_one`,
-the solve the reference's steps make, with the same targets and tolerance), no
+that step, one compiled single solve per state (`engine_session.KernelSession.solve_rows`:
+`solve_one`, the solve the reference's steps make, with the same targets and tolerance,
+for each state), no
 Python continuation around them. The solutions are the reference's to the solver's
 tolerance (~1e-10 mm; tests/test_doe_fast.py compares the tables to 1e-9).
 
@@ -416,7 +417,6 @@ def _solve_states(
     cannot be solved inside the kernel). tables: the targets of each step laid out for
     the kernel, when known (`_same_targets`)."""
     from suspension_sim.solve import engine
-    from suspension_sim.solve.engine_session import solve_rows
     from suspension_sim.solve.targets import CompiledTargets
     from suspension_sim.tolerances import INNER_TARGET_MM
 
@@ -438,9 +438,8 @@ def _solve_states(
     # BRANCH: closed, but far from the kernel's own prediction, which here (the held
     # inputs unchanged, the points moved) is the start: the screen that applies is
     # `_clear_of_branches`
-    worst = solve_rows(
-        engine.session(model), out, bm.params, ready, target, (engine.OK, engine.BRANCH)
-    )
+    sess = engine.session(model)
+    worst = sess.solve_rows(out, bm.params, ready, target, (engine.OK, engine.BRANCH))
     if worst is None:
         return None
     return out, worst

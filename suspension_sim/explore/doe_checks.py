@@ -337,12 +337,16 @@ def design_checks_many(
     models: Sequence[KinematicModel], st: Structure, keys: Sequence[object]
 ) -> list[bool]:
     """`design_checks` of several designs of the base car's structure at once: the same
-    rules and thresholds, each array op over all the designs (the blocks' SVDs and
-    solves stacked, the pairing's permutations per design in one take), then per design
-    the same seeds in ``model.derived``. A design's answer does not depend on the
-    others'. Falls back to `design_checks` one by one when the designs do not all
-    share the Jacobian layout, or a stacked solve meets a singular block (that design's
-    own check then says False)."""
+    rules and thresholds, each array op over all the designs (the blocks' solves
+    stacked, the pairing's permutations per design in one take), then per design the
+    same seeds in ``model.derived``. A design's answer does not depend on the others'.
+    The arithmetic differs in its last bits (stacked products, the rank rule from the
+    inverse's norm, the damper choice from a small inverse), so a design within ~1e-10
+    (relative) of one of the `MARGIN`-widened thresholds may be answered the other
+    way: either answer is safe, a False sending it to the reference's own checks.
+    Falls back to `design_checks` one by one when the designs do not all share the
+    Jacobian layout, or a stacked solve meets a singular block (that design's own
+    check then says False)."""
     if len(models) < 2:
         return [design_checks(m, st, keys) for m in models]
     try:

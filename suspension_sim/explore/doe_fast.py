@@ -154,6 +154,10 @@ class DesignRunner:
         self.preset = preset(convention or car.options.sign_convention).name
         """The sign convention's preset name (the same for every design: offsets leave
         the workbook's options alone)."""
+        self.check_errors: list[str] = []
+        """Unforeseen exceptions of the chunks' design checks together
+        (`FromBase.check_many`; each design was then checked on its own): none expected,
+        the tests assert it stays empty."""
         self.from_base: FromBase | None = None
         """The base car's motions, for solving each design's from them (`doe_batch`)."""
         if self.base_ok:
@@ -212,8 +216,10 @@ class DesignRunner:
             try:
                 answers = self.from_base.check_many(list(shared.values()))
                 checked = dict(zip(shared, answers, strict=True))
-            except Exception:  # left to each design's own checks in `solve`
-                checked = {}
+            except Exception as exc:  # left to each design's own checks in `solve`
+                checked = {}  # (the same rows, only slower: kept for the tests to see)
+                if len(self.check_errors) < 8:
+                    self.check_errors.append(f"{type(exc).__name__}: {exc}")
         solved: list[Solved | Outcome] = []
         for i, b in enumerate(built):
             if isinstance(b, Outcome):
@@ -416,7 +422,9 @@ def collector_paused() -> Iterator[None]:
     model, caches and compiled tables: ~185,000 objects), ~5-10 % of a design's time
     for no garbage: a design's objects are freed by their reference counts (64 designs
     of the example study left no cycle for the collector), and any cycle waits at most
-    `PAUSED_DESIGNS` designs."""
+    `PAUSED_DESIGNS` designs. The switch is the process's: with chunks run by several
+    threads at once (a Dask worker of more than one thread), the first to finish turns
+    it back on while another runs (harmless: only slower)."""
     was = gc.isenabled()
     gc.disable()
     try:

@@ -349,6 +349,9 @@ def replaced(obj: _T, **changes: object) -> _T:
     `dataclasses.replace` itself)."""
     if hasattr(obj, "__post_init__") or not hasattr(obj, "__dict__"):
         return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+    if not changes.keys() <= obj.__dict__.keys():  # as dataclasses.replace refuses it
+        unknown = sorted(changes.keys() - obj.__dict__.keys())
+        raise TypeError(f"{type(obj).__name__} has no field(s) {', '.join(unknown)}")
     new = object.__new__(type(obj))
     state = new.__dict__
     state.update(obj.__dict__)

@@ -67,8 +67,9 @@ def refill_reduced(
 
     What depends on `base` alone (its choices, the candidate links by name, the link
     rows and their lengths) is kept in ``base.derived`` (`_RefillMemo`); per design
-    the links' choices are `_link_choices` (`_links`' decisions in a few array
-    operations, `_links` itself where a distance is near one of its thresholds) and
+    the links' decisions are `_link_decisions` (`_links`' decisions in a few array
+    operations, `_links` itself where a distance is near one of its thresholds),
+    compared with the base car's as decisions (`_decided_choices`), and
     only the lengths of links whose ends moved are computed again.
     """
     full = kernel_tables(model)

@@ -147,55 +147,60 @@ class KernelSession:
             )
         return int(st), int(its), float(res), q, pred
 
-
-def solve_rows(
-    sess: KernelSession,
-    Q: np.ndarray,
-    guesses: np.ndarray,
-    tables: Sequence[TargetTables],
-    target: float,
-    accept: tuple[int, ...],
-    max_iter: int = MAX_ITERATIONS,
-) -> np.ndarray | None:
-    """Each row of Q (S, n_params) solved in place as `KernelSession.solve_one` solves
-    one state (its held inputs written, freed ones at their guess), moving from the pose
-    in the same row of `guesses`, with the targets tables[s]; one lock and one work set
-    for all the rows, the compiled entry point called directly (a DOE design's 39
-    states: ~4 us of Python a state less). Returns each row's largest residual (mm), or
-    None as soon as a row ends with a status not in `accept` (Q is then partly solved)."""
-    k = kernel_module()
-    assert k is not None
-    pred = np.empty(Q.shape[1])
-    worst = np.empty(len(Q))
-    stats = sess.counts
-    with sess._lock:  # the session's arrays are one thread's at a time
-        entry = sess._single_entry
-        for s in range(len(Q)):
-            args = (
-                Q[s],
-                guesses[s],
-                sess.tables.inputs,
-                sess.tables.arrays,
-                sess.W,
-                sess.S,
-                tables[s].arrays,
-                float(target),
-                int(max_iter),
-                stats,
-                pred,
-                NO_HISTORY,
-            )
-            if entry is None:
-                disp = k.solve_single
-                st, _its, res = disp(*args)
-                sig = tuple(disp.typeof_pyval(a) for a in args)
-                entry = sess._single_entry = disp.overloads[sig].entry_point
-            else:
-                st, _its, res = entry(*args)
-            if st not in accept:
-                return None
-            worst[s] = res
-    return worst
+    def solve_rows(
+        self,
+        Q: np.ndarray,
+        guesses: np.ndarray,
+        tables: Sequence[TargetTables],
+        target: float,
+        accept: tuple[int, ...],
+        max_iter: int = MAX_ITERATIONS,
+    ) -> np.ndarray | None:
+        """Each row of Q (S, n_params) solved in place as `solve_one` solves one state
+        (its held inputs written, freed ones at their guess), moving from the pose in the
+        same row of `guesses`, with the targets tables[s]; one lock and one work set for
+        all the rows, the compiled entry point called directly (a DOE design's 39 states:
+        ~4 us of Python a state less). Q and guesses must be C-contiguous float64 (the
+        entry point reads them as such: ValueError otherwise). Returns each row's largest
+        residual (mm), or None as soon as a row ends with a status not in `accept` (Q is
+        then partly solved)."""
+        for name, a in (("Q", Q), ("guesses", guesses)):
+            if a.dtype != np.float64 or not a.flags.c_contiguous or a.shape != Q.shape:
+                raise ValueError(f"solve_rows: {name} must be C-contiguous float64 like Q")
+        if len(tables) != len(Q):
+            raise ValueError("solve_rows: one targets table per row of Q")
+        k = kernel_module()
+        assert k is not None
+        pred = np.empty(Q.shape[1])
+        worst = np.empty(len(Q))
+        with self._lock:  # the work arrays are one thread's at a time
+            entry = self._single_entry
+            for s in range(len(Q)):
+                args = (
+                    Q[s],
+                    guesses[s],
+                    self.tables.inputs,
+                    self.tables.arrays,
+                    self.W,
+                    self.S,
+                    tables[s].arrays,
+                    float(target),
+                    int(max_iter),
+                    self.counts,
+                    pred,
+                    NO_HISTORY,
+                )
+                if entry is None:
+                    disp = k.solve_single
+                    st, _its, res = disp(*args)
+                    sig = tuple(disp.typeof_pyval(a) for a in args)
+                    entry = self._single_entry = disp.overloads[sig].entry_point
+                else:
+                    st, _its, res = entry(*args)
+                if st not in accept:
+                    return None
+                worst[s] = res
+        return worst
 
 
 def session(model: KinematicModel) -> KernelSession:
