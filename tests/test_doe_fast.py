@@ -635,21 +635,23 @@ def test_plain_motions_are_the_base_cars_on_every_design(model: ss.Model) -> Non
 
 
 def test_shared_metric_arguments_are_the_built_ones(model: ss.Model, specs: list) -> None:
-    """A design's compiled metric arguments taken from another design of the group
-    (`doe_metrics._share_args`) equal those built for it, entry by entry."""
+    """The base car's compiled metric arguments with a design's own kernel tables (what
+    `doe_metrics._group` hands the kernel: `JointPlan.args`, `_design_tables`) equal
+    those built for the design itself, entry by entry."""
+    import dataclasses as dc
+
     from suspension_sim.explore import doe_metrics
     from suspension_sim.metrics.batch import compiled_args
 
     run, _ = _kernel_runner(model, specs)
-    assert run.wheels is not None
-    rows = designs(model)
-    first, _ = run.model(rows[0])
-    template = compiled_args(first, run.wheels)
-    shared, _ = run.model(rows[1])
-    doe_metrics._share_args(template, first, shared)
-    assert doe_metrics.ARGS_KEY in shared.derived._values
-    built, _ = run.model(rows[1])
-    assert _same(compiled_args(shared, run.wheels), compiled_args(built, run.wheels))
+    assert run.wheels is not None and run.plan is not None and run.plan.args is not None
+    row = designs(model)[1]
+    design, _ = run.model(row)
+    tab = doe_metrics._design_tables(run.plan.args, run.plan.reduced, design)
+    assert tab is not None  # the design's tables have the base car's layout
+    shared = dc.replace(run.plan.args, tables=tab)
+    built = KinematicModel(apply_offsets(model.car, VARIABLES, row))
+    assert _same(shared, compiled_args(built, run.wheels))
 
 
 def test_damper_limits_shared_only_when_no_damper_point_moves(model: ss.Model, specs: list) -> None:

@@ -203,22 +203,6 @@ TABLE_NUMBERS = frozenset((4, 6, 25))
 `engine_tables.refill_tables`, `engine_reduced.refill_reduced`); the rest is layout."""
 
 
-def _share_args(template: CompiledArgs, first: KinematicModel, model: KinematicModel) -> None:
-    """Seed `model`'s `compiled_args` with `template` (those of `first`, a design of the
-    same structure and wheel set) and `model`'s own kernel tables of the same kind (the
-    reduced or the full ones), when those have `template`'s layout: every entry of
-    `CompiledArgs` but the tables is indexes that follow from that layout, the wheel set
-    and the parts. Otherwise nothing (`compiled_args` builds them)."""
-    if ARGS_KEY in model.derived._values:
-        return
-    reduced = template.tables is first.derived._values.get("engine_reduced_tables")
-    if not reduced and template.tables is not first.derived._values.get("engine_kernel_tables"):
-        return
-    tab = _design_tables(template, reduced, model)
-    if tab is not None:
-        model.derived.get(ARGS_KEY, lambda: dataclasses.replace(template, tables=tab))
-
-
 def _design_tables(
     template: CompiledArgs, reduced: bool, model: KinematicModel
 ) -> KernelTables | None:
