@@ -255,13 +255,13 @@ def _run(
     if chunk is None:
         chunk = chunk_size(n)
     t0 = time.perf_counter()
-    args = (fast, schema, car, study.variables, specs, convention, offsets, chunk, columns)
+    job = ChunkJob(fast, schema, car, study.variables, specs, convention, columns)
     finished: Iterator[tuple[int, ChunkResult]]
     if dask is None:
-        finished = _in_process(*args)
+        finished = _in_process(job, offsets, chunk)
         n_workers = 0
     else:
-        finished = _on_dask(dask, *args)
+        finished = _on_dask(dask, job, offsets, chunk)
         n_workers = dask.workers
     pending: dict[int, ChunkResult] = {}
     next_start = 0
@@ -321,31 +321,38 @@ ChunkResult = tuple["pa.Table", dict[str, int], dict[str, int]]
 at every step / partly / not at all, and how many rows have each status but ``ok``."""
 
 
-def chunk_task(
-    fast: bool,
-    schema: pa.Schema,
-    car: Car,
-    variables: Sequence[Variable],
-    specs: Sequence[SweepSpec],
-    convention: str | None,
-    first: int,
-    offsets: np.ndarray,
-    columns: Sequence[str],
-) -> ChunkResult:
-    """One chunk of designs, as a worker runs it: the rows (`doe_fast.chunk_columns`, or
-    the reference `run_chunk` when not `fast`), made an Arrow table in `schema` and
-    counted here, so the process writing the file only writes (converting a chunk's
-    few hundred columns costs about as much as solving a design)."""
+@dataclass(frozen=True)
+class ChunkJob:
+    """What every chunk of a study runs with (shipped once to each Dask worker): the
+    path (`doe_fast` or the reference), the file's Arrow schema, the car, the study's
+    variables and motions, the sign convention and the table's columns."""
+
+    fast: bool
+    schema: pa.Schema
+    car: Car
+    variables: Sequence[Variable]
+    specs: Sequence[SweepSpec]
+    convention: str | None
+    columns: Sequence[str]
+
+
+def chunk_task(job: ChunkJob, first: int, offsets: np.ndarray) -> ChunkResult:
+    """One chunk of designs (`offsets`, the first numbered `first`), as a worker runs it:
+    the rows (`doe_fast.chunk_columns`, or the reference `run_chunk` when not
+    `job.fast`), made an Arrow table in the job's schema and counted here, so the
+    process writing the file only writes (converting a chunk's few hundred columns
+    costs about as much as solving a design)."""
     import pyarrow as pa
 
-    if fast:
+    study = (job.car, job.variables, job.specs, job.convention)
+    if job.fast:
         from suspension_sim.explore.doe_fast import chunk_columns
 
-        data = chunk_columns(car, variables, specs, convention, first, offsets, columns)
-        table = arrow_table(data, schema)
+        data = chunk_columns(*study, first, offsets, job.columns)
+        table = arrow_table(data, job.schema)
     else:
-        frame = run_chunk(car, variables, specs, convention, first, offsets, columns)
-        table = pa.Table.from_pandas(frame, schema=schema, preserve_index=False)
+        frame = run_chunk(*study, first, offsets, job.columns)
+        table = pa.Table.from_pandas(frame, schema=job.schema, preserve_index=False)
         data = {"design": frame["design"].to_numpy(), "status": frame["status"].to_numpy()}
     counts, reasons = count_designs(data["design"], data["status"])
     return table, counts, reasons
@@ -383,20 +390,11 @@ def count_designs(design: np.ndarray, status: np.ndarray) -> tuple[dict[str, int
 
 
 def _in_process(
-    fast: bool,
-    schema: pa.Schema,
-    car: Car,
-    variables: Sequence[Variable],
-    specs: Sequence[SweepSpec],
-    convention: str | None,
-    offsets: np.ndarray,
-    chunk: int,
-    columns: Sequence[str],
+    job: ChunkJob, offsets: np.ndarray, chunk: int
 ) -> Iterator[tuple[int, ChunkResult]]:
     """(first design, its chunk), chunk after chunk, in this process."""
     for s in range(0, len(offsets), chunk):
-        part = offsets[s : s + chunk]
-        yield s, chunk_task(fast, schema, car, variables, specs, convention, s, part, columns)
+        yield s, chunk_task(job, s, offsets[s : s + chunk])
 
 
 def zero_design_rows(
@@ -463,38 +461,18 @@ def _connect(scheduler: str | None, workers: int | None) -> _Dask:
 
 
 def _on_dask(
-    dask: _Dask,
-    fast: bool,
-    schema: pa.Schema,
-    car: Car,
-    variables: Sequence[Variable],
-    specs: Sequence[SweepSpec],
-    convention: str | None,
-    offsets: np.ndarray,
-    chunk: int,
-    columns: Sequence[str],
+    dask: _Dask, job: ChunkJob, offsets: np.ndarray, chunk: int
 ) -> Iterator[tuple[int, ChunkResult]]:
-    """The chunks submitted to the cluster; yields (first design, its `chunk_task`
-    result) as chunks finish. When every chunk is in, the workers of a local cluster
-    `run_doe` started are told to log nothing more (`quiet_worker_logs`)."""
+    """The chunks submitted to the cluster (the job sent to every worker once); yields
+    (first design, its `chunk_task` result) as chunks finish. When every chunk is in,
+    the workers of a local cluster `run_doe` started are told to log nothing more
+    (`quiet_worker_logs`)."""
     from dask.distributed import as_completed
 
     client = dask.client
-    car_f, vars_f, specs_f = client.scatter([car, variables, specs], broadcast=True)
+    job_f = client.scatter(job, broadcast=True)
     futures = {
-        client.submit(
-            chunk_task,
-            fast,
-            schema,
-            car_f,
-            vars_f,
-            specs_f,
-            convention,
-            s,
-            offsets[s : s + chunk],
-            columns,
-            pure=False,
-        ): s
+        client.submit(chunk_task, job_f, s, offsets[s : s + chunk], pure=False): s
         for s in range(0, len(offsets), chunk)
     }
     for fut in as_completed(list(futures)):
