@@ -246,8 +246,7 @@ def test_centre_columns_equal_the_plain_form(
     car_model: suspension_sim.Model, ids: AbstractSet[str] | None
 ) -> None:
     st = wheel_set(car_model)
-    if not st.names:
-        pytest.skip("no wheels")
+    assert st.names  # every example car has wheels
     g, tw = random_states(car_model, st, 97, seed=len(st.names))
     for opts in (car_model.car.options, _inboard(car_model.car.options)):
         got = centre_columns(st, g, tw, opts, ids)

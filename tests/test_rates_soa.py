@@ -141,8 +141,7 @@ def test_rate_columns_equal_the_plain_form(
     car_model: suspension_sim.Model, convention: str, ids: AbstractSet[str] | None
 ) -> None:
     st = wheel_set(car_model)
-    if not st.names:
-        pytest.skip("no wheels")
+    assert st.names  # every example car has wheels
     S, n_w = 89, len(st.names)
     g, _ = random_states(car_model, st, S, seed=n_w + 11)
     rng = np.random.default_rng(n_w)
