@@ -1,4 +1,4 @@
-"""The DOE's cheap per-design model step (`explore.doe_refill`, `topology.refit_plan`,
+"""The DOE's cheap per-design model step (`explore.doe_refill`, `refit.refit_plan`,
 `engine_reduced.refill_reduced`'s memo, `design_space.apply_offsets`) against the
 plain computations it stands for: `_refill_plain` (the per-body refill, itself checked
 against `KinematicModel` in tests/test_doe_fast.py) bit for bit and `KinematicModel`
@@ -21,8 +21,9 @@ from suspension_sim.errors import SuspensionSimError
 from suspension_sim.explore import doe_refill
 from suspension_sim.explore.design_space import Variable, apply_offsets
 from suspension_sim.model import KinematicModel
+from suspension_sim.model.refit import point_rows, replaced
 from suspension_sim.model.screws import _cross, frames_from_axes
-from suspension_sim.model.topology import Part, point_rows, replaced
+from suspension_sim.model.topology import Part
 from suspension_sim.solve import engine_reduced, engine_tables
 from suspension_sim.solve.engine_plan import plan
 from suspension_sim.solve.engine_reduced import RANDOM_POSITIONS
@@ -511,7 +512,8 @@ def test_rack_axis_near_perpendicular_to_y(car: Car, along: float, answers: bool
     below AXIS_ALONG_Y_MIN = 1e-3): `refit` answers (classify's frame, 1e-12) only
     clear of that threshold by more than `REFIT_MARGIN` of it."""
     from suspension_sim.errors import ModelError
-    from suspension_sim.model.topology import classify, refit
+    from suspension_sim.model.refit import refit
+    from suspension_sim.model.topology import classify
     from suspension_sim.tolerances import AXIS_ALONG_Y_MIN
 
     assert car.rack is not None

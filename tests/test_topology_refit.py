@@ -1,4 +1,4 @@
-"""`topology.refit` (a moved body's joint re-framed, its class known) against
+"""`model.refit.refit` (a moved body's joint re-framed, its class known) against
 `topology.classify` (the reference), and `screws.frames_from_axes` against
 `screws.frame_from_axis`: the same frames to 1e-12 on random moves of every example
 car's points, and None (so `classify` answers) whenever a move changes a class, comes
@@ -15,8 +15,9 @@ import pytest
 import suspension_sim as ss
 from suspension_sim.description import CHASSIS, Body, Car, Point
 from suspension_sim.errors import ModelError
+from suspension_sim.model.refit import refit
 from suspension_sim.model.screws import frame_from_axis, frames_from_axes
-from suspension_sim.model.topology import Topology, classify, refit
+from suspension_sim.model.topology import Topology, classify
 from suspension_sim.tolerances import ON_LINE_MM
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from suspension_sim.errors import InputError
-from suspension_sim.model.topology import replaced
+from suspension_sim.model.refit import replaced
 from suspension_sim.names import did_you_mean
 from suspension_sim.sweeps.yaml_file import Node, SweepLoader, yaml_root
 from suspension_sim.textfiles import read_text
@@ -142,7 +142,7 @@ def apply_offsets(car: Car, variables: Sequence[Variable], offsets: Sequence[flo
     Each moved point's offsets are summed from 0.0 and added to its coordinates in
     float64, the other points and the car's other parts kept (the same objects). Called
     once per design of a study: the new `Point`s and `Car` are made as
-    `dataclasses.replace` makes them, without its per-call cost (`model.topology.replaced`)."""
+    `dataclasses.replace` makes them, without its per-call cost (`model.refit.replaced`)."""
     moves: dict[str, list[float]] = {}
     for v, d in zip(variables, offsets, strict=True):
         k = AXES.index(v.axis)

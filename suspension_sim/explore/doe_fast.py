@@ -11,7 +11,7 @@ the motions on the base car (the workbook's), then per design:
 
 * **model** (`explore.doe_refill.refill_model`): only the bodies carrying a moved
   point get new joints: their frames re-computed for the class they have on the base car
-  (`model.topology.refit`), or, when that is not certain, classified again by
+  (`model.refit.refit`), or, when that is not certain, classified again by
   `model.topology.classify` itself; `same_structure` then compares the
   design with the base car (joints, parameters, parts, point copies, active joined
   pairs). The same: the base car's structural caches are handed over

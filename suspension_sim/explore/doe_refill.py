@@ -2,7 +2,7 @@
 path's model step, `explore.doe_fast`).
 
 A design moves hard points and nothing else. `refill_model` re-frames only the bodies
-carrying a moved point (`model.topology.refit`, else `classify` itself), takes the parts'
+carrying a moved point (`model.refit.refit`, else `classify` itself), takes the parts'
 and point copies' structural indexes from the base car and computes only their
 coordinates; `same_structure` then compares the design with the base car (joints,
 parameters, parts, point copies, active joined pairs); when they are the same,
@@ -11,7 +11,7 @@ problems' blocks, the metric layouts, the compiled kernels' entry points) and re
 its kernel tables with the design's numbers (`engine_tables.refill_tables`,
 `engine_reduced.refill_reduced`). What depends on names alone (which bodies, parts and
 point copies the study's points reach, which links the reduced tables may drop) is
-worked out once per base model (`_Plan`, `topology.refit_plan`, `refill_reduced`'s
+worked out once per base model (`_Plan`, `refit.refit_plan`, `refill_reduced`'s
 memo); per design only the numbers that depend on coordinates are computed, the others
 taken from the base model: the numbers of the plain refill (`_refill_plain`) bit for
 bit, and a whole build's but for the last bits of the vectorised frames (`refit`).
@@ -34,14 +34,8 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from suspension_sim.errors import SuspensionSimError
-from suspension_sim.model.topology import (
-    BodyJoint,
-    Part,
-    RefitPlan,
-    point_rows,
-    refit_plan,
-    replaced,
-)
+from suspension_sim.model.refit import RefitPlan, point_rows, refit_plan, replaced
+from suspension_sim.model.topology import BodyJoint, Part
 from suspension_sim.tolerances import COINCIDENT_MM
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -105,7 +99,7 @@ def refill_model(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> Kin
     A body's joint class and local frame follow from its own points alone (which of
     them are chassis points, and where they are), so the bodies without a moved point
     keep `base`'s joints; those with one keep their class and get new frames
-    (`model.topology.refit`), or where that is not certain are classified by
+    (`model.refit.refit`), or where that is not certain are classified by
     `model.topology.classify` itself, on a car of just those bodies (and the chassis,
     their dampers, the rack if it is one of them). None -- build the whole model
     instead -- when a moved body's
@@ -114,7 +108,7 @@ def refill_model(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> Kin
     involves a moved point (bars are checked against the whole car).
 
     What depends on names alone (which bodies, parts and copies a moved point reaches,
-    `topology.refit_plan`) is kept per base model and set of moved points (`_Plan`), so
+    `refit.refit_plan`) is kept per base model and set of moved points (`_Plan`), so
     a design of the base car's bodies, dampers, rack, bars and point list (the same
     objects, as `design_space.apply_offsets` gives) only does the arithmetic
     (`_refill_fast`); any other car takes `_refill_plain`.
@@ -363,7 +357,8 @@ def _refill_plain(base: KinematicModel, car: Car, moved: AbstractSet[str]) -> Ki
     from suspension_sim.description import CHASSIS
     from suspension_sim.model import KinematicModel
     from suspension_sim.model.model import Derived
-    from suspension_sim.model.topology import classify, refit
+    from suspension_sim.model.refit import refit
+    from suspension_sim.model.topology import classify
 
     if _bar_touched(car, moved):
         return None
