@@ -39,6 +39,11 @@ without kingpin points (its kingpin axis needs the tangents). States that
 did not converge keep their inputs and give NaN elsewhere, as `pose_metrics`.
 Units: mm, deg in the columns (rad inside).
 
+One module (~760 lines) because both paths feed the same formulas from the same
+chunks and `batch_metrics` chooses between them per chunk; what splits out first
+when it grows: the compiled path's arguments and calls (`CompiledArgs` to
+`kinematics_into`, which the DOE's metrics pass also calls directly).
+
 One module (about 700 lines) on purpose: the numpy reference and the compiled path
 sit side by side so each column is built from the same tables and the tests compare
 the two line for line (`tests/test_batch_metrics_compiled.py`).

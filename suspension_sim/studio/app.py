@@ -16,6 +16,11 @@ message in the page and the last good car stays. The export button writes into t
 Safety: the server listens on 127.0.0.1 only, has no upload or file endpoint, and the
 page can name no file: the workbooks and the export folder are fixed on the command
 line. The durations of the last steps are kept in `Studio.timings` (s).
+
+One module (~720 lines) because `Studio` is one object the page's state, its update
+loop and its widgets all read (the state names the widgets bind are set where the
+state is); what splits out first when it grows: the page layout (`_build_ui`, ~200
+lines of widgets) into a module of its own.
 """
 
 from __future__ import annotations
