@@ -106,15 +106,23 @@ def test_ctrl_c_in_a_sweep_exits_130_and_leaves_no_partial_output(tmp_path: Path
                     break
             assert proc.poll() is None, shown[-2000:]
         proc.send_signal(signal.SIGINT)
-        code = proc.wait(timeout=120)
-        while True:  # the rest of what it printed
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
+        # Read the terminal until the process ends: a progress bar still drawing
+        # while nobody reads fills the terminal's buffer and blocks its writes (the
+        # run would then wait on this test, not on the interrupt).
+        deadline = time.monotonic() + 120
+        while True:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            chunk = b""
+            if ready:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # the process closed the terminal (it ended)
+                    chunk = b""
             shown += chunk
+            if not chunk and proc.poll() is not None:
+                break
+            assert time.monotonic() < deadline, shown[-2000:]
+        code = proc.wait(timeout=10)
     finally:
         if proc.poll() is None:
             proc.kill()
