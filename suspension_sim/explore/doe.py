@@ -420,6 +420,8 @@ class _Dask:
     client: Any
     cluster: Any
     workers: int
+    warming: list[Any] = field(default_factory=list)
+    """The futures of `prepare_worker` on each worker."""
 
     def close(self) -> None:
         """Close the client, and stop the local cluster `run_doe` started. A failure to
@@ -452,12 +454,29 @@ def _connect(scheduler: str | None, workers: int | None) -> _Dask:
         )
     opened = _Dask(None, cluster, 0)
     try:
-        opened.client = Client(scheduler if cluster is None else cluster)
-        opened.workers = len(opened.client.scheduler_info().get("workers", {}))
+        client = opened.client = Client(scheduler if cluster is None else cluster)
+        addresses = list(client.scheduler_info().get("workers", {}))
+        opened.workers = len(addresses)
+        # every worker imports the DOE's modules and loads the compiled kernels now, all
+        # at once, one of them then running the zero design (not each at its first
+        # chunk); the futures are kept so that the tasks are not cancelled
+        opened.warming = [
+            client.submit(prepare_worker, workers=[a], allow_other_workers=False, pure=False)
+            for a in addresses
+        ]
     except BaseException:
         opened.close()  # what was opened, nothing left running
         raise
     return opened
+
+
+def prepare_worker() -> None:
+    """On a Dask worker, before its first chunk: the fast path's modules imported and the
+    compiled kernels loaded when they are on disk (~1 s on a fresh worker process)."""
+    import suspension_sim.explore.doe_fast  # noqa: F401  (its imports: the solver, metrics)
+    from suspension_sim.solve import engine
+
+    engine.load_kernel_if_cached()
 
 
 def _on_dask(
