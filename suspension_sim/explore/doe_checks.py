@@ -439,8 +439,8 @@ def _checks_stacked(
         unsure = np.flatnonzero(ok & ~settled)
         if len(unsure):
             ok[unsure] &= _full_rank(A[unsure] / norms[unsure][:, :, None, :])
-    if dx is None:
-        dx = np.linalg.solve(Jx, -Ju)
+    if dx is None:  # J_x whole; a design already failed keeps the others' solve regular
+        dx = np.linalg.solve(np.where(ok[:, None, None], Jx, np.eye(Jx.shape[1])), -Ju)
     dq = np.zeros((D, n + 1, u))  # row n: the zero row a slot -1 reads (`slot_rates`)
     dq[:, st.x] = dx
     dq[:, st.u, np.arange(u)] = 1.0
